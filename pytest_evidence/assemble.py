@@ -1,0 +1,142 @@
+"""``type_evidence``: pairs of observations become typed results, annotations and detections.
+
+Pure and deterministic: the same observations always give the same record. The plugin calls it
+after its baseline replay; the runner calls it for every tier. No result is typed by hand
+anywhere else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Callable, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from pytest_evidence.model import (
+    Annotation,
+    Detection,
+    DetectionKind,
+    Observation,
+    Origin,
+    Outcome,
+    Role,
+    ValidationResult,
+    assign_role,
+    classify,
+    is_bug_discriminating,
+)
+
+
+@dataclass(frozen=True)
+class Typed:
+    """The typed half of a record: what ``type_evidence`` returns."""
+
+    results: Tuple[ValidationResult, ...]
+    annotations: Dict[str, Annotation]
+    detections: Tuple[Detection, ...]
+
+
+def flake_digest(obs: Observation) -> str:
+    """12 hex of the sha256 of the first failure message: the message part of a signature."""
+    text = "" if obs.failure is None else (obs.failure.excerpt or obs.failure.message)
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:12]
+
+
+def type_evidence(
+    candidate: Sequence[Observation],
+    baseline: Optional[Mapping[str, Optional[Observation]]],
+    origin_of: Callable[[str], Origin],
+    designated: Collection[str],
+    expected_change: Collection[str],
+    candidate_commit: Optional[str],
+    exit_code: Optional[int],
+    flaky_history: Mapping[str, Sequence[str]],
+    affected: Callable[[str], Optional[bool]],
+) -> Typed:
+    """Type every candidate observation; ``baseline`` is ``None`` when no B run was asked for."""
+    results: List[ValidationResult] = []
+    annotations: Dict[str, Annotation] = {}
+    detections: List[Detection] = []
+    untyped: Dict[str, List[str]] = {}
+    replayed = baseline is not None
+    for obs in candidate:
+        tid = obs.test_id
+        b_obs = baseline.get(tid) if baseline is not None else None
+        b_out = None if b_obs is None else b_obs.outcome
+        origin = origin_of(tid) if replayed else Origin.UNKNOWN
+        role, reason = assign_role(origin, tid in designated, tid in expected_change, b_out, replayed)
+        if reason is not None:
+            untyped.setdefault(reason, []).append(tid)
+        results.append(
+            ValidationResult(
+                test_id=tid,
+                role=role,
+                candidate_commit=candidate_commit,
+                baseline_result=b_out,
+                candidate_result=obs.outcome,
+                duration=obs.duration,
+                exit_code=exit_code,
+                flaky_history=tuple(flaky_history.get(tid, ())),
+                affected_by_change=affected(tid),
+                bug_discriminating=is_bug_discriminating(b_out, obs.outcome),
+                stdout_summary=obs.stdout_summary,
+                failure=obs.failure,
+            )
+        )
+        annotations[tid] = Annotation(
+            origin=origin,
+            bc_class=classify(b_out, obs.outcome),
+            typing_failure=reason,
+            attempts=obs.attempts,
+            baseline_failure=None if b_obs is None else b_obs.failure,
+        )
+        detections.extend(_detections_of(obs, b_obs, role))
+    for reason, ids in sorted(untyped.items()):
+        detections.append(
+            Detection(
+                DetectionKind.TYPING_FAILURE,
+                "%d result(s) untyped: %s (first: %s)" % (len(ids), reason, ", ".join(ids[:3])),
+            )
+        )
+    return Typed(tuple(results), annotations, tuple(detections))
+
+
+def _detections_of(obs: Observation, b_obs: Optional[Observation], role: Optional[Role]) -> List[Detection]:
+    found: List[Detection] = []
+    tid = obs.test_id
+    for side, o in (("candidate", obs), ("baseline", b_obs)):
+        if o is None:
+            continue
+        if o.outcome is Outcome.FLAKY:
+            found.append(
+                Detection(
+                    DetectionKind.FLAKY_QUARANTINED,
+                    "quarantined on the %s: attempts %s" % (side, ", ".join(a.value for a in o.attempts)),
+                    tid,
+                )
+            )
+        elif o.outcome is Outcome.TIMEOUT:
+            found.append(Detection(DetectionKind.TIMEOUT, "timed out on the %s" % side, tid))
+        elif o.outcome is Outcome.CRASH:
+            found.append(Detection(DetectionKind.CRASH, "crashed on the %s" % side, tid))
+    if role is Role.BUG_REPRODUCTION and b_obs is not None and b_obs.outcome is Outcome.PASS:
+        found.append(
+            Detection(
+                DetectionKind.REPRODUCER_NOT_FAILING_ON_BASELINE,
+                "reproducer passes on the baseline too: it is no evidence that a bug is fixed",
+                tid,
+            )
+        )
+    return found
+
+
+def empty_collection(collected: int, selected: int, outcomes: Sequence[Outcome]) -> Optional[Detection]:
+    """The empty-green check: nothing collected, all deselected, or everything skipped."""
+    if collected == 0:
+        return Detection(DetectionKind.EMPTY_COLLECTION, "no tests were collected")
+    if selected == 0:
+        return Detection(DetectionKind.EMPTY_COLLECTION, "all %d collected tests were deselected" % collected)
+    if outcomes and all(o in (Outcome.SKIPPED, Outcome.XFAILED) for o in outcomes):
+        return Detection(
+            DetectionKind.EMPTY_COLLECTION, "all %d tests that ran were skipped or xfailed" % len(outcomes)
+        )
+    return None

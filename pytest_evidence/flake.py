@@ -1,0 +1,54 @@
+"""The flake policy: a failing test is re-run at most N times, and a flip is quarantine.
+
+Rerun-until-green turns flakiness into a way to win; here a rerun can only ever *lower* the
+standing of a test. The cap is enforced by the option parser (``MAX_RERUNS``), so unlimited
+reruns cannot be configured. Reruns happen in the same process, inside this hook, so they work
+on xdist workers too; the logged reports carry every attempt's outcome (``evidence_attempts``).
+
+Why not pytest-rerunfailures: it reruns *until green* and logs the last attempt as the result;
+the plugin must also load in old target environments that have nothing but pytest.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+import pytest
+from _pytest.runner import runtestprotocol
+
+from pytest_evidence.model import FAILING, Outcome
+from pytest_evidence.reports import ATTEMPTS_ATTR, merge
+
+#: Hard ceiling on reruns per failing test; the option parser refuses anything above it.
+MAX_RERUNS = 5
+
+
+class FlakePolicy:
+    """Runs each item, re-running a failure up to ``reruns`` times, and logs one attempt."""
+
+    def __init__(self, reruns: int) -> None:
+        self.reruns = min(reruns, MAX_RERUNS)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: Optional[pytest.Item]) -> bool:
+        ihook = item.ihook
+        ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        attempts: List[Outcome] = []
+        first_failing: Optional[List[Any]] = None
+        reports: List[Any] = []
+        while True:
+            reports = runtestprotocol(item, nextitem=nextitem, log=False)
+            outcome = merge(reports)[0]
+            attempts.append(outcome)
+            if outcome in FAILING and first_failing is None:
+                first_failing = reports
+            if outcome not in FAILING or len(attempts) > self.reruns:
+                break
+        flipped = len(set(attempts)) > 1
+        # A flip logs the failing attempt: pytest counts it as failed, never as a pass.
+        logged = first_failing if flipped and first_failing is not None else reports
+        for rep in logged:
+            setattr(rep, ATTEMPTS_ATTR, [a.value for a in attempts])
+            ihook.pytest_runtest_logreport(report=rep)
+        ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        return True

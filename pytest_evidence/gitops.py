@@ -1,0 +1,109 @@
+"""Thin, typed wrappers over the git command line.
+
+Git is driven as a subprocess (never a library) so that the plugin stays standard-library only in
+old target environments. Every failure becomes an ``EvidenceError`` with one line naming the
+command's complaint; nothing here ever writes to the user's working tree or index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from typing import Dict, List, Optional, Sequence
+
+from pytest_evidence.errors import GitFailed, NotAGitRepository, UnknownRevision
+
+
+def git(args: Sequence[str], cwd: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git ARGS`` in ``cwd``, capturing bytes; raise ``GitFailed`` on a non-zero exit."""
+    try:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            env=dict(os.environ, GIT_TERMINAL_PROMPT="0", LC_ALL="C"),
+        )
+    except FileNotFoundError:
+        raise GitFailed("git is not installed or not on PATH") from None
+    if check and proc.returncode != 0:
+        raise GitFailed(
+            "git %s failed: %s" % (" ".join(args[:2]), _first_line(proc.stderr) or "exit %d" % proc.returncode)
+        )
+    return proc
+
+
+def _first_line(data: bytes) -> str:
+    text = data.decode("utf-8", "replace").strip()
+    return text.splitlines()[0] if text else ""
+
+
+def toplevel(path: str) -> str:
+    """The root of the git working tree holding ``path``."""
+    proc = git(["rev-parse", "--show-toplevel"], cwd=path, check=False)
+    if proc.returncode != 0:
+        raise NotAGitRepository("%s is not inside a git repository" % path)
+    return proc.stdout.decode().strip()
+
+
+def resolve_commit(root: str, rev: str) -> str:
+    """Full sha of the commit ``rev`` names."""
+    proc = git(["rev-parse", "--verify", "--quiet", rev + "^{commit}"], cwd=root, check=False)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        raise UnknownRevision("unknown revision %r in %s" % (rev, root))
+    return proc.stdout.decode().strip()
+
+
+def tree_of(root: str, commit: str) -> str:
+    return git(["rev-parse", commit + "^{tree}"], cwd=root).stdout.decode().strip()
+
+
+def head_state(root: str) -> Optional[str]:
+    """``HEAD``'s sha, suffixed ``+dirty`` when the working tree differs from it."""
+    proc = git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=root, check=False)
+    if proc.returncode != 0:
+        return None
+    sha = proc.stdout.decode().strip()
+    status = git(["status", "--porcelain", "-z"], cwd=root).stdout
+    return sha + "+dirty" if status else sha
+
+
+def blobs(root: str, commit: str) -> Dict[str, str]:
+    """``path -> blob sha`` of every file in ``commit``."""
+    out = git(["ls-tree", "-r", "-z", "--full-tree", commit], cwd=root).stdout
+    found: Dict[str, str] = {}
+    for entry in out.split(b"\0"):
+        if not entry:
+            continue
+        meta, path = entry.split(b"\t", 1)
+        parts = meta.split()
+        if parts[1] == b"blob":
+            found[path.decode("utf-8", "surrogateescape")] = parts[2].decode()
+    return found
+
+
+def worktree_files(root: str) -> List[str]:
+    """Tracked and untracked-but-not-ignored files that exist in the working tree."""
+    out = git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root).stdout
+    paths = sorted({p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p})
+    return [p for p in paths if os.path.isfile(os.path.join(root, p))]
+
+
+def show(root: str, commit: str, path: str) -> bytes:
+    return git(["show", "%s:%s" % (commit, path)], cwd=root).stdout
+
+
+def blob_sha(data: bytes) -> str:
+    """The sha git would give ``data`` as a blob, computed without a subprocess."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def add_worktree(root: str, commit: str, dest: str) -> None:
+    """A detached worktree of ``commit`` at ``dest``; the user's checkout is not touched."""
+    git(["worktree", "add", "--detach", "--quiet", dest, commit], cwd=root)
+
+
+def remove_worktree(root: str, dest: str) -> None:
+    """Remove a worktree made by ``add_worktree``; tolerant, since it runs in cleanup paths."""
+    git(["worktree", "remove", "--force", dest], cwd=root, check=False)
+    git(["worktree", "prune"], cwd=root, check=False)

@@ -1,0 +1,504 @@
+"""The evidence model: the one currency shared by the plugin and the runner.
+
+This module is a leaf. It imports only the standard library, and only syntax that Python 3.8
+accepts, because it is loaded inside the target repository's interpreter (often old) as well as
+inside the runner. Everything here is pure: no I/O, no clock, no randomness.
+
+Format history of the evidence record (``SCHEMA_VERSION``):
+
+* ``1.0`` -- first release: ``ValidationResult`` with the 12 contract fields, per-test
+  ``annotations`` keyed by test id, named ``detections``, ``summary`` counts.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+
+SCHEMA_VERSION = "1.0"
+
+#: The exact field order of the contract; the JSON object of a result follows it.
+RESULT_FIELDS = (
+    "test_id",
+    "role",
+    "candidate_commit",
+    "baseline_result",
+    "candidate_result",
+    "duration",
+    "exit_code",
+    "flaky_history",
+    "affected_by_change",
+    "bug_discriminating",
+    "stdout_summary",
+    "failure",
+)
+
+#: ``stdout_summary`` never holds a whole log: this many characters at most.
+STDOUT_SUMMARY_LIMIT = 4096
+
+
+class Role(str, enum.Enum):
+    """The obligation a result discharged. Closed: a result that fits none has role ``None``."""
+
+    BUG_REPRODUCTION = "BUG_REPRODUCTION"
+    REGRESSION = "REGRESSION"
+    EXPECTED_CHANGE = "EXPECTED_CHANGE"
+    STATIC_GATE = "STATIC_GATE"
+
+
+class Outcome(str, enum.Enum):
+    """One test's merged outcome on one side (setup, call and teardown folded into one)."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"
+    SKIPPED = "skipped"
+    XFAILED = "xfailed"
+    XPASSED = "xpassed"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    FLAKY = "flaky"
+
+
+#: Outcomes that count as "the test failed" in the B/C table. Deliberately narrow: a skip, a
+#: quarantined flake or a timeout is not a demonstration that the code is wrong.
+FAILING = frozenset({Outcome.FAIL, Outcome.ERROR})
+
+
+class BCClass(str, enum.Enum):
+    """The four cells of the baseline/candidate table."""
+
+    BUG_DISCRIMINATING = "bug-discriminating"
+    REGRESSION_ONLY = "regression-only"
+    NO_FIX = "no-fix"
+    REGRESSION = "regression"
+
+
+class Tier(str, enum.Enum):
+    """The rungs of the certification ladder, cheapest first."""
+
+    T0 = "T0"
+    T1 = "T1"
+    T2 = "T2"
+    T3 = "T3"
+    T4 = "T4"
+    T5 = "T5"
+    T6 = "T6"
+    T7 = "T7"
+
+
+class Origin(str, enum.Enum):
+    """Where a test comes from, relative to the baseline: the input of role assignment."""
+
+    ADDED = "added"
+    CHANGED = "changed"
+    UNCHANGED = "unchanged"
+    UNKNOWN = "unknown"
+
+
+class DetectionKind(str, enum.Enum):
+    """Named detections: each is counted in the record and never silent."""
+
+    EMPTY_COLLECTION = "empty_collection"
+    TAMPER = "tamper"
+    FLAKY_QUARANTINED = "flaky_quarantined"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    NETWORK_BLOCKED = "network_blocked"
+    ENVIRONMENT_DRIFT = "environment_drift"
+    IMPORT_OUTSIDE_CHECKOUT = "import_outside_checkout"
+    SELECTION_GAP = "selection_gap"
+    TYPING_FAILURE = "typing_failure"
+    REPRODUCER_NOT_FAILING_ON_BASELINE = "reproducer_not_failing_on_baseline"
+    RECEIPT_HELD = "receipt_held"
+
+
+class FailureKind(str, enum.Enum):
+    """What kind of non-pass a structured failure describes."""
+
+    ASSERTION = "assertion"
+    EXCEPTION = "exception"
+    SETUP_ERROR = "setup_error"
+    TEARDOWN_ERROR = "teardown_error"
+    COLLECTION_ERROR = "collection_error"
+    SKIPPED = "skipped"
+    XFAILED = "xfailed"
+    XPASSED = "xpassed"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    FLAKY = "flaky"
+    NOT_REPORTED = "not_reported"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A structured diagnostic: enough to locate and read a failure without the whole log."""
+
+    kind: FailureKind
+    message: str
+    path: Optional[str] = None
+    line: Optional[int] = None
+    excerpt: str = ""
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "excerpt": self.excerpt,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Failure:
+        return cls(
+            kind=FailureKind(data["kind"]),
+            message=data["message"],
+            path=data.get("path"),
+            line=data.get("line"),
+            excerpt=data.get("excerpt", ""),
+        )
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    """One typed result. EXACTLY the 12 contract fields, in the contract's order."""
+
+    test_id: str
+    role: Optional[Role]
+    candidate_commit: Optional[str]
+    baseline_result: Optional[Outcome]
+    candidate_result: Outcome
+    duration: float
+    exit_code: Optional[int]
+    flaky_history: Tuple[str, ...]
+    affected_by_change: Optional[bool]
+    bug_discriminating: bool
+    stdout_summary: str
+    failure: Optional[Failure]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "test_id": self.test_id,
+            "role": None if self.role is None else self.role.value,
+            "candidate_commit": self.candidate_commit,
+            "baseline_result": None if self.baseline_result is None else self.baseline_result.value,
+            "candidate_result": self.candidate_result.value,
+            "duration": self.duration,
+            "exit_code": self.exit_code,
+            "flaky_history": list(self.flaky_history),
+            "affected_by_change": self.affected_by_change,
+            "bug_discriminating": self.bug_discriminating,
+            "stdout_summary": self.stdout_summary,
+            "failure": None if self.failure is None else self.failure.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ValidationResult:
+        role = data["role"]
+        baseline = data["baseline_result"]
+        failure = data["failure"]
+        return cls(
+            test_id=data["test_id"],
+            role=None if role is None else Role(role),
+            candidate_commit=data["candidate_commit"],
+            baseline_result=None if baseline is None else Outcome(baseline),
+            candidate_result=Outcome(data["candidate_result"]),
+            duration=float(data["duration"]),
+            exit_code=data["exit_code"],
+            flaky_history=tuple(data["flaky_history"]),
+            affected_by_change=data["affected_by_change"],
+            bug_discriminating=bool(data["bug_discriminating"]),
+            stdout_summary=data["stdout_summary"],
+            failure=None if failure is None else Failure.from_dict(failure),
+        )
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one side observed of one test: the plugin's stream record, before typing.
+
+    The plugin streams these as tests finish; whoever holds both sides (the plugin's baseline
+    replay, or the runner) turns pairs of them into ``ValidationResult`` objects.
+    """
+
+    test_id: str
+    outcome: Outcome
+    duration: float
+    failure: Optional[Failure]
+    stdout_summary: str
+    attempts: Tuple[Outcome, ...]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "test_id": self.test_id,
+            "outcome": self.outcome.value,
+            "duration": self.duration,
+            "failure": None if self.failure is None else self.failure.to_dict(),
+            "stdout_summary": self.stdout_summary,
+            "attempts": [a.value for a in self.attempts],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Observation:
+        failure = data["failure"]
+        return cls(
+            test_id=data["test_id"],
+            outcome=Outcome(data["outcome"]),
+            duration=float(data["duration"]),
+            failure=None if failure is None else Failure.from_dict(failure),
+            stdout_summary=data["stdout_summary"],
+            attempts=tuple(Outcome(a) for a in data["attempts"]),
+        )
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A named finding that weakens or voids what the run proves."""
+
+    kind: DetectionKind
+    message: str
+    test_id: Optional[str] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"kind": self.kind.value, "message": self.message, "test_id": self.test_id}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Detection:
+        return cls(DetectionKind(data["kind"]), data["message"], data.get("test_id"))
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """What the record knows about a result beyond the 12 contract fields.
+
+    Kept apart so that the contract object stays exactly 12 fields while the reader can still
+    see the B/C class, why a result is untyped, and every attempt the flake policy made.
+    """
+
+    origin: Origin
+    bc_class: Optional[BCClass]
+    typing_failure: Optional[str]
+    attempts: Tuple[Outcome, ...]
+    baseline_failure: Optional[Failure] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "origin": self.origin.value,
+            "bc_class": None if self.bc_class is None else self.bc_class.value,
+            "typing_failure": self.typing_failure,
+            "attempts": [a.value for a in self.attempts],
+            "baseline_failure": None if self.baseline_failure is None else self.baseline_failure.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Annotation:
+        bc = data["bc_class"]
+        bf = data.get("baseline_failure")
+        return cls(
+            origin=Origin(data["origin"]),
+            bc_class=None if bc is None else BCClass(bc),
+            typing_failure=data["typing_failure"],
+            attempts=tuple(Outcome(a) for a in data["attempts"]),
+            baseline_failure=None if bf is None else Failure.from_dict(bf),
+        )
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What the tests ran with; two runs are comparable only if fingerprints match."""
+
+    fingerprint: str
+    python: str
+    implementation: str
+    platform: str
+    pytest: str
+    distributions: int
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "fingerprint": self.fingerprint,
+            "python": self.python,
+            "implementation": self.implementation,
+            "platform": self.platform,
+            "pytest": self.pytest,
+            "distributions": self.distributions,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Environment:
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class EvidenceRecord:
+    """Everything one run proved (and failed to prove), in one versioned document."""
+
+    run_id: str
+    created: str
+    complete: bool
+    repo: str
+    baseline_commit: Optional[str]
+    candidate_commit: Optional[str]
+    environment: Environment
+    results: Tuple[ValidationResult, ...]
+    annotations: Mapping[str, Annotation]
+    detections: Tuple[Detection, ...]
+    exit_status: int
+    baseline_run: Optional[Mapping[str, Any]] = None
+    collected: int = 0
+    not_run: Tuple[str, ...] = ()
+    schema_version: str = SCHEMA_VERSION
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "schema_version": self.schema_version,
+            "run_id": self.run_id,
+            "created": self.created,
+            "complete": self.complete,
+            "repo": self.repo,
+            "baseline_commit": self.baseline_commit,
+            "candidate_commit": self.candidate_commit,
+            "baseline_run": None if self.baseline_run is None else dict(self.baseline_run),
+            "environment": self.environment.to_dict(),
+            "exit_status": self.exit_status,
+            "collected": self.collected,
+            "not_run": list(self.not_run),
+            "results": [r.to_dict() for r in self.results],
+            "annotations": {k: a.to_dict() for k, a in sorted(self.annotations.items())},
+            "detections": [d.to_dict() for d in self.detections],
+            "summary": summarize(self.results, self.annotations, self.detections),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EvidenceRecord:
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise ValueError("evidence record schema_version %r is not the supported %r" % (version, SCHEMA_VERSION))
+        results = tuple(ValidationResult.from_dict(r) for r in data["results"])
+        annotations = {k: Annotation.from_dict(v) for k, v in data["annotations"].items()}
+        detections = tuple(Detection.from_dict(d) for d in data["detections"])
+        return cls(
+            run_id=data["run_id"],
+            created=data["created"],
+            complete=data["complete"],
+            repo=data["repo"],
+            baseline_commit=data["baseline_commit"],
+            candidate_commit=data["candidate_commit"],
+            baseline_run=data.get("baseline_run"),
+            environment=Environment.from_dict(data["environment"]),
+            results=results,
+            annotations=annotations,
+            detections=detections,
+            exit_status=data["exit_status"],
+            collected=data["collected"],
+            not_run=tuple(data["not_run"]),
+        )
+
+
+def classify(baseline: Optional[Outcome], candidate: Outcome) -> Optional[BCClass]:
+    """The B/C table, by lookup. ``None`` when either side is not a plain pass or failure."""
+    if baseline is None:
+        return None
+    b_fail, c_fail = baseline in FAILING, candidate in FAILING
+    b_pass, c_pass = baseline is Outcome.PASS, candidate is Outcome.PASS
+    if b_fail and c_pass:
+        return BCClass.BUG_DISCRIMINATING
+    if b_pass and c_pass:
+        return BCClass.REGRESSION_ONLY
+    if b_fail and c_fail:
+        return BCClass.NO_FIX
+    if b_pass and c_fail:
+        return BCClass.REGRESSION
+    return None
+
+
+def assign_role(
+    origin: Origin,
+    designated: bool,
+    expected_change: bool,
+    baseline: Optional[Outcome],
+    replayed: bool,
+) -> Tuple[Optional[Role], Optional[str]]:
+    """Role from where the test comes from; returns ``(role, typing_failure_reason)``.
+
+    ``replayed`` says whether a baseline run was asked for at all. Without one nothing carries a
+    contrast, so nothing but a designated reproducer can be typed -- and it still proves nothing
+    until a baseline shows it failing.
+    """
+    if replayed and baseline is None:
+        return None, "no baseline result: the test did not run on the baseline"
+    if designated:
+        return Role.BUG_REPRODUCTION, None
+    if expected_change:
+        return Role.EXPECTED_CHANGE, None
+    if not replayed:
+        return None, "no baseline given: nothing to contrast the result with (use --baseline)"
+    if origin is Origin.ADDED:
+        return Role.BUG_REPRODUCTION, None
+    if origin is Origin.UNCHANGED:
+        return Role.REGRESSION, None
+    if origin is Origin.CHANGED:
+        return None, (
+            "existing test changed by the candidate and not declared "
+            "(name it with --reproducer, or as an expected change)"
+        )
+    return None, "origin of the test is unknown"
+
+
+def is_bug_discriminating(baseline: Optional[Outcome], candidate: Outcome) -> bool:
+    """True iff the baseline failed (or errored) and the candidate passed."""
+    return classify(baseline, candidate) is BCClass.BUG_DISCRIMINATING
+
+
+def summarize(
+    results: Sequence[ValidationResult],
+    annotations: Mapping[str, Annotation],
+    detections: Sequence[Detection],
+) -> Dict[str, Any]:
+    """Counts the reader (and the runner) needs; derived, so it can never disagree."""
+    by_role: Dict[str, int] = {r.value: 0 for r in Role}
+    by_role["untyped"] = 0
+    by_class: Dict[str, int] = {c.value: 0 for c in BCClass}
+    by_class["unclassified"] = 0
+    by_outcome: Dict[str, int] = {}
+    for res in results:
+        by_role["untyped" if res.role is None else res.role.value] += 1
+        ann = annotations.get(res.test_id)
+        bc = ann.bc_class if ann is not None else None
+        by_class["unclassified" if bc is None else bc.value] += 1
+        key = res.candidate_result.value
+        by_outcome[key] = by_outcome.get(key, 0) + 1
+    by_detection: Dict[str, int] = {}
+    for det in detections:
+        by_detection[det.kind.value] = by_detection.get(det.kind.value, 0) + 1
+    total = len(results)
+    typed = total - by_role["untyped"]
+    passing = by_outcome.get(Outcome.PASS.value, 0)
+    discriminating = sum(1 for r in results if r.bug_discriminating)
+    return {
+        "results": total,
+        "by_outcome": dict(sorted(by_outcome.items())),
+        "by_role": by_role,
+        "by_class": by_class,
+        "bug_discriminating": discriminating,
+        "typing_failures": by_role["untyped"],
+        "evidence_typing_coverage": _ratio(typed, total),
+        "bug_discriminating_rate": _ratio(discriminating, passing),
+        "detections": by_detection,
+    }
+
+
+def _ratio(part: int, whole: int) -> Optional[float]:
+    return None if whole == 0 else round(part / whole, 4)
+
+
+def bounded(text: str, limit: int = STDOUT_SUMMARY_LIMIT) -> str:
+    """Head and tail of ``text`` within ``limit`` characters: the end of a log matters most."""
+    if len(text) <= limit:
+        return text
+    marker = "\n[... %d characters cut ...]\n" % (len(text) - limit)
+    head = (limit - len(marker)) // 4
+    tail = limit - len(marker) - head
+    return text[:head] + marker + text[len(text) - tail :]

@@ -1,0 +1,188 @@
+"""Command-line and ini options, parsed once into a frozen ``Settings``.
+
+Option names are constants here so the runner, the replay and the docs name them one way.
+Every value is validated when pytest starts: a bad value is a one-line ``pytest.UsageError``
+(exit 4), never a traceback half-way through the session.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Optional, Tuple
+
+import pytest
+
+from pytest_evidence.flake import MAX_RERUNS
+
+OUT = "--evidence-out"
+STREAM = "--evidence-stream"
+BASELINE = "--baseline"
+RERUNS = "--evidence-reruns"
+REPRODUCER = "--reproducer"
+STORE = "--evidence-store"
+RECORD_MODE = "--evidence-record-mode"
+SELECT = "--evidence-select"
+
+DEFAULT_RERUNS = 2
+PLUGIN_NAMES = ("evidence", "pytest_evidence.plugin")
+
+
+def reruns_type(value: str) -> int:
+    """``--evidence-reruns``: a whole number from 0 to ``MAX_RERUNS`` -- never unlimited."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise pytest.UsageError("%s takes a whole number, not %r" % (RERUNS, value)) from None
+    if not 0 <= n <= MAX_RERUNS:
+        raise pytest.UsageError("%s must be between 0 and %d, not %d" % (RERUNS, MAX_RERUNS, n))
+    return n
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("evidence", "typed evidence (pytest-evidence)")
+    group.addoption(
+        OUT, dest="evidence_out", metavar="PATH", default=None, help="write the evidence record (JSON) to PATH."
+    )
+    group.addoption(
+        STREAM,
+        dest="evidence_stream",
+        metavar="PATH",
+        default=None,
+        help="stream one JSON line per finished test to PATH (default: the record's path with the suffix .jsonl).",
+    )
+    group.addoption(
+        BASELINE,
+        dest="evidence_baseline",
+        metavar="REV",
+        default=None,
+        help="replay the tests on the buggy baseline REV (the current tree's test "
+        "files laid over it) and type every result against it.",
+    )
+    group.addoption(
+        RERUNS,
+        dest="evidence_reruns",
+        metavar="N",
+        default=None,
+        type=reruns_type,
+        help="re-run a failing test at most N times (0-%d, default %d); a test whose "
+        "outcome changes is quarantined as flaky." % (MAX_RERUNS, DEFAULT_RERUNS),
+    )
+    group.addoption(
+        REPRODUCER,
+        dest="evidence_reproducers",
+        metavar="NODEID",
+        action="append",
+        default=[],
+        help="designate a test as a bug reproducer (repeatable).",
+    )
+    group.addoption(
+        STORE,
+        dest="evidence_store",
+        metavar="PATH",
+        default=None,
+        help="the evidence store (SQLite; default .pytest_cache/evidence/store.sqlite3).",
+    )
+    group.addoption(
+        RECORD_MODE,
+        dest="evidence_record_mode",
+        action="store_true",
+        default=False,
+        help="internal: only stream observations (used for baseline runs).",
+    )
+    group.addoption(
+        SELECT,
+        dest="evidence_select",
+        metavar="FILE",
+        default=None,
+        help="internal: run only the node ids listed in FILE, one per line.",
+    )
+    parser.addini("evidence_out", "default for " + OUT, default=None)
+    parser.addini("evidence_stream", "default for " + STREAM, default=None)
+    parser.addini("evidence_baseline", "default for " + BASELINE, default=None)
+    parser.addini("evidence_reruns", "default for " + RERUNS, default=None)
+    parser.addini("evidence_reproducers", "default for " + REPRODUCER, type="linelist", default=[])
+    parser.addini("evidence_store", "default for " + STORE, default=None)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The plugin's configuration for one session, after option/ini precedence."""
+
+    out: Optional[str]
+    stream: Optional[str]
+    baseline: Optional[str]
+    reruns: int
+    reproducers: Tuple[str, ...]
+    store: str
+    record_mode: bool
+    select: Optional[str]
+
+    @property
+    def proves_something(self) -> bool:
+        """True when the user asked for evidence, so an empty run must not exit 0."""
+        return bool(self.baseline or self.reproducers)
+
+
+def _pick(config: pytest.Config, dest: str, ini: str) -> Any:
+    value = config.getoption(dest)
+    if value in (None, [], False):
+        value = config.getini(ini) or value
+    return value
+
+
+def explicitly_loaded(config: pytest.Config) -> bool:
+    """True when ``-p evidence`` (or the module path) was given, on the command line or addopts.
+
+    The plugin is installed as a pytest11 entry point and so is imported into every session in
+    that environment; it stays inert unless asked for, by ``-p`` or by one of its own options.
+    """
+    return any(name in PLUGIN_NAMES for name in (config.option.plugins or []))
+
+
+def is_active(config: pytest.Config) -> bool:
+    if explicitly_loaded(config):
+        return True
+    return any(
+        config.getoption(dest) not in (None, [], False)
+        for dest in (
+            "evidence_out",
+            "evidence_stream",
+            "evidence_baseline",
+            "evidence_reruns",
+            "evidence_reproducers",
+            "evidence_store",
+            "evidence_record_mode",
+            "evidence_select",
+        )
+    )
+
+
+def settings(config: pytest.Config) -> Settings:
+    out = _pick(config, "evidence_out", "evidence_out")
+    stream = _pick(config, "evidence_stream", "evidence_stream")
+    if stream is None and out:
+        stream = os.path.splitext(out)[0] + ".jsonl"
+    reruns = config.getoption("evidence_reruns")
+    if reruns is None:
+        ini = config.getini("evidence_reruns")
+        reruns = reruns_type(ini) if ini else DEFAULT_RERUNS
+    store = _pick(config, "evidence_store", "evidence_store") or os.path.join(
+        str(config.rootpath), ".pytest_cache", "evidence", "store.sqlite3"
+    )
+    reproducers = tuple(config.getoption("evidence_reproducers") or config.getini("evidence_reproducers"))
+    here = str(config.invocation_params.dir)
+    return Settings(
+        out=_absolute(here, out),
+        stream=_absolute(here, stream),
+        baseline=_pick(config, "evidence_baseline", "evidence_baseline"),
+        reruns=reruns,
+        reproducers=reproducers,
+        store=_absolute(here, store) or store,
+        record_mode=bool(config.getoption("evidence_record_mode")),
+        select=_absolute(here, config.getoption("evidence_select")),
+    )
+
+
+def _absolute(base: str, path: Optional[str]) -> Optional[str]:
+    return None if not path else os.path.join(base, os.path.expanduser(path))

@@ -1,0 +1,176 @@
+"""What "run on B" means: B's source with the candidate's test files laid over it.
+
+This module decides which files are test files, which of them the candidate added, changed or
+deleted relative to the baseline, whether they can be laid over B's tree, and -- per test
+function, by comparing ASTs -- whether a test is new, changed or untouched. The last answer is
+the input of role assignment, so it is computed from source, never from a test's name.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import hashlib
+import os
+import posixpath
+from dataclasses import dataclass
+from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
+
+from pytest_evidence import gitops
+from pytest_evidence.errors import OverlayConflict
+from pytest_evidence.model import Origin
+
+#: Directory names whose whole content counts as test material (fixtures, data, helpers).
+TEST_DIRS = frozenset({"tests", "test", "testing"})
+
+
+def is_test_file(path: str, python_files: Sequence[str]) -> bool:
+    """True for conftest files, files matching ``python_files`` and anything under a test dir."""
+    name = posixpath.basename(path)
+    if name == "conftest.py":
+        return True
+    if any(part in TEST_DIRS for part in path.split("/")[:-1]):
+        return True
+    for pattern in python_files:
+        target = path if "/" in pattern else name
+        if fnmatch.fnmatch(target, pattern):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class OverlayPlan:
+    """The test files to lay over B (``path -> blob sha``) and the ones to delete from it."""
+
+    baseline_commit: str
+    baseline_tree: str
+    changed: Mapping[str, str]
+    added: Tuple[str, ...]
+    deleted: Tuple[str, ...]
+
+    def digest(self) -> str:
+        """Identity of the overlay: part of the baseline cache key."""
+        h = hashlib.sha256()
+        for path, sha in sorted(self.changed.items()):
+            h.update(("%s\0%s\n" % (path, sha)).encode("utf-8", "surrogateescape"))
+        for path in self.deleted:
+            h.update(("-%s\n" % path).encode("utf-8", "surrogateescape"))
+        return h.hexdigest()
+
+
+def plan(root: str, baseline_commit: str, python_files: Sequence[str]) -> OverlayPlan:
+    """Compare the working tree's test files with the baseline's and check they can be laid."""
+    base = gitops.blobs(root, baseline_commit)
+    current: Dict[str, str] = {}
+    for path in gitops.worktree_files(root):
+        if is_test_file(path, python_files):
+            with open(os.path.join(root, path), "rb") as fh:
+                current[path] = gitops.blob_sha(fh.read())
+    changed = {p: sha for p, sha in current.items() if base.get(p) != sha}
+    added = tuple(sorted(p for p in changed if p not in base))
+    deleted = tuple(sorted(p for p in base if is_test_file(p, python_files) and p not in current))
+    _check_layable(changed, base, baseline_commit)
+    return OverlayPlan(
+        baseline_commit=baseline_commit,
+        baseline_tree=gitops.tree_of(root, baseline_commit),
+        changed=changed,
+        added=added,
+        deleted=deleted,
+    )
+
+
+def _check_layable(changed: Iterable[str], base: Mapping[str, str], commit: str) -> None:
+    """A file cannot be laid where B has a directory, nor under a path that is a file in B."""
+    base_dirs = set()
+    for path in base:
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            base_dirs.add("/".join(parts[:i]))
+    for path in changed:
+        if path in base_dirs:
+            raise OverlayConflict(
+                "cannot lay test file %s over baseline %s: it is a directory there" % (path, commit[:12])
+            )
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            prefix = "/".join(parts[:i])
+            if prefix in base:
+                raise OverlayConflict(
+                    "cannot lay test file %s over baseline %s: %s is a file there" % (path, commit[:12], prefix)
+                )
+
+
+def apply(plan_: OverlayPlan, source_root: str, dest_root: str) -> None:
+    """Copy the candidate's test files into B's checkout and remove the ones it deleted."""
+    for path in sorted(plan_.changed):
+        dest = os.path.join(dest_root, path)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        with open(os.path.join(source_root, path), "rb") as src, open(dest, "wb") as out:
+            out.write(src.read())
+    for path in plan_.deleted:
+        target = os.path.join(dest_root, path)
+        if os.path.exists(target):
+            os.remove(target)
+
+
+def _definitions(source: bytes) -> Optional[Dict[Tuple[str, ...], str]]:
+    """``qualname parts -> digest of the definition's AST`` for every function and class."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    found: Dict[Tuple[str, ...], str] = {}
+
+    def walk(body: Sequence[ast.stmt], prefix: Tuple[str, ...]) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                key = (*prefix, node.name)
+                found[key] = hashlib.sha256(ast.dump(node).encode()).hexdigest()
+                if isinstance(node, ast.ClassDef):
+                    walk(node.body, key)
+
+    walk(tree.body, ())
+    return found
+
+
+def split_test_id(test_id: str) -> Tuple[str, Tuple[str, ...]]:
+    """``"a/test_x.py::C::test_f[1]"`` -> ``("a/test_x.py", ("C", "test_f"))``."""
+    parts = test_id.split("::")
+    names = [p.split("[", 1)[0] for p in parts[1:]]
+    return parts[0], tuple(n for n in names if n and n != "()")
+
+
+class OriginResolver:
+    """Answers "is this test new, changed or untouched since the baseline?" per test id.
+
+    ``prefix`` maps node-id paths (relative to pytest's rootdir) onto paths relative to the git
+    root. Parsed files are cached: a suite asks about the same file once per test.
+    """
+
+    def __init__(self, root: str, plan_: OverlayPlan, prefix: str) -> None:
+        self._root = root
+        self._plan = plan_
+        self._prefix = prefix
+        self._cache: Dict[str, Tuple[Optional[Dict[Tuple[str, ...], str]], Optional[Dict[Tuple[str, ...], str]]]] = {}
+
+    def origin(self, test_id: str) -> Origin:
+        rel, names = split_test_id(test_id)
+        path = posixpath.normpath(posixpath.join(self._prefix, rel)) if self._prefix else rel
+        if path in self._plan.added:
+            return Origin.ADDED
+        if path not in self._plan.changed:
+            return Origin.UNCHANGED
+        old, new = self._parsed(path)
+        if old is None or new is None or not names:
+            return Origin.UNKNOWN
+        if names not in old:
+            return Origin.ADDED if names in new else Origin.UNKNOWN
+        return Origin.UNCHANGED if old.get(names) == new.get(names) else Origin.CHANGED
+
+    def _parsed(self, path: str) -> Tuple[Optional[Dict[Tuple[str, ...], str]], Optional[Dict[Tuple[str, ...], str]]]:
+        if path not in self._cache:
+            old_src = gitops.show(self._root, self._plan.baseline_commit, path)
+            with open(os.path.join(self._root, path), "rb") as fh:
+                new_src = fh.read()
+            self._cache[path] = (_definitions(old_src), _definitions(new_src))
+        return self._cache[path]

@@ -1,0 +1,81 @@
+"""The pytest plugin: ``pytest -p evidence``.
+
+Module-level hooks only add options and, in ``pytest_configure``, register one object per
+concern -- and only the ones this process needs:
+
+* ``FlakePolicy`` where tests run (a serial session, or an xdist worker);
+* ``Recorder`` and ``Finisher`` where every report arrives (a serial session, or the xdist
+  controller), so the stream, the record and the store each have exactly one writer;
+* ``Selector`` where collection happens, when ``--evidence-select`` is given.
+
+Installed as a pytest11 entry point, the module is imported into every session of its
+environment; it stays inert unless ``-p evidence`` or one of its options asks for it. It imports
+nothing but the standard library and pytest, in Python 3.8 syntax: it is loaded inside old
+target environments.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import pytest
+
+from pytest_evidence import options
+from pytest_evidence.errors import EvidenceError
+from pytest_evidence.finish import BaselinePlan, Finisher
+from pytest_evidence.flake import FlakePolicy
+from pytest_evidence.recorder import Recorder
+from pytest_evidence.select import Selector
+from pytest_evidence.store import Store
+
+settings_key = pytest.StashKey[options.Settings]()
+recorder_key = pytest.StashKey[Recorder]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    options.add_options(parser)
+
+
+def _plugin_name(config: pytest.Config) -> str:
+    """The name this module is registered under, for ``-p`` in a child pytest process."""
+    name: Optional[str] = config.pluginmanager.get_name(sys.modules[__name__])
+    return name or __name__
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not options.is_active(config):
+        return
+    settings = options.settings(config)
+    config.stash[settings_key] = settings
+    is_worker = hasattr(config, "workerinput")
+    is_controller = config.pluginmanager.has_plugin("dsession")
+    if settings.select:
+        config.pluginmanager.register(Selector(settings.select), "evidence-selector")
+    if not is_controller:
+        config.pluginmanager.register(FlakePolicy(settings.reruns), "evidence-flake-policy")
+    if is_worker:
+        return
+    recorder = Recorder(settings.stream)
+    config.stash[recorder_key] = recorder
+    config.pluginmanager.register(recorder, "evidence-recorder")
+    if settings.record_mode:
+        config.pluginmanager.register(_RecordModeEnd(recorder), "evidence-record-mode")
+        return
+    try:
+        Store(settings.store).close()  # a corrupt or locked store fails now, not after the tests
+        baseline = BaselinePlan(config, settings, _plugin_name(config)) if settings.baseline else None
+    except EvidenceError as exc:
+        raise pytest.UsageError("evidence: %s" % exc) from None
+    config.pluginmanager.register(Finisher(config, settings, recorder, baseline), "evidence-finisher")
+
+
+class _RecordModeEnd:
+    """Record mode (a baseline run): close the stream with the exit status, nothing more."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.recorder.finish_stream(int(exitstatus))

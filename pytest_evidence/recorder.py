@@ -1,0 +1,78 @@
+"""The recorder: where pytest's reports become observations, streamed as tests finish.
+
+Registered on the process that sees every report -- the only process in a serial run, the
+controller under xdist (workers ship their reports, with the flake policy's attempts attached).
+It never writes on a worker, so the stream and the store have exactly one writer.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+from pytest_evidence.model import Failure, FailureKind, Observation
+from pytest_evidence.reports import ATTEMPTS_ATTR, failure_of, observe
+from pytest_evidence.stream import StreamWriter
+
+
+class Recorder:
+    """Collects phase reports per test and emits one ``Observation`` when the test is over."""
+
+    def __init__(self, stream_path: Optional[str]) -> None:
+        self.stream: Optional[StreamWriter] = StreamWriter(stream_path) if stream_path else None
+        self.collected: Optional[List[str]] = None
+        self.deselected = 0
+        self.collect_errors: Dict[str, Failure] = {}
+        self.observed: Dict[str, Observation] = {}
+        self._pending: Dict[str, List[Any]] = {}
+
+    def _emit(self, line_type: str, payload: Dict[str, Any]) -> None:
+        if self.stream is not None:
+            self.stream.write(line_type, payload)
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self._emit("session_start", {"pytest": pytest.__version__, "python": sys.version.split()[0]})
+
+    def pytest_deselected(self, items: List[pytest.Item]) -> None:
+        self.deselected += len(items)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self._collected([item.nodeid for item in session.items])
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: List[str]) -> None:
+        if self.collected is None:
+            self._collected(list(ids))
+
+    def _collected(self, ids: List[str]) -> None:
+        self.collected = ids
+        self._emit("collected", {"test_ids": ids})
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            failure = failure_of(report, FailureKind.COLLECTION_ERROR)
+            self.collect_errors[report.nodeid] = failure
+            self._emit("collect_error", {"nodeid": report.nodeid, "failure": failure.to_dict()})
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self._pending.setdefault(report.nodeid, []).append(report)
+        if report.when not in ("setup", "call"):  # teardown, or xdist's "???" for a crash
+            reports = self._pending.pop(report.nodeid)
+            obs = observe(report.nodeid, reports)
+            self.observed[report.nodeid] = obs
+            self._emit("result", obs.to_dict())
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(self, report: Any) -> Optional[Any]:
+        attempts = getattr(report, ATTEMPTS_ATTR, None)
+        if attempts and len(set(attempts)) > 1 and report.failed:
+            return "flaky", "K", ("FLAKY", {"yellow": True})
+        return None
+
+    def finish_stream(self, exit_status: int) -> None:
+        self._emit("session_finish", {"exit_status": exit_status})
+        if self.stream is not None:
+            self.stream.close()
+            self.stream = None

@@ -1,0 +1,143 @@
+"""``replay_baseline``: run the candidate's tests on B, once per (B tree, overlay, environment).
+
+B is materialised as a temporary git worktree, the candidate's test files are laid over it (see
+``overlay``), and pytest runs there in a subprocess with this plugin in record mode. The parent
+reads the observations back from the stream; it never parses pytest's text. Results are cached
+in the store under a key of B's tree, the overlay digest, the environment fingerprint and the
+rerun policy, so a second run against the same B runs nothing on B.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Sequence
+
+from pytest_evidence import gitops, overlay, stream
+from pytest_evidence.model import Failure, FailureKind, Observation, Outcome, bounded
+
+#: Bumped when the meaning of a cached B observation changes.
+POLICY_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class BaselineRequest:
+    """Everything that determines what B says about a set of tests."""
+
+    git_root: str
+    rootdir_prefix: str  # pytest's rootdir relative to the git root ("" when they coincide)
+    plan: overlay.OverlayPlan
+    env_fingerprint: str
+    reruns: int
+    plugin_name: str
+
+    def cache_key(self) -> str:
+        parts = [self.plan.baseline_tree, self.plan.digest(), self.env_fingerprint, str(self.reruns), POLICY_VERSION]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class BaselineRun:
+    """What one B subprocess produced."""
+
+    observed: Dict[str, Optional[Observation]]
+    exit_code: int
+    stderr_tail: str
+
+
+def run_on_baseline(request: BaselineRequest, test_ids: Sequence[str]) -> BaselineRun:
+    """Run ``test_ids`` on B with the overlay and return one observation (or None) per id."""
+    scratch = tempfile.mkdtemp(prefix="evidence-baseline-")
+    tree = os.path.join(scratch, "tree")
+    try:
+        gitops.add_worktree(request.git_root, request.plan.baseline_commit, tree)
+        overlay.apply(request.plan, request.git_root, tree)
+        cwd = os.path.join(tree, request.rootdir_prefix) if request.rootdir_prefix else tree
+        select = os.path.join(scratch, "select.txt")
+        with open(select, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(test_ids) + "\n")
+        stream_path = os.path.join(scratch, "baseline.jsonl")
+        files = sorted({tid.split("::", 1)[0] for tid in test_ids})
+        present = [f for f in files if os.path.exists(os.path.join(cwd, f))]
+        proc = _run_pytest(request, cwd, tree, select, stream_path, present)
+        content = stream.read(stream_path)
+        observed = {tid: _observation_for(tid, content) for tid in test_ids}
+        return BaselineRun(observed, proc.returncode, bounded(proc.stderr.decode("utf-8", "replace"), 2000))
+    finally:
+        gitops.remove_worktree(request.git_root, tree)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run_pytest(
+    request: BaselineRequest, cwd: str, tree: str, select: str, stream_path: str, files: Sequence[str]
+) -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ)
+    # The checkout's own source first, then wherever this plugin was loaded from.
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    paths = [tree] + ([os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else [])
+    paths += [here] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env.pop("PYTEST_XDIST_WORKER", None)
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        request.plugin_name,
+        "--evidence-record-mode",
+        "--evidence-stream=" + stream_path,
+        "--evidence-select=" + select,
+        "--evidence-reruns=%d" % request.reruns,
+        "-p",
+        "no:cacheprovider",
+        "--continue-on-collection-errors",
+        "-q",
+        *files,
+    ]
+    return subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _observation_for(test_id: str, content: stream.StreamContent) -> Optional[Observation]:
+    """B's observation of ``test_id``; a collection error of its file counts as ``error``."""
+    if test_id in content.results:
+        return content.results[test_id]
+    path = test_id.split("::", 1)[0]
+    for nodeid, failure in content.collect_errors.items():
+        collector_path = nodeid.split("::", 1)[0]
+        if collector_path in ("", ".") or path == collector_path or path.startswith(collector_path.rstrip("/") + "/"):
+            return Observation(
+                test_id=test_id,
+                outcome=Outcome.ERROR,
+                duration=0.0,
+                failure=Failure(
+                    FailureKind.COLLECTION_ERROR, failure.message, failure.path, failure.line, failure.excerpt
+                ),
+                stdout_summary="",
+                attempts=(Outcome.ERROR,),
+            )
+    return None
+
+
+def rootdir_prefix(git_root: str, rootdir: str) -> str:
+    """pytest's rootdir relative to the git root, in posix form ("" when they coincide)."""
+    rel = os.path.relpath(os.path.realpath(rootdir), os.path.realpath(git_root))
+    return "" if rel == "." else posixpath.join(*rel.split(os.sep))
+
+
+def merge_runs(
+    cached: Mapping[str, Optional[Observation]], fresh: Optional[BaselineRun]
+) -> Dict[str, Optional[Observation]]:
+    merged: Dict[str, Optional[Observation]] = dict(cached)
+    if fresh is not None:
+        merged.update(fresh.observed)
+    return merged
+
+
+def missing(test_ids: Sequence[str], cached: Mapping[str, Optional[Observation]]) -> List[str]:
+    return [t for t in test_ids if t not in cached]

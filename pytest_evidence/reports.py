@@ -1,0 +1,125 @@
+"""From pytest's phase reports to one ``Observation`` per test.
+
+pytest reports setup, call and teardown separately; evidence needs one outcome per test. The
+merge is pure: it reads the reports (which may have crossed an xdist wire, so only their
+serialisable attributes are used) and never the item.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence, Tuple
+
+from pytest_evidence.model import Failure, FailureKind, Observation, Outcome, bounded
+
+#: Attribute the flake policy sets on the reports it logs: the outcome of every attempt.
+ATTEMPTS_ATTR = "evidence_attempts"
+
+_EXCERPT_LIMIT = 1500
+_TIMEOUT_MARK = "Timeout"
+
+
+def _crash(report: Any) -> Tuple[str, Optional[str], Optional[int]]:
+    """``(message, path, line)`` of a report's failure, whatever shape its longrepr has."""
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, lineno, reason)
+        return str(longrepr[2]), str(longrepr[0]), int(longrepr[1])
+    crash = getattr(longrepr, "reprcrash", None)
+    if crash is not None:
+        return str(crash.message), str(crash.path), int(crash.lineno)
+    text = str(longrepr) if longrepr is not None else ""
+    lines = text.strip().splitlines()
+    return (lines[-1] if lines else ""), None, None
+
+
+def failure_of(report: Any, kind: FailureKind) -> Failure:
+    message, path, line = _crash(report)
+    text = getattr(report, "longreprtext", "") or ""
+    tail = "\n".join(text.splitlines()[-30:])
+    return Failure(
+        kind=kind,
+        message=message.strip().splitlines()[0][:500] if message.strip() else kind.value,
+        path=path,
+        line=line,
+        excerpt=bounded(tail, _EXCERPT_LIMIT),
+    )
+
+
+def _call_failure_kind(report: Any) -> FailureKind:
+    message = _crash(report)[0]
+    if message.startswith("Failed: " + _TIMEOUT_MARK):
+        return FailureKind.TIMEOUT
+    if message.startswith("AssertionError") or message.startswith("assert "):
+        return FailureKind.ASSERTION
+    return FailureKind.EXCEPTION
+
+
+def merge(reports: Sequence[Any]) -> Tuple[Outcome, Optional[Failure]]:
+    """Fold a test's phase reports into one outcome and its diagnostic."""
+    outcome: Optional[Outcome] = None
+    failure: Optional[Failure] = None
+    for rep in reports:
+        wasxfail = hasattr(rep, "wasxfail")
+        if rep.when == "setup":
+            if rep.failed:
+                outcome, failure = Outcome.ERROR, failure_of(rep, FailureKind.SETUP_ERROR)
+            elif rep.skipped:
+                outcome = Outcome.XFAILED if wasxfail else Outcome.SKIPPED
+                failure = failure_of(rep, FailureKind.XFAILED if wasxfail else FailureKind.SKIPPED)
+        elif rep.when == "call":
+            if rep.passed:
+                outcome = Outcome.XPASSED if wasxfail else Outcome.PASS
+                failure = Failure(FailureKind.XPASSED, str(rep.wasxfail)) if wasxfail else None
+            elif rep.failed:
+                kind = _call_failure_kind(rep)
+                outcome = Outcome.TIMEOUT if kind is FailureKind.TIMEOUT else Outcome.FAIL
+                failure = failure_of(rep, kind)
+            else:
+                outcome = Outcome.XFAILED if wasxfail else Outcome.SKIPPED
+                failure = failure_of(rep, FailureKind.XFAILED if wasxfail else FailureKind.SKIPPED)
+        elif rep.when == "teardown":
+            if rep.failed and outcome in (None, Outcome.PASS, Outcome.XPASSED):
+                outcome, failure = Outcome.ERROR, failure_of(rep, FailureKind.TEARDOWN_ERROR)
+        elif rep.failed:  # xdist's "???" report for an item whose worker died
+            outcome, failure = Outcome.CRASH, failure_of(rep, FailureKind.CRASH)
+    if outcome is None:
+        return Outcome.CRASH, Failure(FailureKind.CRASH, "no phase of the test reported an outcome")
+    return outcome, failure
+
+
+def captured(reports: Sequence[Any]) -> str:
+    """Captured stdout, stderr and log of every phase, bounded for ``stdout_summary``."""
+    chunks: List[str] = []
+    for rep in reports:
+        for title, content in getattr(rep, "sections", []):
+            if title.startswith("Captured") and content:
+                chunks.append("--- %s ---\n%s" % (title, content.rstrip("\n")))
+    return bounded("\n".join(chunks))
+
+
+def observe(test_id: str, reports: Sequence[Any]) -> Observation:
+    """One test's ``Observation``: merged outcome, total duration, attempts, bounded output."""
+    outcome, failure = merge(reports)
+    attempts: Tuple[Outcome, ...] = ()
+    for rep in reports:
+        raw = getattr(rep, ATTEMPTS_ATTR, None)
+        if raw:
+            attempts = tuple(Outcome(a) for a in raw)
+    if len(set(attempts)) > 1:
+        first = failure
+        outcome = Outcome.FLAKY
+        failure = Failure(
+            FailureKind.FLAKY,
+            "outcome changed across attempts: %s" % ", ".join(a.value for a in attempts),
+            None if first is None else first.path,
+            None if first is None else first.line,
+            "" if first is None else first.message,
+        )
+    duration = round(sum(float(getattr(r, "duration", 0.0) or 0.0) for r in reports), 6)
+    return Observation(
+        test_id=test_id,
+        outcome=outcome,
+        duration=duration,
+        failure=failure,
+        stdout_summary=captured(reports),
+        attempts=attempts or (outcome,),
+    )

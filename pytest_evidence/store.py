@@ -1,0 +1,190 @@
+"""The durable store: one SQLite file, WAL, append-only by construction.
+
+Rows are inserted, never updated or deleted: triggers reject both, so a bug or a hostile plugin
+cannot rewrite history. A result later contradicted stays; the newer one is added beside it and
+readers take the newest row. Per-table concerns (runs, results, flake ledger, baseline cache)
+are small functions over one connection rather than one god class.
+
+Store format history (``STORE_VERSION``):
+
+* ``1`` -- runs, results, flake_signatures, baseline_cache, meta.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from pytest_evidence.errors import StoreCorrupt, StoreLocked, StoreVersionMismatch
+from pytest_evidence.model import Observation
+
+STORE_VERSION = "1"
+
+_TABLES = ("meta", "runs", "results", "flake_signatures", "baseline_cache")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (          -- one row per key, written once
+    key   TEXT NOT NULL,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (          -- one row per pytest session that typed results
+    run_id           TEXT NOT NULL,
+    created          TEXT NOT NULL,
+    repo             TEXT NOT NULL,
+    baseline_commit  TEXT,
+    candidate_commit TEXT,
+    env_fingerprint  TEXT NOT NULL,
+    complete         INTEGER NOT NULL,
+    exit_status      INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (       -- the typed results of a run, one JSON object each
+    run_id  TEXT NOT NULL,
+    test_id TEXT NOT NULL,
+    payload TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS flake_signatures (  -- the flake ledger: one row per quarantine
+    test_id        TEXT NOT NULL,
+    run_id         TEXT NOT NULL,
+    side           TEXT NOT NULL CHECK (side IN ('B', 'C')),
+    sequence       TEXT NOT NULL,          -- outcomes of the attempts, comma separated
+    message_digest TEXT NOT NULL,          -- sha256 of the first failure message, 12 hex
+    created        TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS flake_by_test ON flake_signatures (test_id);
+CREATE TABLE IF NOT EXISTS baseline_cache (    -- B observations, keyed by tree+overlay+env
+    cache_key TEXT NOT NULL,
+    test_id   TEXT NOT NULL,
+    payload   TEXT,                        -- Observation JSON; NULL: B did not report the test
+    run_id    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS baseline_by_key ON baseline_cache (cache_key, test_id);
+"""
+
+
+def _triggers() -> str:
+    parts = []
+    for table in _TABLES:
+        for op in ("UPDATE", "DELETE"):
+            parts.append(
+                "CREATE TRIGGER IF NOT EXISTS %s_no_%s BEFORE %s ON %s "
+                "BEGIN SELECT RAISE(ABORT, 'evidence store is append-only'); END;" % (table, op.lower(), op, table)
+            )
+    return "\n".join(parts)
+
+
+class Store:
+    """An open store. Use as a context manager; every write is its own short transaction."""
+
+    def __init__(self, path: str, timeout: float = 10.0) -> None:
+        self.path = path
+        parent = os.path.dirname(os.path.abspath(path))
+        os.makedirs(parent, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(SCHEMA + _triggers())
+            self._check_version()
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise StoreLocked("evidence store %s is locked by another process" % path) from None
+            raise StoreCorrupt("evidence store %s cannot be used: %s" % (path, exc)) from None
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorrupt(
+                "evidence store %s is corrupt (%s); move it aside or choose another with --evidence-store" % (path, exc)
+            ) from None
+
+    def _check_version(self) -> None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'store_version'").fetchone()
+        if row is None:
+            self._db.execute("INSERT INTO meta VALUES ('store_version', ?)", (STORE_VERSION,))
+        elif row[0] != STORE_VERSION:
+            raise StoreVersionMismatch(
+                "evidence store %s has format %s; this version reads format %s" % (self.path, row[0], STORE_VERSION)
+            )
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _write(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.executemany(sql, rows)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise StoreLocked("evidence store %s is locked by another process" % self.path) from None
+            raise
+
+    # -- runs and results -------------------------------------------------------------------
+
+    def add_run(self, row: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> None:
+        self._write(
+            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    row["run_id"],
+                    row["created"],
+                    row["repo"],
+                    row["baseline_commit"],
+                    row["candidate_commit"],
+                    row["env_fingerprint"],
+                    int(row["complete"]),
+                    row["exit_status"],
+                )
+            ],
+        )
+        self._write(
+            "INSERT INTO results VALUES (?, ?, ?)",
+            [(row["run_id"], r["test_id"], json.dumps(r, separators=(",", ":"))) for r in results],
+        )
+
+    def run_ids(self) -> List[str]:
+        return [r[0] for r in self._db.execute("SELECT run_id FROM runs ORDER BY rowid")]
+
+    # -- flake ledger -----------------------------------------------------------------------
+
+    def add_flake_signatures(self, rows: Sequence[Tuple[str, str, str, str, str, str]]) -> None:
+        """Rows of ``(test_id, run_id, side, sequence, message_digest, created)``."""
+        self._write("INSERT INTO flake_signatures VALUES (?, ?, ?, ?, ?, ?)", rows)
+
+    def flake_history(self, test_ids: Iterable[str]) -> Dict[str, List[str]]:
+        """Prior signatures per test, oldest first, as ``run:side:sequence:digest`` strings."""
+        wanted = set(test_ids)
+        history: Dict[str, List[str]] = {}
+        for test_id, run_id, side, seq, digest in self._db.execute(
+            "SELECT test_id, run_id, side, sequence, message_digest FROM flake_signatures ORDER BY rowid"
+        ):
+            if test_id in wanted:
+                history.setdefault(test_id, []).append("%s:%s:%s:%s" % (run_id, side, seq, digest))
+        return history
+
+    # -- baseline cache ---------------------------------------------------------------------
+
+    def baseline_lookup(self, cache_key: str, test_ids: Iterable[str]) -> Dict[str, Optional[Observation]]:
+        """Cached B observations for ``test_ids`` (newest row wins); absent ids are not cached."""
+        wanted = set(test_ids)
+        found: Dict[str, Optional[Observation]] = {}
+        for test_id, payload in self._db.execute(
+            "SELECT test_id, payload FROM baseline_cache WHERE cache_key = ? ORDER BY rowid",
+            (cache_key,),
+        ):
+            if test_id in wanted:
+                found[test_id] = None if payload is None else Observation.from_dict(json.loads(payload))
+        return found
+
+    def baseline_add(self, cache_key: str, run_id: str, observed: Mapping[str, Optional[Observation]]) -> None:
+        self._write(
+            "INSERT INTO baseline_cache VALUES (?, ?, ?, ?)",
+            [
+                (cache_key, tid, None if obs is None else json.dumps(obs.to_dict()), run_id)
+                for tid, obs in sorted(observed.items())
+            ],
+        )

@@ -1,0 +1,1 @@
+"""The harness-side runner: ``evidence-runner``. Imports the shared model, never the plugin."""

@@ -1,0 +1,5 @@
+"""placeholder"""
+
+
+def main() -> int:
+    return 4
