@@ -167,9 +167,7 @@ def settings(config: pytest.Config) -> Settings:
     if reruns is None:
         ini = config.getini("evidence_reruns")
         reruns = reruns_type(ini) if ini else DEFAULT_RERUNS
-    store = _pick(config, "evidence_store", "evidence_store") or os.path.join(
-        str(config.rootpath), ".pytest_cache", "evidence", "store.sqlite3"
-    )
+    store = _pick(config, "evidence_store", "evidence_store") or _default_store(str(config.rootpath))
     reproducers = tuple(config.getoption("evidence_reproducers") or config.getini("evidence_reproducers"))
     here = str(config.invocation_params.dir)
     return Settings(
@@ -182,6 +180,17 @@ def settings(config: pytest.Config) -> Settings:
         record_mode=bool(config.getoption("evidence_record_mode")),
         select=_absolute(here, config.getoption("evidence_select")),
     )
+
+
+def _default_store(rootdir: str) -> str:
+    """``.pytest_cache/evidence/store.sqlite3``; the cache dir ignores itself, as pytest's does."""
+    cache = os.path.join(rootdir, ".pytest_cache")
+    os.makedirs(os.path.join(cache, "evidence"), exist_ok=True)
+    ignore = os.path.join(cache, ".gitignore")
+    if not os.path.exists(ignore):
+        with open(ignore, "w", encoding="utf-8") as fh:
+            fh.write("# Created by pytest automatically.\n*\n")
+    return os.path.join(cache, "evidence", "store.sqlite3")
 
 
 def _absolute(base: str, path: Optional[str]) -> Optional[str]:

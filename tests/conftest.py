@@ -1,0 +1,153 @@
+"""Shared fixtures: run the plugin through pytester and parse (and validate) what it wrote."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+from collections.abc import Callable
+from typing import Any
+
+import jsonschema
+import pytest
+
+import pytest_evidence
+
+SCHEMA_PATH = pathlib.Path(pytest_evidence.__file__).parent / "evidence.schema.json"
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Evidence Tests",
+    "GIT_AUTHOR_EMAIL": "tests@example.invalid",
+    "GIT_COMMITTER_NAME": "Evidence Tests",
+    "GIT_COMMITTER_EMAIL": "tests@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+Record = dict[str, Any]
+
+
+@pytest.fixture(scope="session")
+def schema() -> Record:
+    loaded: Record = json.loads(SCHEMA_PATH.read_text())
+    return loaded
+
+
+def validate(doc: Record, schema: dict[str, Any]) -> Record:
+    """Every record a test reads is first checked against the shipped schema."""
+    jsonschema.validate(doc, schema)
+    for res in doc["results"]:
+        assert list(res) == [
+            "test_id",
+            "role",
+            "candidate_commit",
+            "baseline_result",
+            "candidate_result",
+            "duration",
+            "exit_code",
+            "flaky_history",
+            "affected_by_change",
+            "bug_discriminating",
+            "stdout_summary",
+            "failure",
+        ]
+    return doc
+
+
+def by_name(doc: Record) -> dict[str, Record]:
+    """Results keyed by the last part of their test id (``test_x`` or ``test_x[1]``)."""
+    return {r["test_id"].split("::")[-1]: r for r in doc["results"]}
+
+
+RunEvidence = Callable[..., tuple[pytest.RunResult, Record]]
+
+
+@pytest.fixture
+def run_evidence(pytester: pytest.Pytester, schema: dict[str, Any]) -> RunEvidence:
+    """Run pytest with ``-p evidence`` in-process; return the result and the validated record."""
+
+    def run(*args: str, out: str = "evidence.json", subprocess: bool = False) -> tuple[pytest.RunResult, Record]:
+        path = pytester.path / out
+        if path.exists():
+            path.unlink()
+        argv = ["-p", "evidence", f"--evidence-out={path}", *args]
+        result = pytester.runpytest_subprocess(*argv) if subprocess else pytester.runpytest(*argv)
+        assert path.exists(), result.stdout.str() + result.stderr.str()
+        return result, validate(json.loads(path.read_text()), schema)
+
+    return run
+
+
+class GitRepo:
+    """A real git repository in a temp dir: commits are made, never mocked."""
+
+    def __init__(self, path: pathlib.Path) -> None:
+        self.path = path
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str) -> str:
+        proc = subprocess.run(["git", *args], cwd=self.path, capture_output=True, text=True, check=True)
+        return proc.stdout.strip()
+
+    def write(self, files: dict[str, str]) -> None:
+        for name, text in files.items():
+            target = self.path / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+
+    def commit(self, message: str, files: dict[str, str] | None = None) -> str:
+        if files:
+            self.write(files)
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+
+@pytest.fixture
+def git_repo(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    return GitRepo(pytester.path)
+
+
+BUGGY = '''
+def bulk_discount(qty):
+    """10% off from 10 items on."""
+    if qty > 10:
+        return 0.10
+    return 0.0
+'''
+
+EXISTING_TESTS = """
+from shop import bulk_discount
+
+def test_small_order():
+    assert bulk_discount(3) == 0.0
+
+def test_large_order():
+    assert bulk_discount(50) == 0.10
+"""
+
+NEW_TEST = """
+from shop import bulk_discount
+
+def test_ten_items_get_discount():
+    assert bulk_discount(10) == 0.10
+"""
+
+
+@pytest.fixture
+def shop_repo(git_repo: GitRepo) -> tuple[GitRepo, str]:
+    """B: an off-by-one bug and two passing tests. Returns the repo and B's sha."""
+    base = git_repo.commit(
+        "B",
+        {
+            "shop.py": BUGGY,
+            "tests/test_shop.py": EXISTING_TESTS,
+            "pytest.ini": "[pytest]\ntestpaths = tests\npythonpath = .\n",
+        },
+    )
+    return git_repo, base
+
+
+def fix(repo: GitRepo) -> None:
+    """C: the honest fix plus a new reproducer test, left uncommitted in the working tree."""
+    repo.write({"shop.py": BUGGY.replace("qty > 10", "qty >= 10"), "tests/test_boundary.py": NEW_TEST})

@@ -1,0 +1,56 @@
+"""Rerun-until-green is p-hacking: a test whose outcome flips is quarantined, never a pass."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import RunEvidence, by_name
+
+FLIP = """
+import pathlib
+P = pathlib.Path(__file__).with_name("flip.txt")
+
+def test_flip():
+    n = int(P.read_text()) if P.exists() else 0
+    P.write_text(str(n + 1))
+    assert n % 2 == 1
+"""
+
+
+def test_flipping_test_is_quarantined_and_not_green(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+    pytester.makepyfile(test_flaky=FLIP)
+    result, doc = run_evidence("--evidence-reruns=2")
+    flip = by_name(doc)["test_flip"]
+    assert flip["candidate_result"] == "flaky" and flip["failure"]["kind"] == "flaky"
+    assert doc["annotations"]["test_flaky.py::test_flip"]["attempts"] == ["fail", "pass"]
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # quarantine is not a pass
+    result.stdout.fnmatch_lines(["*1 flaky*"])
+    assert [d["kind"] for d in doc["detections"]].count("flaky_quarantined") == 1
+
+
+def test_flake_signature_is_carried_into_later_runs(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+    pytester.makepyfile(test_flaky=FLIP)
+    _, first = run_evidence()
+    assert by_name(first)["test_flip"]["flaky_history"] == []
+    _, second = run_evidence()
+    history = by_name(second)["test_flip"]["flaky_history"]
+    assert len(history) == 1
+    run_id, side, sequence, digest = history[0].split(":")
+    assert (run_id, side, sequence) == (first["run_id"], "C", "fail,pass") and len(digest) == 12
+
+
+def test_consistent_failure_uses_every_rerun_and_stays_a_failure(
+    pytester: pytest.Pytester, run_evidence: RunEvidence
+) -> None:
+    pytester.makepyfile("def test_always():\n    assert 0\n")
+    _, doc = run_evidence("--evidence-reruns=3")
+    assert by_name(doc)["test_always"]["candidate_result"] == "fail"
+    assert (
+        doc["annotations"]["test_consistent_failure_uses_every_rerun_and_stays_a_failure.py::test_always"]["attempts"]
+        == ["fail"] * 4
+    )
+
+
+def test_passing_tests_are_never_rerun(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+    pytester.makepyfile("def test_ok():\n    pass\n")
+    _, doc = run_evidence("--evidence-reruns=5")
+    assert next(iter(doc["annotations"].values()))["attempts"] == ["pass"]

@@ -1,0 +1,144 @@
+"""Every collected test becomes one typed result; the record is written and validates."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import Record, RunEvidence, by_name
+
+
+def test_each_outcome_is_merged_into_one_result(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+    pytester.makepyfile(
+        test_mix="""
+        import pytest
+
+        @pytest.fixture
+        def broken():
+            raise RuntimeError("setup exploded")
+
+        @pytest.fixture
+        def bad_teardown():
+            yield
+            raise RuntimeError("teardown exploded")
+
+        def test_pass():
+            print("hello from the test")
+
+        def test_fail():
+            assert 1 + 1 == 3
+
+        def test_exception():
+            raise KeyError("missing")
+
+        def test_setup_error(broken):
+            pass
+
+        def test_teardown_error(bad_teardown):
+            pass
+
+        @pytest.mark.skip(reason="not today")
+        def test_skipped():
+            pass
+
+        @pytest.mark.xfail(reason="known", strict=False)
+        def test_xfailed():
+            assert 0
+
+        @pytest.mark.xfail(reason="known", strict=False)
+        def test_xpassed():
+            pass
+        """
+    )
+    result, doc = run_evidence()
+    result.assert_outcomes(passed=2, failed=2, errors=2, skipped=1, xfailed=1, xpassed=1)
+    res = by_name(doc)
+    got = {name: r["candidate_result"] for name, r in res.items()}
+    assert got == {
+        "test_pass": "pass",
+        "test_fail": "fail",
+        "test_exception": "fail",
+        "test_setup_error": "error",
+        "test_teardown_error": "error",
+        "test_skipped": "skipped",
+        "test_xfailed": "xfailed",
+        "test_xpassed": "xpassed",
+    }
+    assert res["test_pass"]["failure"] is None
+    assert "hello from the test" in res["test_pass"]["stdout_summary"]
+    fail = res["test_fail"]["failure"]
+    assert fail["kind"] == "assertion" and fail["line"] == 16 and fail["path"].endswith("test_mix.py")
+    assert "assert (1 + 1) == 3" in fail["message"] or "assert 2 == 3" in fail["message"]
+    assert res["test_exception"]["failure"]["kind"] == "exception"
+    assert res["test_setup_error"]["failure"]["kind"] == "setup_error"
+    assert "setup exploded" in res["test_setup_error"]["failure"]["message"]
+    assert res["test_teardown_error"]["failure"]["kind"] == "teardown_error"
+    assert res["test_skipped"]["failure"]["message"].endswith("not today")
+    assert all(r["exit_code"] == 1 for r in doc["results"])
+    assert doc["complete"] is True and doc["collected"] == 8
+
+
+def test_without_a_baseline_nothing_is_typed_and_the_summary_says_so(
+    pytester: pytest.Pytester, run_evidence: RunEvidence
+) -> None:
+    pytester.makepyfile("def test_a():\n    pass\n")
+    result, doc = run_evidence()
+    assert doc["results"][0]["role"] is None and doc["results"][0]["baseline_result"] is None
+    assert doc["summary"]["typing_failures"] == 1
+    result.stdout.fnmatch_lines(
+        [
+            "*evidence*",
+            "no baseline: results carry no B/C contrast*",
+            "bug-discriminating: 0 -- 1 passing result(s), none of them shows a bug fixed",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*all tests passed*")
+
+
+def test_stdout_summary_is_bounded(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+    pytester.makepyfile("def test_loud():\n    print('x' * 100000)\n")
+    _, doc = run_evidence()
+    assert len(doc["results"][0]["stdout_summary"]) <= 4096
+
+
+def test_plugin_is_inert_unless_asked_for(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_a():\n    pass\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    result.stdout.no_fnmatch_line("*= evidence =*")
+    assert not (pytester.path / ".pytest_cache" / "evidence").exists()
+
+
+def test_no_evidence_keeps_it_out(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_a():\n    pass\n")
+    result = pytester.runpytest("-p", "no:evidence", "--evidence-out=x.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # the option does not even exist
+    assert not (pytester.path / "x.json").exists()
+
+
+@pytest.mark.parametrize("value", ["-1", "6", "many"])
+def test_reruns_out_of_range_is_a_usage_error(pytester: pytest.Pytester, value: str) -> None:
+    pytester.makepyfile("def test_a():\n    pass\n")
+    result = pytester.runpytest("-p", "evidence", f"--evidence-reruns={value}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--evidence-reruns" in result.stderr.str()
+    assert "Traceback" not in result.stderr.str()
+
+
+def test_options_can_come_from_ini(pytester: pytest.Pytester, schema: Record) -> None:
+    pytester.makeini("[pytest]\nevidence_out = from-ini.json\nevidence_reruns = 0\n")
+    pytester.makepyfile("def test_a():\n    assert 0\n")
+    pytester.runpytest("-p", "evidence")
+    doc = json.loads((pytester.path / "from-ini.json").read_text())
+    assert next(iter(doc["annotations"].values()))["attempts"] == ["fail"]  # 0 reruns
+    assert (pytester.path / "from-ini.jsonl").exists()
+
+
+def test_corrupt_store_stops_the_session_before_tests_run(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_a():\n    pass\n")
+    bad = pytester.path / "store.sqlite3"
+    bad.write_bytes(b"garbage" * 500)
+    result = pytester.runpytest_subprocess("-p", "evidence", f"--evidence-store={bad}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: evidence: evidence store * is corrupt*[[]store-corrupt]"])
+    assert "Traceback" not in result.stderr.str()

@@ -1,0 +1,35 @@
+"""``-n 2`` gives the same record as a serial run: same tests, same outcomes, same roles."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import GitRepo, Record, RunEvidence, fix
+
+pytest.importorskip("xdist")
+
+
+def _essence(doc: Record) -> dict[str, tuple[object, ...]]:
+    return {
+        r["test_id"]: (r["role"], r["baseline_result"], r["candidate_result"], r["bug_discriminating"])
+        for r in doc["results"]
+    }
+
+
+def test_xdist_record_equals_serial_record(shop_repo: tuple[GitRepo, str], run_evidence: RunEvidence) -> None:
+    repo, base = shop_repo
+    fix(repo)
+    more = "import pytest\n\n@pytest.mark.parametrize('n', range(6))\ndef test_n(n):\n    assert n >= 0\n"
+    repo.write({"tests/test_more.py": more})
+    _, serial = run_evidence(f"--baseline={base}", out="serial.json")
+    _, parallel = run_evidence(f"--baseline={base}", "-n", "2", out="parallel.json")
+    assert _essence(parallel) == _essence(serial)
+    assert len(serial["results"]) == 9
+    assert parallel["collected"] == serial["collected"] == 9
+
+
+def test_xdist_flaky_attempts_cross_the_wire(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+    from test_flake_policy import FLIP
+
+    pytester.makepyfile(test_flaky=FLIP)
+    _, doc = run_evidence("-n", "2")
+    assert doc["results"][0]["candidate_result"] == "flaky"
