@@ -49,13 +49,5 @@ class UnknownTestId(EvidenceError):
     slug = "unknown-test-id"
 
 
-class BadOption(EvidenceError):
-    slug = "bad-option"
-
-
 class StreamCorrupt(EvidenceError):
     slug = "stream-corrupt"
-
-
-class BaselineRunFailed(EvidenceError):
-    slug = "baseline-run-failed"

@@ -163,10 +163,10 @@ def settings(config: pytest.Config) -> Settings:
     stream = _pick(config, "evidence_stream", "evidence_stream")
     if stream is None and out:
         stream = os.path.splitext(out)[0] + ".jsonl"
-    reruns = config.getoption("evidence_reruns")
-    if reruns is None:
-        ini = config.getini("evidence_reruns")
-        reruns = reruns_type(ini) if ini else DEFAULT_RERUNS
+    # Validated here rather than by an argparse ``type=``: a UsageError raised while pytest 7
+    # parses the command line surfaces as a pluggy warning with a traceback.
+    raw = config.getoption("evidence_reruns") or config.getini("evidence_reruns")
+    reruns = reruns_type(raw) if raw else DEFAULT_RERUNS
     store = _pick(config, "evidence_store", "evidence_store") or _default_store(str(config.rootpath))
     reproducers = tuple(config.getoption("evidence_reproducers") or config.getini("evidence_reproducers"))
     here = str(config.invocation_params.dir)

@@ -155,3 +155,16 @@ def test_model_and_plugin_import_nothing_heavy() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_shipped_example_record_is_valid(schema: Record) -> None:
+    import json
+    import pathlib
+
+    import jsonschema
+
+    path = pathlib.Path(__file__).parent.parent / "examples" / "evidence-honest-fix.json"
+    doc = json.loads(path.read_text())
+    jsonschema.validate(doc, schema)
+    assert EvidenceRecord.from_dict(doc).to_dict()["results"] == doc["results"]
+    assert doc["summary"]["bug_discriminating"] == 1

@@ -111,7 +111,7 @@ def test_plugin_is_inert_unless_asked_for(pytester: pytest.Pytester) -> None:
 
 def test_no_evidence_keeps_it_out(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_a():\n    pass\n")
-    result = pytester.runpytest("-p", "no:evidence", "--evidence-out=x.json")
+    result = pytester.runpytest_subprocess("-p", "no:evidence", "--evidence-out=x.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR  # the option does not even exist
     assert not (pytester.path / "x.json").exists()
 
@@ -119,7 +119,7 @@ def test_no_evidence_keeps_it_out(pytester: pytest.Pytester) -> None:
 @pytest.mark.parametrize("value", ["-1", "6", "many"])
 def test_reruns_out_of_range_is_a_usage_error(pytester: pytest.Pytester, value: str) -> None:
     pytester.makepyfile("def test_a():\n    pass\n")
-    result = pytester.runpytest("-p", "evidence", f"--evidence-reruns={value}")
+    result = pytester.runpytest_subprocess("-p", "evidence", f"--evidence-reruns={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--evidence-reruns" in result.stderr.str()
     assert "Traceback" not in result.stderr.str()

@@ -1,0 +1,183 @@
+"""The built-in example: a small shop package with an off-by-one bug at B, and candidates.
+
+One builder serves the demo (``evidence-runner demo``) and the end-to-end tests, so the example
+a user sees is the example the tests certify. Every candidate is a real commit on top of B.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+from dataclasses import dataclass
+
+PRICE_B = '''"""Prices for the example shop."""
+
+
+def bulk_discount(qty: int) -> float:
+    """10% off from 10 items on."""
+    if qty > 10:
+        return 0.10
+    return 0.0
+
+
+def total(unit: float, qty: int) -> float:
+    return round(unit * qty * (1 - bulk_discount(qty)), 2)
+'''
+
+TEST_PRICE = """from shop.price import bulk_discount, total
+
+
+def test_small_order_has_no_discount():
+    assert bulk_discount(3) == 0.0
+
+
+def test_large_order_discount():
+    assert bulk_discount(50) == 0.10
+
+
+def test_total_small():
+    assert total(2.0, 3) == 6.0
+"""
+
+TEST_CART = """from shop.cart import Cart
+
+
+def test_cart_total():
+    cart = Cart()
+    cart.add(2.0, 3)
+    assert cart.total() == 6.0
+"""
+
+CART = '''"""A cart sums line totals."""
+
+from shop.price import total
+
+
+class Cart:
+    def __init__(self) -> None:
+        self.lines: list[tuple[float, int]] = []
+
+    def add(self, unit: float, qty: int) -> None:
+        self.lines.append((unit, qty))
+
+    def total(self) -> float:
+        return sum(total(unit, qty) for unit, qty in self.lines)
+'''
+
+REPRODUCER = """from shop.price import bulk_discount
+
+
+def test_ten_items_get_discount():
+    assert bulk_discount(10) == 0.10
+"""
+
+FIXED = PRICE_B.replace("qty > 10", "qty >= 10")
+
+BASELINE_FILES = {
+    "shop/__init__.py": '"""The example shop."""\n',
+    "shop/price.py": PRICE_B,
+    "shop/cart.py": CART,
+    "tests/test_price.py": TEST_PRICE,
+    "tests/test_cart.py": TEST_CART,
+    "pyproject.toml": (
+        '[project]\nname = "shop"\nversion = "0"\n\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
+    ),
+}
+
+#: Candidate name -> (what it is, files it writes over B, paths it deletes).
+CANDIDATES: dict[str, tuple[str, dict[str, str], tuple[str, ...]]] = {
+    "honest-fix": (
+        "fixes the boundary and adds a reproducer",
+        {"shop/price.py": FIXED, "tests/test_boundary.py": REPRODUCER},
+        (),
+    ),
+    "no-fix": ("adds the reproducer but leaves the bug", {"tests/test_boundary.py": REPRODUCER}, ()),
+    "vacuous": (
+        "a 'fix' whose new test passes on the buggy code too",
+        {
+            "shop/price.py": PRICE_B.replace('"""10% off', '"""Ten percent off'),
+            "tests/test_boundary.py": REPRODUCER.replace("bulk_discount(10)", "bulk_discount(11)"),
+        },
+        (),
+    ),
+    "regression": (
+        "fixes the boundary but breaks large orders",
+        {
+            "shop/price.py": FIXED.replace("return 0.10", "return 0.10 if qty < 20 else 0.0"),
+            "tests/test_boundary.py": REPRODUCER,
+        },
+        (),
+    ),
+    "flaky-fix": (
+        "fixes the bug with a reproducer that passes one run in two",
+        {
+            "shop/price.py": FIXED,
+            "tests/test_boundary.py": REPRODUCER
+            + """
+
+import pathlib
+
+_FLIP = pathlib.Path(__file__).with_name(".flip")
+
+
+def test_flip_flop():
+    n = int(_FLIP.read_text()) if _FLIP.exists() else 0
+    _FLIP.write_text(str(n + 1))
+    assert n % 2 == 1
+""",
+        },
+        (),
+    ),
+    "empty": ("deletes every test", {"shop/price.py": FIXED}, ("tests/test_price.py", "tests/test_cart.py")),
+}
+
+
+@dataclass(frozen=True)
+class ExampleRepo:
+    path: pathlib.Path
+    baseline: str
+    candidates: dict[str, str]  # name -> commit sha
+
+
+def _git(path: pathlib.Path, *args: str) -> str:
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="pytest-evidence example",
+        GIT_AUTHOR_EMAIL="example@pytest-evidence.invalid",
+        GIT_COMMITTER_NAME="pytest-evidence example",
+        GIT_COMMITTER_EMAIL="example@pytest-evidence.invalid",
+        GIT_CONFIG_NOSYSTEM="1",
+    )
+    proc = subprocess.run(["git", *args], cwd=path, env=env, capture_output=True, text=True, check=True)
+    return proc.stdout.strip()
+
+
+def _write(root: pathlib.Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+
+def build(dest: pathlib.Path) -> ExampleRepo:
+    """Create the example repository in ``dest``: B on ``main``, one branch per candidate."""
+    dest.mkdir(parents=True, exist_ok=True)
+    _git(dest, "init", "-q", "-b", "main")
+    _write(dest, BASELINE_FILES)
+    (dest / ".gitignore").write_text("__pycache__/\n.pytest_cache/\n.flip\n")
+    _git(dest, "add", "-A")
+    _git(dest, "commit", "-q", "-m", "B: bulk discount starts at 11 items (bug)")
+    baseline = _git(dest, "rev-parse", "HEAD")
+    shas: dict[str, str] = {}
+    for name, (what, files, deleted) in CANDIDATES.items():
+        _git(dest, "checkout", "-q", "-b", name, baseline)
+        _write(dest, files)
+        for path in deleted:
+            (dest / path).unlink()
+        _git(dest, "add", "-A")
+        _git(dest, "commit", "-q", "-m", "candidate %s: %s" % (name, what))
+        shas[name] = _git(dest, "rev-parse", "HEAD")
+    _git(dest, "checkout", "-q", "main")
+    return ExampleRepo(dest, baseline, shas)
