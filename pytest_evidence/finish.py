@@ -43,7 +43,7 @@ def unknown_designated(specs: Sequence[str], test_ids: Sequence[str]) -> List[st
 class BaselinePlan:
     """B resolved and its overlay checked at configure time, so bad input fails before tests run."""
 
-    def __init__(self, config: pytest.Config, settings: Settings, plugin_name: str) -> None:
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
         assert settings.baseline is not None
         rootdir = str(config.rootpath)
         self.git_root = gitops.toplevel(rootdir)
@@ -53,7 +53,6 @@ class BaselinePlan:
         self.plan = overlay.plan(self.git_root, commit, python_files)
         self.origins = overlay.OriginResolver(self.git_root, self.plan, self.prefix)
         self.reruns = settings.reruns
-        self.plugin_name = plugin_name
 
     def request(self, env_fingerprint: str) -> replay.BaselineRequest:
         return replay.BaselineRequest(
@@ -62,7 +61,6 @@ class BaselinePlan:
             plan=self.plan,
             env_fingerprint=env_fingerprint,
             reruns=self.reruns,
-            plugin_name=self.plugin_name,
         )
 
 

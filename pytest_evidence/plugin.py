@@ -16,9 +16,6 @@ target environments.
 
 from __future__ import annotations
 
-import sys
-from typing import Optional
-
 import pytest
 
 from pytest_evidence import options
@@ -35,12 +32,6 @@ recorder_key = pytest.StashKey[Recorder]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_options(parser)
-
-
-def _plugin_name(config: pytest.Config) -> str:
-    """The name this module is registered under, for ``-p`` in a child pytest process."""
-    name: Optional[str] = config.pluginmanager.get_name(sys.modules[__name__])
-    return name or __name__
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -64,7 +55,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     try:
         Store(settings.store).close()  # a corrupt or locked store fails now, not after the tests
-        baseline = BaselinePlan(config, settings, _plugin_name(config)) if settings.baseline else None
+        baseline = BaselinePlan(config, settings) if settings.baseline else None
     except EvidenceError as exc:
         raise pytest.UsageError("evidence: %s" % exc) from None
     config.pluginmanager.register(Finisher(config, settings, recorder, baseline), "evidence-finisher")

@@ -22,6 +22,9 @@ from typing import Dict, List, Mapping, Optional, Sequence
 from pytest_evidence import gitops, overlay, stream
 from pytest_evidence.model import Failure, FailureKind, Observation, Outcome, bounded
 
+#: How a child pytest loads this plugin, whether or not the package is installed there.
+INJECT_PLUGIN = ("-p", "no:evidence", "-p", "pytest_evidence.plugin")
+
 #: Bumped when the meaning of a cached B observation changes.
 POLICY_VERSION = "1"
 
@@ -35,7 +38,6 @@ class BaselineRequest:
     plan: overlay.OverlayPlan
     env_fingerprint: str
     reruns: int
-    plugin_name: str
 
     def cache_key(self) -> str:
         parts = [self.plan.baseline_tree, self.plan.digest(), self.env_fingerprint, str(self.reruns), POLICY_VERSION]
@@ -88,8 +90,9 @@ def _run_pytest(
         sys.executable,
         "-m",
         "pytest",
-        "-p",
-        request.plugin_name,
+        # By module path, with the entry point name blocked: when the target environment has
+        # the package installed too, loading both would register the same module twice.
+        *INJECT_PLUGIN,
         "--evidence-record-mode",
         "--evidence-stream=" + stream_path,
         "--evidence-select=" + select,

@@ -7,7 +7,7 @@ repositories with a buggy B and check the typing, the cache and the bad-input er
 from __future__ import annotations
 
 import pytest
-from conftest import NEW_TEST, GitRepo, RunEvidence, by_name, fix
+from conftest import NEW_TEST, GitRepo, Record, RunEvidence, by_name, fix
 
 
 def test_new_failing_on_b_test_is_bug_discriminating(shop_repo: tuple[GitRepo, str], run_evidence: RunEvidence) -> None:
@@ -168,3 +168,23 @@ def test_overlay_conflict_is_a_clear_error(git_repo: GitRepo, pytester: pytest.P
     result = pytester.runpytest_subprocess("-p", "evidence", f"--baseline={base}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*cannot lay test file tests/data over baseline*it is a directory there*"])
+
+
+def test_loaded_by_module_path_where_the_entry_point_also_exists(
+    shop_repo: tuple[GitRepo, str], pytester: pytest.Pytester, schema: Record
+) -> None:
+    """How the runner injects the plugin into an environment that may have it installed."""
+    import json
+
+    import jsonschema
+
+    repo, base = shop_repo
+    fix(repo)
+    out = repo.path / "e.json"
+    result = pytester.runpytest_subprocess(
+        "-p", "no:evidence", "-p", "pytest_evidence.plugin", f"--baseline={base}", f"--evidence-out={out}"
+    )
+    assert result.ret == 0, result.stderr.str()
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, schema)
+    assert doc["summary"]["bug_discriminating"] == 1
