@@ -8,6 +8,9 @@ Format history of the evidence record (``SCHEMA_VERSION``):
 
 * ``1.0`` -- first release: ``ValidationResult`` with the 12 contract fields, per-test
   ``annotations`` keyed by test id, named ``detections``, ``summary`` counts.
+* ``1.1`` -- added ``verdict`` and ``tiers`` (the runner's ladder; null and empty in a plugin
+  record) and the failure kinds ``syntax_error``, ``lint``, ``type_error``, ``import_error``.
+  Readers of 1.0 records still work: both keys are optional on input.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
+
+#: Record versions this model reads: same major version.
+READABLE_VERSIONS = ("1.0", "1.1")
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (
@@ -129,6 +135,10 @@ class FailureKind(str, enum.Enum):
     CRASH = "crash"
     FLAKY = "flaky"
     NOT_REPORTED = "not_reported"
+    SYNTAX_ERROR = "syntax_error"
+    LINT = "lint"
+    TYPE_ERROR = "type_error"
+    IMPORT_ERROR = "import_error"
 
 
 @dataclass(frozen=True)
@@ -331,6 +341,108 @@ class Environment:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__})
 
 
+class Verdict(str, enum.Enum):
+    CERTIFIED = "CERTIFIED"
+    REJECTED = "REJECTED"
+    INCONCLUSIVE = "INCONCLUSIVE"
+
+
+class TierStatus(str, enum.Enum):
+    PASSED = "passed"
+    FAILED = "failed"  # the tier falsified the patch
+    INCONCLUSIVE = "inconclusive"  # the tier could not prove what it exists to prove
+    SKIPPED = "skipped"  # nothing to run at this tier
+    NOT_RUN = "not_run"  # an earlier tier halted the ladder
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One diagnostic of a static gate (parser, linter, type checker, import)."""
+
+    check: str
+    path: str
+    line: Optional[int]
+    column: Optional[int]
+    code: Optional[str]
+    message: str
+    hard: bool
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "check": self.check,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "code": self.code,
+            "message": self.message,
+            "hard": self.hard,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Finding:
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class TierRecord:
+    """What one rung of the ladder did: its status, cost, and how much of the suite it ran."""
+
+    tier: Tier
+    status: TierStatus
+    duration: float
+    selected: int
+    run: int
+    suite_size: Optional[int]
+    note: str
+    findings: Tuple[Finding, ...] = ()
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "tier": self.tier.value,
+            "status": self.status.value,
+            "duration": self.duration,
+            "selected": self.selected,
+            "run": self.run,
+            "suite_size": self.suite_size,
+            "note": self.note,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TierRecord:
+        return cls(
+            tier=Tier(data["tier"]),
+            status=TierStatus(data["status"]),
+            duration=float(data["duration"]),
+            selected=data["selected"],
+            run=data["run"],
+            suite_size=data["suite_size"],
+            note=data["note"],
+            findings=tuple(Finding.from_dict(f) for f in data["findings"]),
+        )
+
+
+@dataclass(frozen=True)
+class VerdictRecord:
+    """The ladder's conclusion, computed by rules (``runner.verdict``), never by a model."""
+
+    verdict: Verdict
+    halted_at: Optional[Tier]
+    reasons: Tuple[str, ...]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "verdict": self.verdict.value,
+            "halted_at": None if self.halted_at is None else self.halted_at.value,
+            "reasons": list(self.reasons),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> VerdictRecord:
+        halted = data["halted_at"]
+        return cls(Verdict(data["verdict"]), None if halted is None else Tier(halted), tuple(data["reasons"]))
+
+
 @dataclass(frozen=True)
 class EvidenceRecord:
     """Everything one run proved (and failed to prove), in one versioned document."""
@@ -349,6 +461,8 @@ class EvidenceRecord:
     baseline_run: Optional[Mapping[str, Any]] = None
     collected: int = 0
     not_run: Tuple[str, ...] = ()
+    verdict: Optional[VerdictRecord] = None
+    tiers: Tuple[TierRecord, ...] = ()
     schema_version: str = SCHEMA_VERSION
 
     def to_dict(self) -> Dict[str, Any]:
@@ -368,14 +482,20 @@ class EvidenceRecord:
             "results": [r.to_dict() for r in self.results],
             "annotations": {k: a.to_dict() for k, a in sorted(self.annotations.items())},
             "detections": [d.to_dict() for d in self.detections],
+            "verdict": None if self.verdict is None else self.verdict.to_dict(),
+            "tiers": [t.to_dict() for t in self.tiers],
             "summary": summarize(self.results, self.annotations, self.detections),
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EvidenceRecord:
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise ValueError("evidence record schema_version %r is not the supported %r" % (version, SCHEMA_VERSION))
+        if version not in READABLE_VERSIONS:
+            raise ValueError(
+                "evidence record schema_version %r is not one this version reads (%s)"
+                % (version, ", ".join(READABLE_VERSIONS))
+            )
+        verdict = data.get("verdict")
         results = tuple(ValidationResult.from_dict(r) for r in data["results"])
         annotations = {k: Annotation.from_dict(v) for k, v in data["annotations"].items()}
         detections = tuple(Detection.from_dict(d) for d in data["detections"])
@@ -394,6 +514,8 @@ class EvidenceRecord:
             exit_status=data["exit_status"],
             collected=data["collected"],
             not_run=tuple(data["not_run"]),
+            verdict=None if verdict is None else VerdictRecord.from_dict(verdict),
+            tiers=tuple(TierRecord.from_dict(t) for t in data.get("tiers", ())),
         )
 
 

@@ -23,6 +23,8 @@ REPRODUCER = "--reproducer"
 STORE = "--evidence-store"
 RECORD_MODE = "--evidence-record-mode"
 SELECT = "--evidence-select"
+DEPS = "--evidence-deps"
+WATCH = "--evidence-watch"
 
 DEFAULT_RERUNS = 2
 PLUGIN_NAMES = ("evidence", "pytest_evidence.plugin")
@@ -97,6 +99,20 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         help="internal: run only the node ids listed in FILE, one per line.",
     )
+    group.addoption(
+        DEPS,
+        dest="evidence_deps",
+        metavar="ROOT",
+        default=None,
+        help="internal: record the functions and files under ROOT that each test reaches.",
+    )
+    group.addoption(
+        WATCH,
+        dest="evidence_watch",
+        metavar="FILE",
+        default=None,
+        help="internal: report where the modules listed in FILE were imported from.",
+    )
     parser.addini("evidence_out", "default for " + OUT, default=None)
     parser.addini("evidence_stream", "default for " + STREAM, default=None)
     parser.addini("evidence_baseline", "default for " + BASELINE, default=None)
@@ -117,6 +133,8 @@ class Settings:
     store: str
     record_mode: bool
     select: Optional[str]
+    deps_root: Optional[str]
+    watch: Tuple[str, ...]
 
     @property
     def proves_something(self) -> bool:
@@ -154,6 +172,8 @@ def is_active(config: pytest.Config) -> bool:
             "evidence_store",
             "evidence_record_mode",
             "evidence_select",
+            "evidence_deps",
+            "evidence_watch",
         )
     )
 
@@ -179,7 +199,16 @@ def settings(config: pytest.Config) -> Settings:
         store=_absolute(here, store) or store,
         record_mode=bool(config.getoption("evidence_record_mode")),
         select=_absolute(here, config.getoption("evidence_select")),
+        deps_root=_absolute(here, config.getoption("evidence_deps")),
+        watch=_read_lines(_absolute(here, config.getoption("evidence_watch"))),
     )
+
+
+def _read_lines(path: Optional[str]) -> Tuple[str, ...]:
+    if not path:
+        return ()
+    with open(path, encoding="utf-8") as fh:
+        return tuple(line.strip() for line in fh if line.strip())
 
 
 def _default_store(rootdir: str) -> str:

@@ -16,9 +16,12 @@ target environments.
 
 from __future__ import annotations
 
+from typing import List
+
 import pytest
 
 from pytest_evidence import options
+from pytest_evidence.deps import DependencyRecorder
 from pytest_evidence.errors import EvidenceError
 from pytest_evidence.finish import BaselinePlan, Finisher
 from pytest_evidence.flake import FlakePolicy
@@ -45,13 +48,15 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(Selector(settings.select), "evidence-selector")
     if not is_controller:
         config.pluginmanager.register(FlakePolicy(settings.reruns), "evidence-flake-policy")
+        if settings.deps_root:
+            config.pluginmanager.register(DependencyRecorder(settings.deps_root), "evidence-deps")
     if is_worker:
         return
-    recorder = Recorder(settings.stream)
+    recorder = Recorder(settings.stream, describe_environment=settings.record_mode)
     config.stash[recorder_key] = recorder
     config.pluginmanager.register(recorder, "evidence-recorder")
     if settings.record_mode:
-        config.pluginmanager.register(_RecordModeEnd(recorder), "evidence-record-mode")
+        config.pluginmanager.register(_RecordModeEnd(recorder, list(settings.watch)), "evidence-record-mode")
         return
     try:
         Store(settings.store).close()  # a corrupt or locked store fails now, not after the tests
@@ -64,9 +69,12 @@ def pytest_configure(config: pytest.Config) -> None:
 class _RecordModeEnd:
     """Record mode (a baseline run): close the stream with the exit status, nothing more."""
 
-    def __init__(self, recorder: Recorder) -> None:
+    def __init__(self, recorder: Recorder, watch: List[str]) -> None:
         self.recorder = recorder
+        self.watch = watch
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.watch:
+            self.recorder.emit_module_origins(self.watch)
         self.recorder.finish_stream(int(exitstatus))

@@ -12,6 +12,8 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
+from pytest_evidence import environment
+from pytest_evidence.deps import DEPS_ATTR
 from pytest_evidence.model import Failure, FailureKind, Observation
 from pytest_evidence.reports import ATTEMPTS_ATTR, failure_of, observe
 from pytest_evidence.stream import StreamWriter
@@ -20,8 +22,9 @@ from pytest_evidence.stream import StreamWriter
 class Recorder:
     """Collects phase reports per test and emits one ``Observation`` when the test is over."""
 
-    def __init__(self, stream_path: Optional[str]) -> None:
+    def __init__(self, stream_path: Optional[str], describe_environment: bool = False) -> None:
         self.stream: Optional[StreamWriter] = StreamWriter(stream_path) if stream_path else None
+        self.describe_environment = describe_environment
         self.collected: Optional[List[str]] = None
         self.deselected = 0
         self.collect_errors: Dict[str, Failure] = {}
@@ -33,22 +36,30 @@ class Recorder:
             self.stream.write(line_type, payload)
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        self._emit("session_start", {"pytest": pytest.__version__, "python": sys.version.split()[0]})
+        payload: Dict[str, Any] = {"pytest": pytest.__version__, "python": sys.version.split()[0]}
+        if self.describe_environment:  # costs tens of ms: only when a reader compares sides
+            payload["environment"] = environment.capture().to_dict()
+        self._emit("session_start", payload)
 
     def pytest_deselected(self, items: List[pytest.Item]) -> None:
         self.deselected += len(items)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self._collected([item.nodeid for item in session.items])
+        markers = {}
+        for item in session.items:
+            names = sorted({m.name for m in item.iter_markers()})
+            if names:
+                markers[item.nodeid] = names
+        self._collected([item.nodeid for item in session.items], markers)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: List[str]) -> None:
         if self.collected is None:
-            self._collected(list(ids))
+            self._collected(list(ids), {})
 
-    def _collected(self, ids: List[str]) -> None:
+    def _collected(self, ids: List[str], markers: Dict[str, List[str]]) -> None:
         self.collected = ids
-        self._emit("collected", {"test_ids": ids})
+        self._emit("collected", {"test_ids": ids, "markers": markers})
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -63,6 +74,9 @@ class Recorder:
             obs = observe(report.nodeid, reports)
             self.observed[report.nodeid] = obs
             self._emit("result", obs.to_dict())
+            deps = getattr(report, DEPS_ATTR, None)
+            if deps is not None:
+                self._emit("deps", {"test_id": report.nodeid, "functions": deps[0], "files": deps[1]})
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_report_teststatus(self, report: Any) -> Optional[Any]:
@@ -70,6 +84,14 @@ class Recorder:
         if attempts and len(set(attempts)) > 1 and report.failed:
             return "flaky", "K", ("FLAKY", {"yellow": True})
         return None
+
+    def emit_module_origins(self, names: List[str]) -> None:
+        """Where each watched module was imported from during the session (None: not imported)."""
+        origins = {}
+        for name in names:
+            module = sys.modules.get(name)
+            origins[name] = getattr(module, "__file__", None) if module is not None else None
+        self._emit("modules", {"origins": origins})
 
     def finish_stream(self, exit_status: int) -> None:
         self._emit("session_finish", {"exit_status": exit_status})

@@ -69,7 +69,7 @@ def run_on_baseline(request: BaselineRequest, test_ids: Sequence[str]) -> Baseli
         present = [f for f in files if os.path.exists(os.path.join(cwd, f))]
         proc = _run_pytest(request, cwd, tree, select, stream_path, present)
         content = stream.read(stream_path)
-        observed = {tid: _observation_for(tid, content) for tid in test_ids}
+        observed = {tid: observation_for(tid, content) for tid in test_ids}
         return BaselineRun(observed, proc.returncode, bounded(proc.stderr.decode("utf-8", "replace"), 2000))
     finally:
         gitops.remove_worktree(request.git_root, tree)
@@ -106,7 +106,7 @@ def _run_pytest(
     return subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def _observation_for(test_id: str, content: stream.StreamContent) -> Optional[Observation]:
+def observation_for(test_id: str, content: stream.StreamContent) -> Optional[Observation]:
     """B's observation of ``test_id``; a collection error of its file counts as ``error``."""
     if test_id in content.results:
         return content.results[test_id]

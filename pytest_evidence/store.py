@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from pytest_evidence.errors import StoreCorrupt, StoreLocked, StoreVersionMismatch
@@ -22,7 +23,7 @@ from pytest_evidence.model import Observation
 
 STORE_VERSION = "1"
 
-_TABLES = ("meta", "runs", "results", "flake_signatures", "baseline_cache")
+_TABLES = ("meta", "runs", "results", "flake_signatures", "baseline_cache", "suite_runs", "suite_tests")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (          -- one row per key, written once
@@ -60,6 +61,22 @@ CREATE TABLE IF NOT EXISTS baseline_cache (    -- B observations, keyed by tree+
     run_id    TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS baseline_by_key ON baseline_cache (cache_key, test_id);
+CREATE TABLE IF NOT EXISTS suite_runs (        -- the runner's full B suite run, once per key
+    cache_key TEXT NOT NULL,                   -- B tree + environment + pytest args + policy
+    run_id    TEXT NOT NULL,
+    collected TEXT NOT NULL,                   -- JSON list of node ids, in collection order
+    markers   TEXT NOT NULL,                   -- JSON {node id: [marker names]}
+    exit_code INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS suite_tests (       -- one row per test of a suite run
+    cache_key TEXT NOT NULL,
+    run_id    TEXT NOT NULL,
+    test_id   TEXT NOT NULL,
+    payload   TEXT,                            -- Observation JSON; NULL: not reported
+    functions TEXT NOT NULL,                   -- JSON list of "path:first_line" reached on B
+    files     TEXT NOT NULL                    -- JSON list of checkout files opened on B
+);
+CREATE INDEX IF NOT EXISTS suite_tests_by_key ON suite_tests (cache_key, run_id);
 """
 
 
@@ -72,6 +89,19 @@ def _triggers() -> str:
                 "BEGIN SELECT RAISE(ABORT, 'evidence store is append-only'); END;" % (table, op.lower(), op, table)
             )
     return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """The whole suite on B with per-test dependencies: what every candidate against B reuses."""
+
+    run_id: str
+    collected: Tuple[str, ...]
+    markers: Mapping[str, List[str]]
+    exit_code: int
+    results: Mapping[str, Optional[Observation]]
+    functions: Mapping[str, List[str]]
+    files: Mapping[str, List[str]]
 
 
 class Store:
@@ -186,5 +216,58 @@ class Store:
             [
                 (cache_key, tid, None if obs is None else json.dumps(obs.to_dict()), run_id)
                 for tid, obs in sorted(observed.items())
+            ],
+        )
+
+    # -- the runner's baseline suite -------------------------------------------------------------
+
+    def suite_lookup(self, cache_key: str) -> Optional[SuiteRun]:
+        """The newest complete suite run stored under ``cache_key``, if any."""
+        row = self._db.execute(
+            "SELECT run_id, collected, markers, exit_code FROM suite_runs WHERE cache_key = ? "
+            "ORDER BY rowid DESC LIMIT 1",
+            (cache_key,),
+        ).fetchone()
+        if row is None:
+            return None
+        run_id, collected, markers, exit_code = row
+        results: Dict[str, Optional[Observation]] = {}
+        functions: Dict[str, List[str]] = {}
+        files: Dict[str, List[str]] = {}
+        for test_id, payload, funcs, opened in self._db.execute(
+            "SELECT test_id, payload, functions, files FROM suite_tests WHERE cache_key = ? AND run_id = ?",
+            (cache_key, run_id),
+        ):
+            results[test_id] = None if payload is None else Observation.from_dict(json.loads(payload))
+            functions[test_id] = json.loads(funcs)
+            files[test_id] = json.loads(opened)
+        return SuiteRun(run_id, tuple(json.loads(collected)), json.loads(markers), exit_code, results, functions, files)
+
+    def suite_add(self, cache_key: str, suite: SuiteRun) -> None:
+        """Tests first, then the run row: a reader never sees a run without its tests."""
+        self._write(
+            "INSERT INTO suite_tests VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    cache_key,
+                    suite.run_id,
+                    tid,
+                    None if obs is None else json.dumps(obs.to_dict()),
+                    json.dumps(list(suite.functions.get(tid, []))),
+                    json.dumps(list(suite.files.get(tid, []))),
+                )
+                for tid, obs in suite.results.items()
+            ],
+        )
+        self._write(
+            "INSERT INTO suite_runs VALUES (?, ?, ?, ?, ?)",
+            [
+                (
+                    cache_key,
+                    suite.run_id,
+                    json.dumps(list(suite.collected)),
+                    json.dumps(dict(suite.markers)),
+                    suite.exit_code,
+                )
             ],
         )

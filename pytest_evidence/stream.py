@@ -19,7 +19,7 @@ from pytest_evidence.model import Failure, Observation
 STREAM_VERSION = 1
 
 #: The closed set of line types.
-LINE_TYPES = frozenset({"session_start", "collected", "collect_error", "result", "session_finish"})
+LINE_TYPES = frozenset({"session_start", "collected", "collect_error", "result", "deps", "modules", "session_finish"})
 
 
 class StreamWriter:
@@ -50,6 +50,10 @@ class StreamContent:
     collected: Optional[List[str]] = None
     collect_errors: Dict[str, Failure] = field(default_factory=dict)
     results: Dict[str, Observation] = field(default_factory=dict)
+    markers: Dict[str, List[str]] = field(default_factory=dict)
+    functions: Dict[str, List[str]] = field(default_factory=dict)
+    files: Dict[str, List[str]] = field(default_factory=dict)
+    module_origins: Dict[str, Optional[str]] = field(default_factory=dict)
     exit_status: Optional[int] = None
 
     @property
@@ -81,11 +85,17 @@ def read(path: str) -> StreamContent:
             content.started = doc
         elif kind == "collected":
             content.collected = list(doc["test_ids"])
+            content.markers = dict(doc.get("markers", {}))
         elif kind == "collect_error":
             content.collect_errors[doc["nodeid"]] = Failure.from_dict(doc["failure"])
         elif kind == "result":
             obs = Observation.from_dict(doc)
             content.results[obs.test_id] = obs
+        elif kind == "deps":
+            content.functions[doc["test_id"]] = list(doc["functions"])
+            content.files[doc["test_id"]] = list(doc["files"])
+        elif kind == "modules":
+            content.module_origins = dict(doc["origins"])
         else:
             content.exit_status = int(doc["exit_status"])
     return content

@@ -1,7 +1,7 @@
 """``evidence-runner``: the harness-side command line.
 
-Every user mistake ends in one line on stderr and a documented exit code (see ``runner.errors``);
-a traceback is reserved for bugs of the runner itself.
+Exit codes (docs/runner.md): 0 certified, 1 rejected, 3 inconclusive, 2 bad input, 4 internal
+error. Every user mistake ends in one line on stderr; a traceback is reserved for bugs.
 """
 
 from __future__ import annotations
@@ -12,16 +12,17 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from runner import demo
-from runner.errors import EXIT_BAD_INPUT, EXIT_INTERNAL, NotBuilt
+from runner import certify, demo
+from runner.errors import EXIT_BAD_INPUT, EXIT_INTERNAL, RunnerError
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evidence-runner", description="Certify or falsify a candidate patch.")
     sub = parser.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("demo", help="run the evidence core on the built-in example repository")
+    d = sub.add_parser("demo", help="certify every candidate of the built-in example repository")
     d.add_argument("--keep", action="store_true", help="keep the example repository and records")
-    sub.add_parser("certify", help="climb the certification ladder T0-T7 (not built yet)")
+    c = sub.add_parser("certify", help="climb the certification ladder T0-T7 and write the evidence record")
+    certify.add_arguments(c)
     return parser
 
 
@@ -31,16 +32,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return EXIT_BAD_INPUT if exc.code else 0
-    console = Console()
+    console = Console(stderr=True)
     try:
         if args.command == "demo":
-            return demo.run(args.keep, console)
-        raise NotBuilt(
-            "certify: the certification ladder (T0-T7) is not built yet; "
-            "use `pytest -p evidence --baseline=REV` for typed results"
-        )
-    except NotBuilt as exc:
-        print("evidence-runner: not built: %s" % exc, file=sys.stderr)
+            return demo.run(args.keep, Console())
+        code, line = certify.run(args, lambda msg: console.print("  " + msg, highlight=False))
+        print(line)
+        return code
+    except RunnerError as exc:
+        print("evidence-runner: %s [%s]" % (exc, exc.slug), file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("evidence-runner: interrupted; temporary worktrees removed", file=sys.stderr)
         return EXIT_INTERNAL
 
 

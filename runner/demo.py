@@ -1,81 +1,71 @@
-"""``evidence-runner demo``: the evidence core on the built-in example, no repository needed.
+"""``evidence-runner demo``: certify every candidate of the built-in example, no repository needed.
 
-Builds the example repository in a temp dir, runs ``pytest -p evidence --baseline=B`` on each
-candidate commit and prints what each run proved. It runs the same plugin a user runs; nothing
-here types a result.
+Builds the example repository (a bug at B, one commit per candidate) in a temp dir, runs the same
+``certify`` a user runs on each candidate, and prints the verdict table. All candidates share one
+B, so the baseline suite runs once and is reused by every later candidate.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import pathlib
 import shutil
-import subprocess
-import sys
 import tempfile
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from runner import example_repo
+from runner import certify, example_repo
 
 
-def _certify_with_plugin(repo: example_repo.ExampleRepo, name: str, out: pathlib.Path) -> tuple[int, dict[str, Any]]:
-    subprocess.run(["git", "checkout", "-q", repo.candidates[name]], cwd=repo.path, check=True)
-    proc = subprocess.run(
+def certify_candidate(
+    repo: example_repo.ExampleRepo, name: str, out: pathlib.Path, store: pathlib.Path
+) -> tuple[int, dict[str, Any]]:
+    parser = argparse.ArgumentParser()
+    certify.add_arguments(parser)
+    args = parser.parse_args(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "evidence",
-            f"--baseline={repo.baseline}",
-            f"--evidence-out={out}",
-            "-q",
-            "-p",
-            "no:randomly",
-        ],
-        cwd=repo.path,
-        capture_output=True,
-        text=True,
+            "--repo",
+            str(repo.path),
+            "--baseline",
+            repo.baseline,
+            "--candidate",
+            repo.candidates[name],
+            "--out",
+            str(out),
+            "--store",
+            str(store),
+        ]
     )
-    if not out.exists():
-        raise RuntimeError("pytest wrote no evidence record for %s: %s" % (name, proc.stderr.strip()[-500:]))
-    return proc.returncode, json.loads(out.read_text())
-
-
-def _counts(counts: dict[str, int]) -> str:
-    return ", ".join("%s %d" % (k, v) for k, v in counts.items() if v) or "-"
-
-
-def evidence_per_candidate(
-    repo: example_repo.ExampleRepo, records: pathlib.Path
-) -> dict[str, tuple[int, dict[str, Any]]]:
-    """Run the plugin against B on every candidate of the example: ``name -> (exit, record)``."""
-    return {name: _certify_with_plugin(repo, name, records / f"{name}.json") for name in example_repo.CANDIDATES}
+    code, _line = certify.run(args, lambda _m: None)
+    return code, json.loads(out.read_text())
 
 
 def run(keep: bool, console: Console) -> int:
     work = pathlib.Path(tempfile.mkdtemp(prefix="evidence-demo-"))
     try:
         repo = example_repo.build(work / "shop")
-        console.print("example repository with B = %s and %d candidates" % (repo.baseline[:12], len(repo.candidates)))
-        table = Table(title="pytest -p evidence --baseline=B, per candidate")
-        for column in ("candidate", "exit", "bug-discr.", "B/C classes", "detections"):
-            table.add_column(column)
-        for name, (code, doc) in evidence_per_candidate(repo, work).items():
-            summary = doc["summary"]
+        console.print(
+            "example repository %s: B = %s, %d candidates" % (repo.path, repo.baseline[:12], len(repo.candidates))
+        )
+        table = Table(title="evidence-runner certify, per candidate")
+        for column in ("candidate", "verdict", "halted", "why"):
+            table.add_column(column, overflow="fold")
+        for name in example_repo.CANDIDATES:
+            code, doc = certify_candidate(repo, name, work / f"{name}.json", work / "store.sqlite3")
+            verdict = doc["verdict"]
+            style = {"CERTIFIED": "green", "REJECTED": "red"}.get(verdict["verdict"], "yellow")
             table.add_row(
                 name,
-                str(code),
-                str(summary["bug_discriminating"]),
-                _counts(summary["by_class"]),
-                _counts(summary["detections"]),
+                "[%s]%s[/] (exit %d)" % (style, verdict["verdict"], code),
+                verdict["halted_at"] or "-",
+                verdict["reasons"][0],
             )
         console.print(table)
         for name, (what, _files, _deleted) in example_repo.CANDIDATES.items():
-            console.print("  %-11s %s" % (name, what))
+            console.print("  %-18s %s" % (name, what), highlight=False)
         if keep:
             console.print("kept: %s (evidence records: *.json)" % work)
     finally:

@@ -1,6 +1,7 @@
-"""Exit codes of ``evidence-runner``, documented in docs/runner.md.
+"""Exit codes of ``evidence-runner`` and the errors that map onto them (docs/runner.md).
 
-They are the runner's interface to CI, so they never change meaning.
+The exit codes are the runner's interface to CI and never change meaning. Every user mistake is
+a ``BadInput`` with one line naming the thing involved; a traceback is reserved for bugs.
 """
 
 from __future__ import annotations
@@ -12,5 +13,29 @@ EXIT_INCONCLUSIVE = 3
 EXIT_INTERNAL = 4
 
 
-class NotBuilt(Exception):
+class RunnerError(Exception):
+    """Base of the runner's own errors; ``slug`` names the cause in docs/runner.md."""
+
+    slug = "runner-error"
+    exit_code = EXIT_INTERNAL
+
+
+class BadInput(RunnerError):
+    """The user asked for something that cannot be done as asked."""
+
+    slug = "bad-input"
+    exit_code = EXIT_BAD_INPUT
+
+
+class PatchDoesNotApply(BadInput):
+    slug = "patch-does-not-apply"
+
+
+class MissingTool(BadInput):
+    slug = "missing-tool"
+
+
+class NotBuilt(RunnerError):
     """A feature that is specified but not built yet: said loudly, never a silent pass."""
+
+    slug = "not-built"

@@ -23,7 +23,43 @@ def bulk_discount(qty: int) -> float:
 
 def total(unit: float, qty: int) -> float:
     return round(unit * qty * (1 - bulk_discount(qty)), 2)
+
+
+def price_label(amount: float) -> str:
+    return "%.2f" % amount
 '''
+
+CLI = '''"""``python -m shop.cli QTY``: the total for QTY items at 2.00."""
+
+import sys
+
+from shop.price import price_label, total
+
+
+def main(argv: list[str]) -> None:
+    print(price_label(total(2.0, int(argv[0]))))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+'''
+
+TEST_CLI = """import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import shop
+
+ROOT = pathlib.Path(shop.__file__).resolve().parent.parent
+
+
+@pytest.mark.integration
+def test_cli_prints_the_total():
+    out = subprocess.run([sys.executable, "-m", "shop.cli", "3"], cwd=ROOT, capture_output=True, text=True)
+    assert out.stdout.strip() == "6.00"
+"""
 
 TEST_PRICE = """from shop.price import bulk_discount, total
 
@@ -80,9 +116,13 @@ BASELINE_FILES = {
     "shop/cart.py": CART,
     "tests/test_price.py": TEST_PRICE,
     "tests/test_cart.py": TEST_CART,
+    "shop/cli.py": CLI,
+    "tests/integration/test_cli.py": TEST_CLI,
     "pyproject.toml": (
         '[project]\nname = "shop"\nversion = "0"\n\n'
         '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
+        'markers = ["integration: end-to-end runs of the command line"]\n\n'
+        "[tool.mypy]\nwarn_unused_ignores = true\n"
     ),
 }
 
@@ -130,7 +170,62 @@ def test_flip_flop():
         },
         (),
     ),
-    "empty": ("deletes every test", {"shop/price.py": FIXED}, ("tests/test_price.py", "tests/test_cart.py")),
+    "empty": (
+        "deletes every test",
+        {"shop/price.py": FIXED},
+        ("tests/test_price.py", "tests/test_cart.py", "tests/integration/test_cli.py"),
+    ),
+    "syntax-error": (
+        "a fix with a syntax error",
+        {
+            "shop/price.py": FIXED.replace(
+                "def bulk_discount(qty: int) -> float:", "def bulk_discount(qty: int) -> float"
+            ),
+            "tests/test_boundary.py": REPRODUCER,
+        },
+        (),
+    ),
+    "undefined-name": (
+        "a fix that also references an undefined name",
+        {
+            "shop/price.py": FIXED + "\n\ndef describe() -> str:\n    return undefined_label\n",
+            "tests/test_boundary.py": REPRODUCER,
+        },
+        (),
+    ),
+    "lint-warning": (
+        "an honest fix with an unused import (a warning, not a halt)",
+        {"shop/price.py": "import os\n" + FIXED, "tests/test_boundary.py": REPRODUCER},
+        (),
+    ),
+    "type-error": (
+        "a fix that passes its tests but does not type-check",
+        {
+            "shop/price.py": FIXED.replace("if qty >= 10:", 'threshold: int = "10"\n    if qty >= int(threshold):'),
+            "tests/test_boundary.py": REPRODUCER,
+        },
+        (),
+    ),
+    "integration-break": (
+        "fixes the bug but breaks the command line, which only an integration test runs",
+        {"shop/price.py": FIXED.replace('"%.2f" % amount', '"%.1f" % amount'), "tests/test_boundary.py": REPRODUCER},
+        (),
+    ),
+}
+
+#: What each candidate must get from ``certify``: (verdict, tier that halted, or None).
+EXPECTED = {
+    "honest-fix": ("CERTIFIED", None),
+    "no-fix": ("REJECTED", "T3"),
+    "vacuous": ("INCONCLUSIVE", "T3"),
+    "regression": ("REJECTED", "T4"),
+    "flaky-fix": ("INCONCLUSIVE", "T3"),
+    "empty": ("INCONCLUSIVE", "T3"),
+    "syntax-error": ("REJECTED", "T0"),
+    "undefined-name": ("REJECTED", "T1"),
+    "lint-warning": ("CERTIFIED", None),
+    "type-error": ("REJECTED", "T2"),
+    "integration-break": ("REJECTED", "T6"),
 }
 
 

@@ -1,40 +1,90 @@
-"""The runner's command line and the built-in example, end to end on a real git repository."""
+"""The runner end to end on the built-in example: every candidate gets the verdict it deserves."""
 
 from __future__ import annotations
 
 import pathlib
+import tempfile
 
+import jsonschema
 import pytest
+from conftest import Record
 
 from runner import demo, example_repo
 from runner.cli import main
-from runner.errors import EXIT_BAD_INPUT, EXIT_INTERNAL
+from runner.errors import EXIT_BAD_INPUT
 
 
-def test_example_candidates_get_the_evidence_they_deserve(tmp_path: pathlib.Path) -> None:
-    repo = example_repo.build(tmp_path / "shop")
-    got = demo.evidence_per_candidate(repo, tmp_path)
-    summary = {name: doc["summary"] for name, (_code, doc) in got.items()}
-    assert got["honest-fix"][0] == 0 and summary["honest-fix"]["bug_discriminating"] == 1
-    assert summary["honest-fix"]["by_class"]["regression"] == 0
-    assert summary["no-fix"]["by_class"]["no-fix"] == 1 and got["no-fix"][0] == 1
-    assert summary["vacuous"]["bug_discriminating"] == 0
-    assert summary["vacuous"]["detections"]["reproducer_not_failing_on_baseline"] == 1
-    assert summary["regression"]["by_class"]["regression"] == 1
-    assert summary["flaky-fix"]["detections"]["flaky_quarantined"] >= 1
-    assert "empty_collection" in summary["empty"]["detections"] and got["empty"][0] == 5
-    assert repo.path.joinpath(".git").is_dir() and not list(tmp_path.glob("evidence-baseline-*"))
+@pytest.fixture(scope="module")
+def certified(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, Record]]:
+    work = tmp_path_factory.mktemp("example")
+    repo = example_repo.build(work / "shop")
+    return {
+        name: demo.certify_candidate(repo, name, work / f"{name}.json", work / "store.sqlite3")
+        for name in example_repo.CANDIDATES
+    }
 
 
-def test_demo_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("name", list(example_repo.EXPECTED))
+def test_candidate_gets_its_verdict(certified: dict[str, tuple[int, Record]], schema: Record, name: str) -> None:
+    code, doc = certified[name]
+    jsonschema.validate(doc, schema)
+    verdict, tier = example_repo.EXPECTED[name]
+    assert (doc["verdict"]["verdict"], doc["verdict"]["halted_at"]) == (verdict, tier), doc["verdict"]
+    assert code == {"CERTIFIED": 0, "REJECTED": 1, "INCONCLUSIVE": 3}[verdict] == doc["exit_status"]
+    assert doc["summary"]["typing_failures"] == 0 and doc["summary"]["evidence_typing_coverage"] == 1.0
+    if tier is not None:
+        halted = [t["tier"] for t in doc["tiers"] if t["status"] in ("failed", "inconclusive")]
+        assert halted[0] == tier
+        assert all(t["status"] == "not_run" for t in doc["tiers"] if t["tier"] > tier)
+
+
+def test_syntax_error_is_stopped_at_t0_with_nothing_else_run(certified: dict[str, tuple[int, Record]]) -> None:
+    _, doc = certified["syntax-error"]
+    assert {r["role"] for r in doc["results"]} == {"STATIC_GATE"}
+    bad = [r for r in doc["results"] if r["candidate_result"] == "fail"]
+    assert bad[0]["failure"]["kind"] == "syntax_error" and bad[0]["failure"]["path"] == "shop/price.py"
+    assert bad[0]["failure"]["line"] == 4
+
+
+def test_lint_warning_is_recorded_and_passes_through(certified: dict[str, tuple[int, Record]]) -> None:
+    _, doc = certified["lint-warning"]
+    t1 = next(t for t in doc["tiers"] if t["tier"] == "T1")
+    assert t1["status"] == "passed"
+    assert any(f["code"] == "F401" and not f["hard"] for f in t1["findings"])
+
+
+def test_undefined_name_is_a_hard_finding(certified: dict[str, tuple[int, Record]]) -> None:
+    _, doc = certified["undefined-name"]
+    t1 = next(t for t in doc["tiers"] if t["tier"] == "T1")
+    assert [f["code"] for f in t1["findings"] if f["hard"]] == ["F821"]
+
+
+def test_regression_is_typed_and_names_the_neighbour(certified: dict[str, tuple[int, Record]]) -> None:
+    _, doc = certified["regression"]
+    flipped = [r for r in doc["results"] if r["baseline_result"] == "pass" and r["candidate_result"] == "fail"]
+    assert [r["test_id"] for r in flipped] == ["tests/test_price.py::test_large_order_discount"]
+    assert flipped[0]["role"] == "REGRESSION" and flipped[0]["affected_by_change"] is True
+
+
+def test_honest_fix_evidence(certified: dict[str, tuple[int, Record]]) -> None:
+    _, doc = certified["honest-fix"]
+    repro = next(r for r in doc["results"] if r["test_id"].endswith("test_ten_items_get_discount"))
+    assert (repro["role"], repro["baseline_result"], repro["candidate_result"], repro["bug_discriminating"]) == (
+        "BUG_REPRODUCTION",
+        "fail",
+        "pass",
+        True,
+    )
+    assert doc["collected"] == 6 and doc["not_run"] == []
+
+
+def test_demo_prints_the_table_and_leaves_nothing_behind(capsys: pytest.CaptureFixture[str]) -> None:
+    scratch = pathlib.Path(tempfile.gettempdir())
+    before = set(scratch.glob("evidence-*"))
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
-    assert "honest-fix" in out and "empty_collection" in out
-
-
-def test_certify_is_not_built_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["certify"]) == EXIT_INTERNAL
-    assert "not built" in capsys.readouterr().err
+    assert "honest-fix" in out and "CERTIFIED" in out and "REJECTED" in out and "INCONCLUSIVE" in out
+    assert set(scratch.glob("evidence-*")) == before
 
 
 def test_unknown_command_is_bad_input() -> None:

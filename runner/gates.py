@@ -1,0 +1,293 @@
+"""The static gates T0-T2: parse, lint, type check and import the changed files.
+
+Each gate turns its tool's structured output (``ast``/``tomllib``/``json`` exceptions, ruff's and
+mypy's JSON) into ``Finding`` objects and ``STATIC_GATE`` results; nothing here reads a tool's
+human-oriented text. A gate fails only on hard findings; the rest are recorded and pass through.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import pathlib
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pytest_evidence.model import Failure, FailureKind, Finding, Outcome, Role, ValidationResult
+from runner.errors import MissingTool
+from runner.target import Target
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+#: ruff rules that halt T1: syntax errors, undefined names and the like. Everything else warns.
+HARD_RUFF = ("E9", "F63", "F7", "F82")
+
+
+@dataclass(frozen=True)
+class GateResult:
+    passed: bool
+    results: tuple[ValidationResult, ...]
+    findings: tuple[Finding, ...]
+    note: str
+
+
+def _result(
+    test_id: str, candidate: str, failing: Finding | None, kind: FailureKind, exit_code: int | None, summary: str = ""
+) -> ValidationResult:
+    failure = None
+    if failing is not None:
+        where = "line %s, column %s: " % (failing.line, failing.column) if failing.line else ""
+        failure = Failure(kind, where + failing.message, failing.path, failing.line, failing.code or "")
+    return ValidationResult(
+        test_id=test_id,
+        role=Role.STATIC_GATE,
+        candidate_commit=candidate,
+        baseline_result=None,
+        candidate_result=Outcome.FAIL if failure else Outcome.PASS,
+        duration=0.0,
+        exit_code=exit_code,
+        flaky_history=(),
+        affected_by_change=True,
+        bug_discriminating=False,
+        stdout_summary=summary,
+        failure=failure,
+    )
+
+
+# -- T0 -----------------------------------------------------------------------------------------
+
+
+def _parse_one(path: str, data: bytes) -> Finding | None:
+    try:
+        if path.endswith(".py"):
+            ast.parse(data, filename=path)
+        elif path.endswith(".toml"):
+            tomllib.loads(data.decode("utf-8"))
+        elif path.endswith(".json"):
+            json.loads(data.decode("utf-8"))
+    except SyntaxError as exc:
+        return Finding("parse", path, exc.lineno, exc.offset, "syntax", exc.msg, True)
+    except tomllib.TOMLDecodeError as exc:
+        return Finding("parse", path, None, None, "toml", str(exc), True)
+    except json.JSONDecodeError as exc:
+        return Finding("parse", path, exc.lineno, exc.colno, "json", exc.msg, True)
+    except UnicodeDecodeError as exc:
+        return Finding("parse", path, None, None, "encoding", str(exc), True)
+    return None
+
+
+def parse_gate(checkout: pathlib.Path, paths: Sequence[str], candidate: str) -> GateResult:
+    """T0: every changed Python, TOML and JSON file must parse."""
+    results, findings = [], []
+    for path in paths:
+        if not path.endswith((".py", ".toml", ".json")):
+            continue
+        finding = _parse_one(path, (checkout / path).read_bytes())
+        if finding is not None:
+            findings.append(finding)
+        results.append(_result("T0::parse::" + path, candidate, finding, FailureKind.SYNTAX_ERROR, None))
+    bad = [f for f in findings if f.hard]
+    note = "%d file(s) parsed" % len(results) if not bad else "%s does not parse" % bad[0].path
+    return GateResult(not bad, tuple(results), tuple(findings), note)
+
+
+# -- T1 -----------------------------------------------------------------------------------------
+
+
+def lint_gate(checkout: pathlib.Path, paths: Sequence[str], candidate: str) -> GateResult:
+    """T1: ruff with the repository's own configuration; only ``HARD_RUFF`` findings halt."""
+    py = [p for p in paths if p.endswith(".py")]
+    if not py:
+        return GateResult(True, (), (), "no Python file changed")
+    cmd = [
+        sys.executable,
+        "-m",
+        "ruff",
+        "check",
+        "--output-format=json",
+        "--no-fix",
+        "--exit-zero",
+        "--extend-select",
+        ",".join(HARD_RUFF),
+        *py,
+    ]
+    try:
+        proc = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True, timeout=300)
+    except FileNotFoundError:  # pragma: no cover - sys.executable always exists
+        raise MissingTool("ruff cannot be started") from None
+    if proc.returncode != 0 or not proc.stdout.strip().startswith("["):
+        if "No module named ruff" in proc.stderr:
+            raise MissingTool("ruff is not installed for the runner (%s)" % sys.executable)
+        raise MissingTool("ruff failed on the candidate: %s" % (proc.stderr.strip().splitlines() or ["?"])[-1])
+    findings = []
+    for item in json.loads(proc.stdout):
+        code = item.get("code")
+        rel = str(pathlib.Path(item["filename"]).resolve().relative_to(checkout.resolve()))
+        hard = code is None or code.startswith(HARD_RUFF)
+        loc = item.get("location") or {}
+        findings.append(Finding("ruff", rel, loc.get("row"), loc.get("column"), code, item["message"], hard))
+    results = []
+    for path in py:
+        mine = [f for f in findings if f.path == path]
+        hard = [f for f in mine if f.hard]
+        warnings = "\n".join(
+            "%s:%s:%s %s %s" % (f.path, f.line, f.column, f.code, f.message) for f in mine if not f.hard
+        )
+        results.append(
+            _result(
+                "T1::ruff::" + path,
+                candidate,
+                hard[0] if hard else None,
+                FailureKind.LINT,
+                proc.returncode,
+                warnings[:4096],
+            )
+        )
+    hard_all = [f for f in findings if f.hard]
+    note = (
+        "%d hard finding(s), first %s %s:%s" % (len(hard_all), hard_all[0].code, hard_all[0].path, hard_all[0].line)
+        if hard_all
+        else "%d warning(s), no hard finding" % len(findings)
+    )
+    return GateResult(not hard_all, tuple(results), tuple(findings), note)
+
+
+# -- T2 -----------------------------------------------------------------------------------------
+
+
+def mypy_configured(checkout: pathlib.Path) -> bool:
+    if (checkout / "mypy.ini").is_file() or (checkout / ".mypy.ini").is_file():
+        return True
+    pyproject = checkout / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            if "mypy" in tomllib.loads(pyproject.read_text()).get("tool", {}):
+                return True
+        except tomllib.TOMLDecodeError:
+            return False
+    setup_cfg = checkout / "setup.cfg"
+    return setup_cfg.is_file() and "[mypy]" in setup_cfg.read_text()
+
+
+def _mypy(checkout: pathlib.Path, py: Sequence[str], target: Target) -> tuple[list[Finding], int]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--output",
+        "json",
+        "--no-error-summary",
+        "--hide-error-context",
+        "--python-executable",
+        target.python,
+        *py,
+    ]
+    env = target.env(checkout)
+    env["MYPYPATH"] = env["PYTHONPATH"]
+    proc = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True, env=env, timeout=900)
+    if "No module named mypy" in proc.stderr:
+        raise MissingTool("mypy is not installed for the runner (%s)" % sys.executable)
+    findings = []
+    for line in proc.stdout.splitlines():
+        if not line.startswith("{"):
+            continue
+        item = json.loads(line)
+        hard = item.get("severity") == "error"
+        findings.append(
+            Finding("mypy", item["file"], item.get("line"), item.get("column"), item.get("code"), item["message"], hard)
+        )
+    return findings, proc.returncode
+
+
+_IMPORT_PROBE = """
+import importlib, json, sys
+out = {}
+for path, name in json.loads(sys.argv[1]):
+    try:
+        with open(path, "rb") as fh:
+            compile(fh.read(), path, "exec")  # byte-compile without writing .pyc files
+        if name:
+            mod = importlib.import_module(name)
+            out[path] = {"ok": True, "file": getattr(mod, "__file__", None)}
+        else:
+            out[path] = {"ok": True, "file": None}
+    except BaseException as exc:
+        out[path] = {"ok": False, "error": "%s: %s" % (type(exc).__name__, exc)}
+print(json.dumps(out))
+"""
+
+
+def module_name(path: str, roots: Sequence[str]) -> str | None:
+    """Dotted module name of ``path`` under the first import root that holds it."""
+    for root in roots:
+        prefix = root.rstrip("/") + "/" if root else ""
+        if path.startswith(prefix) and path.endswith(".py"):
+            rel = path[len(prefix) : -3]
+            parts = rel.split("/")
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            if parts and all(p.isidentifier() for p in parts):
+                return ".".join(parts)
+    return None
+
+
+def type_gate(
+    checkout: pathlib.Path,
+    paths: Sequence[str],
+    candidate: str,
+    target: Target,
+) -> tuple[GateResult, dict[str, str | None]]:
+    """T2: mypy where configured, then byte-compile and import every changed module on C.
+
+    Returns the gate and, per changed module, the file it was imported from (provenance).
+    """
+    py = [p for p in paths if p.endswith(".py")]
+    if not py:
+        return GateResult(True, (), (), "no Python file changed"), {}
+    findings: list[Finding] = []
+    results: list[ValidationResult] = []
+    notes = []
+    if mypy_configured(checkout):
+        mypy_findings, code = _mypy(checkout, py, target)
+        findings.extend(mypy_findings)
+        for path in py:
+            bad = [f for f in mypy_findings if f.path == path and f.hard]
+            results.append(
+                _result("T2::mypy::" + path, candidate, bad[0] if bad else None, FailureKind.TYPE_ERROR, code)
+            )
+        notes.append("mypy: %d error(s)" % sum(f.hard for f in mypy_findings))
+    else:
+        notes.append("mypy not configured by the repository")
+    roots = [str(r.relative_to(checkout)) if r != checkout else "" for r in target.roots(checkout)]
+    probe = [(str(checkout / p), module_name(p, roots)) for p in py]
+    proc = subprocess.run(
+        [target.python, "-c", _IMPORT_PROBE, json.dumps(probe)],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        env=target.env(checkout),
+        timeout=300,
+    )
+    try:
+        imported = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        imported = {
+            str(checkout / p): {"ok": False, "error": "import probe died: %s" % proc.stderr.strip()[-300:]} for p in py
+        }
+    origins: dict[str, str | None] = {}
+    for (abspath, name), path in zip(probe, py, strict=True):
+        got = imported.get(abspath, {"ok": False, "error": "no answer from the import probe"})
+        finding = None if got["ok"] else Finding("import", path, None, None, "import", got["error"], True)
+        if finding:
+            findings.append(finding)
+        if name and got["ok"]:
+            origins[name] = got["file"]
+        results.append(_result("T2::import::" + path, candidate, finding, FailureKind.IMPORT_ERROR, proc.returncode))
+    hard = [f for f in findings if f.hard]
+    notes.append("%d module(s) imported" % len(origins))
+    return GateResult(not hard, tuple(results), tuple(findings), "; ".join(notes)), origins

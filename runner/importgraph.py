@@ -1,0 +1,126 @@
+"""The static import graph of a checkout: which project files a file reaches through imports.
+
+Static and conservative: every ``import`` statement counts, wherever it stands (inside a
+function, under ``if TYPE_CHECKING``), because selection must over-approximate. Importing
+``a.b.c`` also executes ``a/__init__.py`` and ``a/b/__init__.py``, so those count too.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import pathlib
+from collections.abc import Iterable
+
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".venv",
+        "venv",
+        "env",
+        ".tox",
+        ".nox",
+        "node_modules",
+        "build",
+        "dist",
+        "__pycache__",
+        ".eggs",
+        "site-packages",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
+
+
+def python_files(checkout: pathlib.Path) -> list[str]:
+    found = []
+    for dirpath, dirnames, filenames in os.walk(checkout):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info"))
+        rel = os.path.relpath(dirpath, checkout)
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                found.append(name if rel == "." else "%s/%s" % (rel.replace(os.sep, "/"), name))
+    return found
+
+
+def _module_of(path: str, roots: list[str]) -> str | None:
+    for root in roots:
+        prefix = root.rstrip("/") + "/" if root else ""
+        if path.startswith(prefix):
+            parts = path[len(prefix) : -3].split("/")
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            if parts and all(p.isidentifier() for p in parts):
+                return ".".join(parts)
+    return None
+
+
+class ImportGraph:
+    def __init__(self, checkout: pathlib.Path, roots: list[str]) -> None:
+        self.checkout = checkout
+        self.files = python_files(checkout)
+        self.module_file: dict[str, str] = {}
+        for path in self.files:
+            name = _module_of(path, roots)
+            if name is not None and name not in self.module_file:
+                self.module_file[name] = path
+        self.file_module = {v: k for k, v in self.module_file.items()}
+        self._edges: dict[str, set[str]] = {}
+
+    def _imports(self, path: str) -> set[str]:
+        try:
+            tree = ast.parse((self.checkout / path).read_bytes())
+        except (SyntaxError, ValueError, OSError):
+            return set()
+        me = self.file_module.get(path, "")
+        package = me if path.endswith("__init__.py") else me.rpartition(".")[0]
+        names: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".") if package else []
+                    parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
+                    base = ".".join(p for p in [*parts, base] if p)
+                names.add(base)
+                names.update("%s.%s" % (base, alias.name) if base else alias.name for alias in node.names)
+        return names
+
+    def edges(self, path: str) -> set[str]:
+        """Project files ``path`` imports directly (parent packages included)."""
+        if path not in self._edges:
+            found = set()
+            for name in self._imports(path):
+                parts = name.split(".")
+                for i in range(1, len(parts) + 1):
+                    target = self.module_file.get(".".join(parts[:i]))
+                    if target is not None and target != path:
+                        found.add(target)
+            self._edges[path] = found
+        return self._edges[path]
+
+    def closure(self, starts: Iterable[str]) -> set[str]:
+        """Every project file reachable from ``starts`` (the starts included)."""
+        seen = set()
+        todo = [s for s in starts if s in self.files or (self.checkout / s).is_file()]
+        while todo:
+            path = todo.pop()
+            if path in seen:
+                continue
+            seen.add(path)
+            todo.extend(self.edges(path) - seen)
+        return seen
+
+    def conftests_for(self, path: str) -> list[str]:
+        """conftest.py files that apply to a test file: its directory and every parent."""
+        parts = path.split("/")[:-1]
+        found = []
+        for i in range(len(parts) + 1):
+            candidate = "/".join([*parts[:i], "conftest.py"])
+            if (self.checkout / candidate).is_file():
+                found.append(candidate)
+        return found

@@ -1,0 +1,424 @@
+"""The certification ladder T0-T7: cheapest checks first, halt at the first failing tier.
+
+Each tier produces typed results (through ``type_evidence``, never by hand) and a
+``TierRecord``. Tests run in the target interpreter through the plugin in record mode
+(``pytest_run``); B's results for unchanged tests come from the baseline suite run, stored once
+per B (``baseline_suite``); reproducers run on B with C's test files laid over it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import pathlib
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pytest_evidence import overlay
+from pytest_evidence.assemble import Typed, flake_digest, type_evidence
+from pytest_evidence.model import (
+    FAILING,
+    Annotation,
+    BCClass,
+    Detection,
+    DetectionKind,
+    EvidenceRecord,
+    Finding,
+    Observation,
+    Origin,
+    Outcome,
+    Tier,
+    TierRecord,
+    TierStatus,
+    ValidationResult,
+)
+from pytest_evidence.store import Store, SuiteRun
+from runner import baseline_suite, gates, pytest_run
+from runner.checkout import Checkouts
+from runner.diff import Diff, FileKind, compute
+from runner.errors import BadInput
+from runner.importgraph import ImportGraph
+from runner.selection import integration_tests, select_impacted_tests
+from runner.target import Target
+from runner.verdict import EXIT_CODES, decide
+
+PYTHON_FILES = ("test_*.py", "*_test.py")
+#: Outcomes on C that fail a test tier (a quarantined flake is judged separately).
+C_FAILING = FAILING | {Outcome.TIMEOUT, Outcome.CRASH}
+
+
+@dataclass(frozen=True)
+class Options:
+    reproducers: tuple[str, ...] = ()
+    expected_changes: tuple[str, ...] = ()
+    full: bool = False
+    reruns: int = 2
+    timeout: float | None = 900.0
+    integration_marker: str = "integration"
+    integration_globs: tuple[str, ...] = ("*integration*",)
+
+
+@dataclass
+class _State:
+    results: list[ValidationResult] = field(default_factory=list)
+    annotations: dict[str, Annotation] = field(default_factory=dict)
+    detections: list[Detection] = field(default_factory=list)
+    tiers: list[TierRecord] = field(default_factory=list)
+    ran_on_c: set[str] = field(default_factory=set)
+    halted: bool = False
+
+
+def _matches(specs: Sequence[str], ids: Sequence[str]) -> list[str]:
+    return [t for t in ids if any(t == s or t.startswith(s + "[") or t.startswith(s + "::") for s in specs)]
+
+
+class Ladder:
+    def __init__(
+        self,
+        co: Checkouts,
+        target: Target,
+        store: Store,
+        options: Options,
+        progress: Callable[[str], None] = lambda _m: None,
+    ) -> None:
+        self.co = co
+        self.target = target
+        self.store = store
+        self.options = options
+        self.progress = progress
+        self.run_id = uuid.uuid4().hex[:16]
+        self.state = _State()
+        self.roots = [str(r.relative_to(co.c_dir)) if r != co.c_dir else "" for r in target.roots(co.c_dir)]
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+
+    def _tier(
+        self,
+        tier: Tier,
+        status: TierStatus,
+        started: float,
+        selected: int,
+        run: int,
+        suite_size: int | None,
+        note: str,
+        findings: Sequence[Finding] = (),
+    ) -> None:
+        self.state.tiers.append(
+            TierRecord(
+                tier, status, round(time.perf_counter() - started, 3), selected, run, suite_size, note, tuple(findings)
+            )
+        )
+        self.progress("%s %s: %s" % (tier.value, status.value, note))
+        if status in (TierStatus.FAILED, TierStatus.INCONCLUSIVE) and not self.options.full:
+            self.state.halted = True
+
+    def _halted(self) -> bool:
+        return self.state.halted
+
+    def _add(
+        self,
+        results: Sequence[ValidationResult],
+        annotations: Mapping[str, Annotation] = {},
+        detections: Sequence[Detection] = (),
+    ) -> None:
+        self.state.results.extend(results)
+        self.state.annotations.update(annotations)
+        self.state.detections.extend(detections)
+
+    def _run_c(self, ids: Sequence[str]) -> pytest_run.PytestRun:
+        run = pytest_run.run(self.target, self.co.c_dir, ids, reruns=self.options.reruns, timeout=self.options.timeout)
+        self.state.ran_on_c.update(ids)
+        self._ledger(run, "C")
+        return run
+
+    def _ledger(self, run: pytest_run.PytestRun, side: str) -> None:
+        now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        rows = [
+            (o.test_id, self.run_id, side, ",".join(a.value for a in o.attempts), flake_digest(o), now)
+            for o in run.content.results.values()
+            if o.outcome is Outcome.FLAKY
+        ]
+        if rows:
+            self.store.add_flake_signatures(rows)
+
+    def _type(
+        self,
+        ids: Sequence[str],
+        c_run: pytest_run.PytestRun,
+        baseline: Mapping[str, Observation | None],
+        origin_of: Callable[[str], Origin],
+        designated: Sequence[str] = (),
+        expected: Sequence[str] = (),
+        affected: bool = True,
+    ) -> Typed:
+        candidate = []
+        for tid in ids:
+            obs = c_run.observation(tid)
+            candidate.append(
+                obs if obs is not None else Observation(tid, Outcome.CRASH, 0.0, None, "", (Outcome.CRASH,))
+            )
+        return type_evidence(
+            candidate=candidate,
+            baseline=baseline,
+            origin_of=origin_of,
+            designated=set(designated),
+            expected_change=set(expected),
+            candidate_commit=self.co.candidate,
+            exit_code=c_run.exit_code,
+            flaky_history=self.store.flake_history(ids),
+            affected=lambda _t: affected,
+        )
+
+    # -- the climb -----------------------------------------------------------------------------
+
+    def climb(self) -> EvidenceRecord:
+        started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        env_c = self.target.environment(self.co.c_dir)
+        env_b = self.target.environment(self.co.b_dir)
+        if env_b.fingerprint != env_c.fingerprint:
+            self._add(
+                (),
+                {},
+                [
+                    Detection(
+                        DetectionKind.ENVIRONMENT_DRIFT,
+                        "B %s != C %s" % (env_b.fingerprint[:12], env_c.fingerprint[:12]),
+                    )
+                ],
+            )
+        diff = compute(str(self.co.repo), self.co.baseline, self.co.candidate, PYTHON_FILES)
+        present = [f.path for f in diff.files if f.status != "D"]
+        sources = [f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D"]
+        steps: list[Callable[[], None]] = [
+            lambda: self._static(Tier.T0, gates.parse_gate(self.co.c_dir, present, self.co.candidate)),
+            lambda: self._static(
+                Tier.T1, gates.lint_gate(self.co.c_dir, [p for p in present if p.endswith(".py")], self.co.candidate)
+            ),
+            lambda: self._t2(sources),
+        ]
+        for step in steps:
+            if self._halted():
+                break
+            step()
+        c_suite: list[str] = []
+        markers: Mapping[str, list[str]] = {}
+        if not self._halted():
+            collect = pytest_run.run(
+                self.target, self.co.c_dir, None, reruns=0, collect_only=True, timeout=self.options.timeout
+            )
+            c_suite = list(collect.content.collected or [])
+            markers = collect.content.markers
+            self._tests(diff, c_suite, markers)
+        for tier in Tier:
+            if not any(t.tier is tier for t in self.state.tiers):
+                self.state.tiers.append(TierRecord(tier, TierStatus.NOT_RUN, 0.0, 0, 0, None, "an earlier tier halted"))
+        self.state.tiers.sort(key=lambda t: t.tier.value)
+        verdict = decide(self.state.tiers, self.state.results, self.state.detections)
+        return EvidenceRecord(
+            run_id=self.run_id,
+            created=started,
+            complete=True,
+            repo=str(self.co.repo),
+            baseline_commit=self.co.baseline,
+            candidate_commit=self.co.candidate,
+            environment=env_c,
+            results=tuple(self.state.results),
+            annotations=self.state.annotations,
+            detections=tuple(self.state.detections),
+            exit_status=EXIT_CODES[verdict.verdict],
+            baseline_run=None,
+            collected=len(c_suite),
+            not_run=tuple(t for t in c_suite if t not in self.state.ran_on_c),
+            verdict=verdict,
+            tiers=tuple(self.state.tiers),
+        )
+
+    def _static(self, tier: Tier, gate: gates.GateResult) -> None:
+        start = time.perf_counter()
+        self._add(gate.results)
+        status = TierStatus.PASSED if gate.passed else TierStatus.FAILED
+        if not gate.results:
+            status = TierStatus.SKIPPED
+        self._tier(tier, status, start, len(gate.results), len(gate.results), None, gate.note, gate.findings)
+
+    def _t2(self, sources: Sequence[str]) -> None:
+        start = time.perf_counter()
+        gate, origins = gates.type_gate(self.co.c_dir, sources, self.co.candidate, self.target)
+        checkout = os.path.realpath(self.co.c_dir) + os.sep
+        for module, origin in sorted(origins.items()):
+            if origin and not os.path.realpath(origin).startswith(checkout):
+                self._add(
+                    (),
+                    {},
+                    [
+                        Detection(
+                            DetectionKind.IMPORT_OUTSIDE_CHECKOUT,
+                            "%s was imported from %s, not from the checkout %s" % (module, origin, self.co.c_dir),
+                        )
+                    ],
+                )
+        self._add(gate.results)
+        status = TierStatus.SKIPPED if not gate.results else (TierStatus.PASSED if gate.passed else TierStatus.FAILED)
+        self._tier(Tier.T2, status, start, len(gate.results), len(gate.results), None, gate.note, gate.findings)
+
+    def _tests(self, diff: Diff, c_suite: list[str], markers: Mapping[str, list[str]]) -> None:
+        if not c_suite:
+            self._add((), {}, [Detection(DetectionKind.EMPTY_COLLECTION, "the candidate's suite collects no test")])
+        plan = overlay.plan(str(self.co.c_dir), self.co.baseline, PYTHON_FILES)
+        resolver = overlay.OriginResolver(str(self.co.c_dir), plan, "")
+        suite: SuiteRun | None = None
+
+        def baseline() -> SuiteRun:
+            nonlocal suite
+            if suite is None:
+                env = self.target.environment(self.co.b_dir)
+                key = baseline_suite.cache_key(self.co.repo, self.co.baseline, env, self.target, self.options.reruns)
+                suite, reused = baseline_suite.baseline_suite(
+                    self.store, key, self.target, self.co.b_dir, self.options.reruns, self.options.timeout
+                )
+                self.progress(
+                    "baseline suite on B: %s (%d tests)" % ("reused" if reused else "run now", len(suite.collected))
+                )
+            return suite
+
+        self._t3(plan, resolver, c_suite, baseline)
+        if self._halted():
+            return
+        graph = ImportGraph(self.co.c_dir, self.roots)
+        selection = select_impacted_tests(c_suite, baseline(), diff, graph)
+        t6 = integration_tests(
+            c_suite, markers, self.options.integration_marker, self.options.integration_globs, diff, graph, self.roots
+        )
+        tiers = [
+            (Tier.T4, list(selection.t4), "tests reaching a changed function on B"),
+            (Tier.T5, list(selection.t5), "the affected regression set"),
+            (Tier.T6, t6, "integration tests of the touched packages"),
+            (Tier.T7, c_suite, "the full suite"),
+        ]
+        for tier, ids, what in tiers:
+            if self._halted():
+                return
+            self._test_tier(tier, ids, what, baseline(), resolver, len(c_suite))
+
+    def _t3(
+        self,
+        plan: overlay.OverlayPlan,
+        resolver: overlay.OriginResolver,
+        c_suite: list[str],
+        baseline: Callable[[], SuiteRun],
+    ) -> None:
+        start = time.perf_counter()
+        designated = _matches(self.options.reproducers, c_suite)
+        expected = _matches(self.options.expected_changes, c_suite)
+        unknown = [s for s in (*self.options.reproducers, *self.options.expected_changes) if not _matches([s], c_suite)]
+        if unknown:
+            raise BadInput("no collected test matches %s" % ", ".join(unknown))
+        in_changed_files = [t for t in c_suite if t.split("::", 1)[0] in plan.changed]
+        ids = list(dict.fromkeys([*designated, *expected, *in_changed_files]))
+        reproducers = designated or [
+            t for t in in_changed_files if resolver.origin(t) in (Origin.ADDED, Origin.CHANGED) and t not in expected
+        ]
+        if not ids:
+            self._tier(
+                Tier.T3,
+                TierStatus.INCONCLUSIVE,
+                start,
+                0,
+                0,
+                len(c_suite),
+                "no reproducer: none designated, and the candidate added or changed no test",
+            )
+            return
+        c_run = self._run_c(ids)
+        b_tree = self.co.baseline_with_tests(plan)
+        b_run = pytest_run.run(self.target, b_tree, ids, reruns=self.options.reruns, timeout=self.options.timeout)
+        self._ledger(b_run, "B")
+        b_obs: dict[str, Observation | None] = {t: b_run.observation(t) for t in ids}
+        if expected:
+            old = baseline().results
+            b_obs.update({t: old.get(t) for t in expected})
+        typed = self._type(ids, c_run, b_obs, resolver.origin, designated=reproducers, expected=expected)
+        self._add(typed.results, typed.annotations, typed.detections)
+        status, note = self._judge_t3(typed, reproducers, expected)
+        self._tier(Tier.T3, status, start, len(ids), len(ids), len(c_suite), note)
+
+    def _judge_t3(self, typed: Typed, reproducers: Sequence[str], expected: Sequence[str]) -> tuple[TierStatus, str]:
+        by_id = {r.test_id: r for r in typed.results}
+        classes = {t: typed.annotations[t].bc_class for t in by_id}
+        for tid in reproducers:
+            if classes.get(tid) is BCClass.NO_FIX:
+                return TierStatus.FAILED, "no-fix: reproducer %s fails on B and on C" % tid
+            if classes.get(tid) is BCClass.REGRESSION or by_id[tid].candidate_result in C_FAILING:
+                return TierStatus.FAILED, "reproducer %s fails on C (%s)" % (tid, by_id[tid].candidate_result.value)
+        for tid in expected:
+            if by_id[tid].candidate_result is not Outcome.PASS:
+                return TierStatus.FAILED, "expected change %s does not pass on C" % tid
+        flip = self._flip(typed)
+        if flip:
+            return TierStatus.FAILED, flip
+        quarantined = [t for t in reproducers if Outcome.FLAKY in (by_id[t].candidate_result, by_id[t].baseline_result)]
+        if quarantined:
+            return TierStatus.INCONCLUSIVE, "reproducer %s is quarantined as flaky" % quarantined[0]
+        if not reproducers:
+            return TierStatus.INCONCLUSIVE, "no reproducer: the changed tests are all unchanged functions"
+        if not any(by_id[t].bug_discriminating for t in reproducers):
+            return TierStatus.INCONCLUSIVE, "no reproducer fails on B: nothing shows the bug fixed"
+        n = sum(by_id[t].bug_discriminating for t in reproducers)
+        return TierStatus.PASSED, "%d of %d reproducer(s) bug-discriminating" % (n, len(reproducers))
+
+    def _flip(self, typed: Typed) -> str | None:
+        for res in typed.results:
+            if res.baseline_result is Outcome.PASS and res.candidate_result in C_FAILING:
+                return "regression: %s passes on B and %s on C" % (res.test_id, res.candidate_result.value)
+            if res.baseline_result is None and res.candidate_result in C_FAILING:
+                return "%s %s on C and has no baseline result" % (res.test_id, res.candidate_result.value)
+        return None
+
+    def _test_tier(
+        self,
+        tier: Tier,
+        ids: Sequence[str],
+        what: str,
+        suite: SuiteRun,
+        resolver: overlay.OriginResolver,
+        suite_size: int,
+    ) -> None:
+        start = time.perf_counter()
+        todo = [t for t in ids if t not in self.state.ran_on_c]
+        if not todo:
+            self._tier(tier, TierStatus.SKIPPED, start, len(ids), 0, suite_size, "%s: nothing new to run" % what)
+            return
+        c_run = self._run_c(todo)
+        typed = self._type(todo, c_run, suite.results, resolver.origin, affected=tier is not Tier.T7)
+        detections = list(typed.detections)
+        flip = self._flip(typed)
+        if tier is Tier.T7:
+            for res in typed.results:
+                if res.baseline_result is Outcome.PASS and res.candidate_result in C_FAILING:
+                    detections.append(
+                        Detection(DetectionKind.SELECTION_GAP, "a PASS->FAIL flip escaped T4-T6", res.test_id)
+                    )
+        self._add(typed.results, typed.annotations, detections)
+        quarantined = [r.test_id for r in typed.results if r.candidate_result is Outcome.FLAKY and tier is not Tier.T7]
+        if flip:
+            status, note = TierStatus.FAILED, flip
+        elif quarantined:
+            status, note = TierStatus.INCONCLUSIVE, "obligation test %s is quarantined as flaky" % quarantined[0]
+        else:
+            both = sum(1 for r in typed.results if r.baseline_result in FAILING and r.candidate_result in FAILING)
+            status, note = (
+                TierStatus.PASSED,
+                "%s: %d run, no flip%s" % (what, len(todo), "; %d already failing on B" % both if both else ""),
+            )
+        self._tier(tier, status, start, len(ids), len(todo), suite_size, note)
+
+
+def write_record(record: EvidenceRecord, path: pathlib.Path) -> None:
+    """Write atomically (a reader never sees half a record), compact: it is a machine interface."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(record.to_dict(), separators=(",", ":")) + "\n")
+    tmp.replace(path)

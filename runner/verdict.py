@@ -1,0 +1,57 @@
+"""The verdict, by rules over what the ladder recorded. Pure: no I/O, no model.
+
+CERTIFIED only if every tier that ran passed, at least one result is bug-discriminating and no
+blocking detection was made. The first failed tier makes the patch REJECTED (and names the
+tier); otherwise a tier that could not prove its point, or a blocking detection, makes it
+INCONCLUSIVE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pytest_evidence.model import (
+    Detection,
+    DetectionKind,
+    TierRecord,
+    TierStatus,
+    ValidationResult,
+    Verdict,
+    VerdictRecord,
+)
+from runner.errors import EXIT_CERTIFIED, EXIT_INCONCLUSIVE, EXIT_REJECTED
+
+#: Detections that forbid certification even when every tier passed.
+BLOCKING = frozenset(
+    {
+        DetectionKind.EMPTY_COLLECTION,
+        DetectionKind.TAMPER,
+        DetectionKind.ENVIRONMENT_DRIFT,
+        DetectionKind.IMPORT_OUTSIDE_CHECKOUT,
+        DetectionKind.RECEIPT_HELD,
+    }
+)
+
+EXIT_CODES = {
+    Verdict.CERTIFIED: EXIT_CERTIFIED,
+    Verdict.REJECTED: EXIT_REJECTED,
+    Verdict.INCONCLUSIVE: EXIT_INCONCLUSIVE,
+}
+
+
+def decide(
+    tiers: Sequence[TierRecord], results: Sequence[ValidationResult], detections: Sequence[Detection]
+) -> VerdictRecord:
+    failed = [t for t in tiers if t.status is TierStatus.FAILED]
+    if failed:
+        first = failed[0]
+        return VerdictRecord(Verdict.REJECTED, first.tier, tuple("%s: %s" % (t.tier.value, t.note) for t in failed))
+    inconclusive = [t for t in tiers if t.status is TierStatus.INCONCLUSIVE]
+    blocking = [d for d in detections if d.kind in BLOCKING]
+    if inconclusive or blocking:
+        reasons = ["%s: %s" % (t.tier.value, t.note) for t in inconclusive]
+        reasons += ["%s: %s" % (d.kind.value, d.message) for d in blocking]
+        return VerdictRecord(Verdict.INCONCLUSIVE, inconclusive[0].tier if inconclusive else None, tuple(reasons))
+    if not any(r.bug_discriminating for r in results):
+        return VerdictRecord(Verdict.INCONCLUSIVE, None, ("no result is bug-discriminating",))
+    return VerdictRecord(Verdict.CERTIFIED, None, ("every tier passed; the bug fix is demonstrated on B and C",))
