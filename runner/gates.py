@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from pytest_evidence.model import Failure, FailureKind, Finding, Outcome, Role, ValidationResult
 from runner.errors import MissingTool
+from runner.importgraph import module_of
 from runner.target import Target
 
 if sys.version_info >= (3, 11):
@@ -222,20 +223,6 @@ print(json.dumps(out))
 """
 
 
-def module_name(path: str, roots: Sequence[str]) -> str | None:
-    """Dotted module name of ``path`` under the first import root that holds it."""
-    for root in roots:
-        prefix = root.rstrip("/") + "/" if root else ""
-        if path.startswith(prefix) and path.endswith(".py"):
-            rel = path[len(prefix) : -3]
-            parts = rel.split("/")
-            if parts[-1] == "__init__":
-                parts = parts[:-1]
-            if parts and all(p.isidentifier() for p in parts):
-                return ".".join(parts)
-    return None
-
-
 def type_gate(
     checkout: pathlib.Path,
     paths: Sequence[str],
@@ -263,8 +250,10 @@ def type_gate(
         notes.append("mypy: %d error(s)" % sum(f.hard for f in mypy_findings))
     else:
         notes.append("mypy not configured by the repository")
-    roots = [str(r.relative_to(checkout)) if r != checkout else "" for r in target.roots(checkout)]
-    probe = [(str(checkout / p), module_name(p, roots)) for p in py]
+    # The declared roots first; the checkout root and src/ as fallbacks, so that a changed module
+    # outside the declared roots is still imported -- and its provenance checked.
+    roots = [str(r.relative_to(checkout)) if r != checkout else "" for r in target.roots(checkout)] + ["", "src"]
+    probe = [(str(checkout / p), module_of(p, roots)) for p in py]
     proc = subprocess.run(
         [target.python, "-c", _IMPORT_PROBE, json.dumps(probe)],
         cwd=checkout,

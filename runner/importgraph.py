@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import os
 import pathlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 SKIP_DIRS = frozenset(
     {
@@ -45,8 +45,11 @@ def python_files(checkout: pathlib.Path) -> list[str]:
     return found
 
 
-def _module_of(path: str, roots: list[str]) -> str | None:
-    for root in roots:
+def module_of(path: str, roots: Sequence[str]) -> str | None:
+    """Dotted module name of ``path`` under the first import root that holds it."""
+    if not path.endswith(".py"):
+        return None
+    for root in sorted(roots, key=len, reverse=True):  # "src" before ""
         prefix = root.rstrip("/") + "/" if root else ""
         if path.startswith(prefix):
             parts = path[len(prefix) : -3].split("/")
@@ -63,7 +66,7 @@ class ImportGraph:
         self.files = python_files(checkout)
         self.module_file: dict[str, str] = {}
         for path in self.files:
-            name = _module_of(path, roots)
+            name = module_of(path, roots)
             if name is not None and name not in self.module_file:
                 self.module_file[name] = path
         self.file_module = {v: k for k, v in self.module_file.items()}

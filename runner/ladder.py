@@ -91,6 +91,8 @@ class Ladder:
         self.progress = progress
         self.run_id = uuid.uuid4().hex[:16]
         self.state = _State()
+        self.watch: list[str] = []  # changed modules, whose import origin every C run reports
+        self.outside: set[str] = set()
         self.roots = [str(r.relative_to(co.c_dir)) if r != co.c_dir else "" for r in target.roots(co.c_dir)]
 
     # -- bookkeeping ---------------------------------------------------------------------------
@@ -129,9 +131,12 @@ class Ladder:
         self.state.detections.extend(detections)
 
     def _run_c(self, ids: Sequence[str]) -> pytest_run.PytestRun:
-        run = pytest_run.run(self.target, self.co.c_dir, ids, reruns=self.options.reruns, timeout=self.options.timeout)
+        run = pytest_run.run(
+            self.target, self.co.c_dir, ids, reruns=self.options.reruns, timeout=self.options.timeout, watch=self.watch
+        )
         self.state.ran_on_c.update(ids)
         self._ledger(run, "C")
+        self._provenance(run.content.module_origins, "the tests")
         return run
 
     def _ledger(self, run: pytest_run.PytestRun, side: str) -> None:
@@ -247,22 +252,25 @@ class Ladder:
     def _t2(self, sources: Sequence[str]) -> None:
         start = time.perf_counter()
         gate, origins = gates.type_gate(self.co.c_dir, sources, self.co.candidate, self.target)
-        checkout = os.path.realpath(self.co.c_dir) + os.sep
-        for module, origin in sorted(origins.items()):
-            if origin and not os.path.realpath(origin).startswith(checkout):
-                self._add(
-                    (),
-                    {},
-                    [
-                        Detection(
-                            DetectionKind.IMPORT_OUTSIDE_CHECKOUT,
-                            "%s was imported from %s, not from the checkout %s" % (module, origin, self.co.c_dir),
-                        )
-                    ],
-                )
+        self.watch = sorted(origins)
+        self._provenance(origins, "the import probe")
         self._add(gate.results)
         status = TierStatus.SKIPPED if not gate.results else (TierStatus.PASSED if gate.passed else TierStatus.FAILED)
         self._tier(Tier.T2, status, start, len(gate.results), len(gate.results), None, gate.note, gate.findings)
+
+    def _provenance(self, origins: Mapping[str, str | None], seen_by: str) -> None:
+        """A changed module imported from outside C's checkout voids what the tests say about C."""
+        checkout = os.path.realpath(self.co.c_dir) + os.sep
+        for module, origin in sorted(origins.items()):
+            if origin and not os.path.realpath(origin).startswith(checkout) and module not in self.outside:
+                self.outside.add(module)
+                message = "%s was imported from %s, not from the checkout %s (seen by %s)" % (
+                    module,
+                    origin,
+                    self.co.c_dir,
+                    seen_by,
+                )
+                self._add((), {}, [Detection(DetectionKind.IMPORT_OUTSIDE_CHECKOUT, message)])
 
     def _tests(self, diff: Diff, c_suite: list[str], markers: Mapping[str, list[str]]) -> None:
         if not c_suite:

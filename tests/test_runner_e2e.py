@@ -1,0 +1,222 @@
+"""``evidence-runner certify`` end to end on real git repositories made in temp dirs.
+
+Each test names the threat or the user mistake it covers. Bad input is one line on stderr and
+exit 2; the user's working tree is never touched; the baseline suite runs once per B.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+import pytest
+from conftest import Record
+
+from runner.cli import main
+
+PKG = {
+    "calc/__init__.py": "",
+    "calc/ops.py": "def half(n):\n    return n // 2 + 1\n\n\ndef double(n):\n    return n * 2\n",
+    "tests/test_ops.py": "from calc.ops import double\n\n\ndef test_double():\n    assert double(2) == 4\n",
+    "pyproject.toml": '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+}
+FIX = {
+    "calc/ops.py": PKG["calc/ops.py"].replace("n // 2 + 1", "n // 2"),
+    "tests/test_half.py": "from calc.ops import half\n\n\ndef test_half():\n    assert half(4) == 2\n",
+}
+
+
+class Repo:
+    def __init__(self, path: pathlib.Path) -> None:
+        self.path = path
+        path.mkdir(parents=True)
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str) -> str:
+        return subprocess.run(["git", *args], cwd=self.path, capture_output=True, text=True, check=True).stdout.strip()
+
+    def commit(self, files: dict[str, str], message: str = "c", delete: tuple[str, ...] = ()) -> str:
+        for name, text in files.items():
+            (self.path / name).parent.mkdir(parents=True, exist_ok=True)
+            (self.path / name).write_text(text)
+        for name in delete:
+            (self.path / name).unlink()
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+
+@pytest.fixture
+def repo(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
+    from conftest import GIT_ENV
+
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    return Repo(tmp_path / "repo")
+
+
+def certify(repo: Repo, out: pathlib.Path, *args: str) -> tuple[int, Record | None]:
+    code = main(["certify", "--repo", str(repo.path), "--out", str(out), *args])
+    return code, json.loads(out.read_text()) if out.exists() else None
+
+
+def test_patch_file_is_applied_onto_b(repo: Repo, tmp_path: pathlib.Path, schema: Record) -> None:
+    base = repo.commit(PKG)
+    fixed = repo.commit(FIX)
+    patch = tmp_path / "fix.patch"
+    patch.write_text(repo.git("diff", base, fixed) + "\n")
+    repo.git("checkout", "-q", base)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--patch", str(patch))
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED"
+    assert doc["baseline_commit"] == base and doc["candidate_commit"] != base
+
+
+def test_users_working_tree_index_and_worktrees_are_untouched(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit(PKG)
+    cand = repo.commit(FIX)
+    repo.git("checkout", "-q", base)
+    (repo.path / "calc" / "ops.py").write_text("# the user's uncommitted edit\n")
+    (repo.path / "scratch.txt").write_text("untracked\n")
+    repo.git("add", "scratch.txt")
+    before = (repo.git("status", "--porcelain"), repo.git("worktree", "list"), repo.git("rev-parse", "HEAD"))
+    code, _ = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert code == 0
+    assert (repo.git("status", "--porcelain"), repo.git("worktree", "list"), repo.git("rev-parse", "HEAD")) == before
+    assert (repo.path / "calc" / "ops.py").read_text() == "# the user's uncommitted edit\n"
+
+
+def test_ten_candidates_against_one_b_run_the_b_suite_once(repo: Repo, tmp_path: pathlib.Path) -> None:
+    log = tmp_path / "runs.log"
+    counted = (
+        f"import pathlib\n\n\ndef test_counted():\n    with open({str(log)!r}, 'a') as fh:\n"
+        "        fh.write(pathlib.Path(__file__).parts[-3] + '\\n')\n"
+    )
+    base = repo.commit({**PKG, "tests/test_counted.py": counted})
+    candidates = []
+    for i in range(10):
+        repo.git("checkout", "-q", base)
+        fix = dict(FIX)
+        fix["calc/ops.py"] = fix["calc/ops.py"] + "\n# candidate %d\n" % i
+        candidates.append(repo.commit(fix, "candidate %d" % i))
+    for i, cand in enumerate(candidates):
+        code, doc = certify(repo, tmp_path / f"e{i}.json", "--baseline", base, "--candidate", cand)
+        assert code == 0 and doc is not None and doc["verdict"]["verdict"] == "CERTIFIED"
+    sides = log.read_text().split()
+    assert sides.count("B") == 1, sides  # the baseline suite, once for all ten
+    assert sides.count("C") == 10  # test_counted runs on every candidate (T5 or T7)
+
+
+def test_test_module_importing_a_new_api_errors_on_b_without_aborting(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit(PKG)
+    cand = repo.commit(
+        {
+            "calc/ops.py": PKG["calc/ops.py"] + "\n\ndef triple(n):\n    return n * 3\n",
+            "tests/test_triple.py": "from calc.ops import triple\n\n\ndef test_triple():\n    assert triple(2) == 6\n",
+        }
+    )
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    res = next(r for r in doc["results"] if r["test_id"] == "tests/test_triple.py::test_triple")
+    assert (res["baseline_result"], res["candidate_result"], res["bug_discriminating"]) == ("error", "pass", True)
+    failure = doc["annotations"]["tests/test_triple.py::test_triple"]["baseline_failure"]
+    assert failure["kind"] == "collection_error" and "triple" in failure["message"]
+    assert code == 0
+
+
+def test_a_hanging_reproducer_is_a_timeout_and_rejected(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit(PKG)
+    cand = repo.commit(
+        {
+            "calc/ops.py": PKG["calc/ops.py"].replace("return n // 2 + 1", "while True:\n        pass"),
+            "tests/test_half.py": FIX["tests/test_half.py"],
+        }
+    )
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--timeout", "5")
+    assert doc is not None and code == 1
+    res = next(r for r in doc["results"] if r["test_id"] == "tests/test_half.py::test_half")
+    assert res["candidate_result"] == "timeout" and res["failure"]["kind"] == "timeout"
+    assert doc["verdict"]["halted_at"] == "T3"
+    assert "timeout" in doc["summary"]["detections"]
+
+
+def test_changed_module_imported_from_outside_the_checkout_blocks_certification(
+    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = {("src/" + k if k.startswith("calc") else k): v for k, v in PKG.items()}
+    base = repo.commit(src)
+    fix = {("src/" + k if k.startswith("calc") else k): v for k, v in FIX.items()}
+    cand = repo.commit(fix)
+    elsewhere = tmp_path / "site"
+    (elsewhere / "calc").mkdir(parents=True)
+    (elsewhere / "calc" / "__init__.py").write_text("")
+    (elsewhere / "calc" / "ops.py").write_text(fix["src/calc/ops.py"])  # a stale "installed" copy
+    monkeypatch.setenv("PYTHONPATH", str(elsewhere))
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--pythonpath", "lib")
+    assert doc is not None
+    outside = [d for d in doc["detections"] if d["kind"] == "import_outside_checkout"]
+    assert outside and str(elsewhere) in outside[0]["message"]
+    assert doc["verdict"]["verdict"] != "CERTIFIED" and code == 3
+
+
+@pytest.mark.parametrize(
+    ("case", "needle"),
+    [
+        ("not-a-repo", "not inside a git repository"),
+        ("unknown-rev", "unknown revision 'nope'"),
+        ("bad-patch", "does not apply to the baseline: patch failed: calc/ops.py:1"),
+        ("unknown-test", "no collected test matches tests/test_ops.py::test_nope"),
+        ("missing-python", "no such interpreter"),
+        ("corrupt-store", "is corrupt"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], case: str, needle: str
+) -> None:
+    base = repo.commit(PKG)
+    cand = repo.commit(FIX)
+    args = ["--baseline", base, "--candidate", cand]
+    target = repo.path
+    if case == "not-a-repo":
+        target = tmp_path / "plain"
+        target.mkdir()
+    elif case == "unknown-rev":
+        args[1] = "nope"
+    elif case == "bad-patch":
+        patch = tmp_path / "p.patch"
+        patch.write_text(
+            "--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -1,2 +1,2 @@\n-def nothing_like_this():\n+def x():\n     pass\n"
+        )
+        args[2:] = ["--patch", str(patch)]
+    elif case == "unknown-test":
+        args += ["--reproducer", "tests/test_ops.py::test_nope"]
+    elif case == "missing-python":
+        args += ["--python", str(tmp_path / "no-such-python")]
+    elif case == "corrupt-store":
+        bad = tmp_path / "store.sqlite3"
+        bad.write_bytes(b"garbage" * 1000)
+        args += ["--store", str(bad)]
+    code = main(["certify", "--repo", str(target), "--out", str(tmp_path / "e.json"), *args])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    errors = [line for line in err if line.startswith("evidence-runner: ")]  # the rest is tier progress
+    assert errors == [err[-1]] and needle in err[-1] and "Traceback" not in "\n".join(err)
+    assert not (tmp_path / "e.json").exists()
+    assert repo.git("worktree", "list").count("\n") == 0
+
+
+def test_command_line_entry_point_and_usage_errors(tmp_path: pathlib.Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "runner.cli", "certify", "--repo", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, TMPDIR=tempfile.gettempdir()),
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "required" in proc.stderr

@@ -1,0 +1,214 @@
+"""Pure logic of the runner: change attribution, the import graph, selection, the verdict rules."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from pytest_evidence.model import (
+    Detection,
+    DetectionKind,
+    Observation,
+    Outcome,
+    Role,
+    Tier,
+    TierRecord,
+    TierStatus,
+    ValidationResult,
+    Verdict,
+)
+from pytest_evidence.store import SuiteRun
+from runner.diff import Diff, FileChange, FileKind, Span, _hunk_lines, attribute, definitions, kind_of
+from runner.importgraph import ImportGraph, module_of
+from runner.selection import integration_tests, select_impacted_tests
+from runner.verdict import decide
+
+SOURCE = """import os
+
+LIMIT = 10
+
+
+@decorator
+def first(x):
+    return x
+
+
+class Box:
+    size = 3
+
+    def grow(self):
+        return self.size + 1
+"""
+
+
+def test_definitions_include_decorators_and_nesting() -> None:
+    spans = {s.qualname: (s.start, s.end) for s in definitions(SOURCE)}
+    assert spans == {"first": (6, 8), "Box": (11, 15), "Box.grow": (14, 15)}
+
+
+@pytest.mark.parametrize(
+    ("lines", "names", "module_level"),
+    [
+        ({8}, ["first"], False),
+        ({15}, ["Box.grow"], False),
+        ({12}, ["Box"], False),
+        ({3}, [], True),
+        ({3, 15}, ["Box.grow"], True),
+    ],
+)
+def test_changed_lines_go_to_the_innermost_definition(lines: set[int], names: list[str], module_level: bool) -> None:
+    spans, module = attribute(lines, definitions(SOURCE))
+    assert [s.qualname for s in spans] == names and module is module_level
+
+
+def test_hunk_header_lines_both_sides() -> None:
+    old, new = _hunk_lines("@@ -3,2 +3,0 @@\n@@ -9 +8,3 @@\n")
+    assert old == {3, 4, 9} and new == {3, 4, 8, 9, 10}
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("pkg/mod.py", FileKind.SOURCE),
+        ("tests/test_mod.py", FileKind.TEST),
+        ("tests/conftest.py", FileKind.CONFIG),
+        ("pyproject.toml", FileKind.CONFIG),
+        ("requirements-dev.txt", FileKind.MANIFEST),
+        ("pkg/data.csv", FileKind.DATA),
+        ("tests/data/input.json", FileKind.TEST),
+    ],
+)
+def test_file_kinds(path: str, kind: FileKind) -> None:
+    assert kind_of(path, ("test_*.py",)) is kind
+
+
+def test_module_names_prefer_the_deeper_root() -> None:
+    assert module_of("src/pkg/mod.py", ["", "src"]) == "pkg.mod"
+    assert module_of("pkg/__init__.py", [""]) == "pkg"
+    assert module_of("scripts/run-me.py", [""]) is None
+
+
+def _tree(root: pathlib.Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def test_import_graph_is_transitive_and_counts_parent_packages(tmp_path: pathlib.Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from . import util\n",
+            "pkg/util.py": "",
+            "pkg/core.py": "from .helpers import thing\n",
+            "pkg/helpers.py": "import json\n",
+            "pkg/other.py": "",
+            "tests/test_core.py": "def test():\n    from pkg.core import thing\n",
+        },
+    )
+    graph = ImportGraph(tmp_path, [""])
+    assert graph.closure(["tests/test_core.py"]) == {
+        "tests/test_core.py",
+        "pkg/core.py",
+        "pkg/helpers.py",
+        "pkg/__init__.py",
+        "pkg/util.py",
+    }
+
+
+def _suite(functions: dict[str, list[str]], files: dict[str, list[str]] | None = None) -> SuiteRun:
+    results = {t: Observation(t, Outcome.PASS, 0.0, None, "", (Outcome.PASS,)) for t in functions}
+    return SuiteRun("r", tuple(functions), {}, 0, results, functions, files or {})
+
+
+def test_selection_is_precise_at_t4_and_safe_at_t5(tmp_path: pathlib.Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "",
+            "pkg/b.py": "",
+            "tests/test_a.py": "import pkg.a\n",
+            "tests/test_b.py": "import pkg.b\n",
+            "tests/test_data.py": "",
+            "tests/test_new.py": "",
+        },
+    )
+    suite = _suite(
+        {
+            "tests/test_a.py::t1": ["pkg/a.py:5"],
+            "tests/test_a.py::t2": ["pkg/a.py:50"],
+            "tests/test_b.py::t": ["pkg/b.py:1"],
+            "tests/test_data.py::t": [],
+        },
+        {"tests/test_data.py::t": ["pkg/table.csv"]},
+    )
+    diff = Diff(
+        (
+            FileChange("pkg/a.py", "M", FileKind.SOURCE, (Span("f", 4, 8),), (Span("f", 4, 9),), False),
+            FileChange("pkg/table.csv", "M", FileKind.DATA),
+        )
+    )
+    ids = [*suite.collected, "tests/test_new.py::t"]
+    sel = select_impacted_tests(ids, suite, diff, ImportGraph(tmp_path, [""]))
+    assert sel.t4 == ("tests/test_a.py::t1",)
+    assert set(sel.t5) == {
+        "tests/test_a.py::t1",
+        "tests/test_a.py::t2",
+        "tests/test_data.py::t",
+        "tests/test_new.py::t",
+    }
+    assert sel.reasons["tests/test_a.py::t2"] == "imports changed module pkg/a.py"
+    assert sel.reasons["tests/test_new.py::t"] == "no baseline data for this test"
+    conf = Diff((FileChange("tests/conftest.py", "M", FileKind.CONFIG),))
+    assert set(select_impacted_tests(ids, suite, conf, ImportGraph(tmp_path, [""])).t5) == set(ids)
+
+
+def test_integration_tests_are_scoped_to_touched_packages(tmp_path: pathlib.Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "",
+            "other/__init__.py": "",
+            "tests/integration/test_pkg.py": "import pkg\n",
+            "tests/integration/test_other.py": "import other\n",
+        },
+    )
+    diff = Diff((FileChange("pkg/a.py", "M", FileKind.SOURCE),))
+    ids = ["tests/integration/test_pkg.py::t", "tests/integration/test_other.py::t", "tests/test_unit.py::t"]
+    chosen = integration_tests(ids, {}, "integration", ("*integration*",), diff, ImportGraph(tmp_path, [""]), [""])
+    assert chosen == ["tests/integration/test_pkg.py::t"]
+
+
+def _tier(tier: Tier, status: TierStatus) -> TierRecord:
+    return TierRecord(tier, status, 0.0, 0, 0, None, "note %s" % tier.value)
+
+
+def _result(bug: bool) -> ValidationResult:
+    return ValidationResult(
+        "t",
+        Role.BUG_REPRODUCTION,
+        "c",
+        Outcome.FAIL if bug else Outcome.PASS,
+        Outcome.PASS,
+        0.0,
+        0,
+        (),
+        True,
+        bug,
+        "",
+        None,
+    )
+
+
+def test_verdict_rules() -> None:
+    passed = [_tier(t, TierStatus.PASSED) for t in Tier]
+    assert decide(passed, [_result(True)], []).verdict is Verdict.CERTIFIED
+    assert decide(passed, [_result(False)], []).verdict is Verdict.INCONCLUSIVE
+    drift = Detection(DetectionKind.ENVIRONMENT_DRIFT, "x")
+    assert decide(passed, [_result(True)], [drift]).verdict is Verdict.INCONCLUSIVE
+    failed = [*passed[:3], _tier(Tier.T3, TierStatus.INCONCLUSIVE), _tier(Tier.T4, TierStatus.FAILED)]
+    got = decide(failed, [_result(True)], [])
+    assert (got.verdict, got.halted_at) == (Verdict.REJECTED, Tier.T4)
