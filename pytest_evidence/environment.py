@@ -14,8 +14,6 @@ import sys
 from importlib import metadata as _metadata
 from typing import List, Tuple
 
-import pytest
-
 from pytest_evidence.model import Environment
 
 
@@ -27,6 +25,14 @@ def distributions() -> List[Tuple[str, str]]:
         if name:
             found.add((str(name).lower().replace("_", "-"), str(dist.version)))
     return sorted(found)
+
+
+def _version(name: str) -> str:
+    """A distribution's version without importing it (the runner fingerprints without pytest)."""
+    try:
+        return str(_metadata.version(name))
+    except _metadata.PackageNotFoundError:
+        return "absent"
 
 
 def capture() -> Environment:
@@ -41,6 +47,6 @@ def capture() -> Environment:
         python=python,
         implementation=impl,
         platform=plat,
-        pytest=pytest.__version__,
+        pytest=_version("pytest"),
         distributions=len(dists),
     )

@@ -97,6 +97,7 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
     target = Target(
         python=args.python or sys.executable, pythonpath=tuple(args.pythonpath), pytest_args=tuple(args.pytest_arg)
     )
+    target.check()
     options = Options(
         reproducers=tuple(args.reproducer),
         expected_changes=tuple(args.expected_change),

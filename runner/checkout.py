@@ -62,7 +62,7 @@ def checkouts(
     try:
         repo = pathlib.Path(gitops.toplevel(str(repo_dir)))
         b_sha = gitops.resolve_commit(str(repo), baseline)
-        c_sha = gitops.resolve_commit(str(repo), candidate) if candidate else None
+        c_sha = gitops.resolve_commit(str(repo), candidate) if candidate is not None else None
     except (EvidenceError, FileNotFoundError, NotADirectoryError) as exc:
         raise BadInput(str(exc)) from None
     if patch is not None and not patch.is_file():

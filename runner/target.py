@@ -11,15 +11,22 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass
 
 import pytest_evidence
+from pytest_evidence.environment import capture
 from pytest_evidence.model import Environment
 from runner.errors import MissingTool
 
 #: Directory that holds the ``pytest_evidence`` package, put on the target's PYTHONPATH.
 PLUGIN_ROOT = str(pathlib.Path(pytest_evidence.__file__).resolve().parent.parent)
+
+#: One fingerprint per interpreter path for the life of the process.
+_ENVIRONMENTS: dict[str, Environment] = {}
 
 _PROBE = "import json, pytest_evidence.environment as e; print(json.dumps(e.capture().to_dict()))"
 
@@ -50,15 +57,30 @@ class Target:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         return env
 
-    def environment(self, checkout: pathlib.Path) -> Environment:
-        """Fingerprint of the target interpreter; also proves it can run the plugin at all."""
+    def check(self) -> None:
+        """Fail fast, before any tier, on an interpreter that does not exist."""
+        if shutil.which(self.python) is None:
+            raise MissingTool("--python %s: no such interpreter" % self.python)
+
+    def environment(self) -> Environment:
+        """Fingerprint of the target interpreter's installed environment (the checkout left out).
+
+        Also proves the interpreter can run the plugin at all. The runner's own interpreter is
+        fingerprinted in-process (tens of milliseconds instead of an interpreter start).
+        """
+        if self.python not in _ENVIRONMENTS:
+            _ENVIRONMENTS[self.python] = capture() if self.python == sys.executable else self._probe()
+        return _ENVIRONMENTS[self.python]
+
+    def _probe(self) -> Environment:
+        env = dict(os.environ, PYTHONPATH=PLUGIN_ROOT)
         try:
             proc = subprocess.run(
                 [self.python, "-c", _PROBE],
                 capture_output=True,
                 text=True,
-                env=self.env(checkout),
-                cwd=checkout,
+                env=env,
+                cwd=tempfile.gettempdir(),
                 timeout=120,
             )
         except FileNotFoundError:

@@ -1,0 +1,127 @@
+"""Real bug-fix cases from ../shared/corpus: sdists of B and C, a git repository, a venv.
+
+The repository has two commits: B's sdist as released, then C's fix laid over it -- C's changed
+Python sources (packaging files left out) and C's test paths -- the shape of a real fix commit.
+Downloads and venvs are cached under ``benchmarks/.cache`` (ignored by git); the package index is
+the only network used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tarfile
+import venv
+import zipfile
+from dataclasses import dataclass
+from typing import Any
+
+from _suite import git
+
+HERE = pathlib.Path(__file__).resolve().parent
+CACHE = HERE / ".cache"
+CORPUS = pathlib.Path(os.environ.get("EVIDENCE_CORPUS", HERE.parent.parent / "shared" / "corpus"))
+RUNNER_FLAGS = {"-p", "no:cacheprovider", "-q", "-rA", "--continue-on-collection-errors"}
+
+
+def cases() -> list[dict[str, Any]]:
+    with open(CORPUS / "cases.jsonl") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def _venv(case: dict[str, Any]) -> pathlib.Path:
+    key = hashlib.sha256(json.dumps(sorted(case["pip_freeze"])).encode()).hexdigest()[:12]
+    target = CACHE / ("venv-" + key)
+    python = target / "bin" / "python"
+    if not python.exists():
+        venv.create(target, with_pip=True, clear=True)
+        constraints = target / "constraints.txt"
+        constraints.write_text("\n".join(case["pip_freeze"]) + "\n")
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "-c", str(constraints), *case["test_deps"], "coverage"],
+            check=True,
+        )
+    return python
+
+
+def _sdist(package: str, version: str) -> pathlib.Path:
+    dest = CACHE / "sdists" / ("%s-%s" % (package, version))
+    if not dest.exists() or not any(dest.iterdir()):
+        dest.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-binary",
+                ":all:",
+                "--no-deps",
+                "-d",
+                str(dest),
+                "%s==%s" % (package, version),
+            ],
+            check=True,
+        )
+    return next(dest.iterdir())
+
+
+def _unpack(archive: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
+    dest.mkdir(parents=True)
+    if archive.suffix == ".zip":
+        with zipfile.ZipFile(archive) as z:
+            z.extractall(dest)
+    else:
+        with tarfile.open(archive) as t:
+            t.extractall(dest, filter="data")
+    (root,) = list(dest.iterdir())
+    return root
+
+
+@dataclass(frozen=True)
+class CaseRepo:
+    case: dict[str, Any]
+    path: pathlib.Path
+    baseline: str
+    candidate: str
+    python: pathlib.Path
+    pytest_args: tuple[str, ...]
+
+
+def prepare(case: dict[str, Any], work: pathlib.Path) -> CaseRepo:
+    python = _venv(case)
+    b_tree = _unpack(_sdist(case["package"], case["baseline_version"]), work / "b-sdist")
+    c_tree = _unpack(_sdist(case["package"], case["candidate_version"]), work / "c-sdist")
+    repo = work / "repo"
+    shutil.copytree(b_tree, repo)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "B %s" % case["baseline_version"])
+    base = git(repo, "rev-parse", "HEAD")
+    fix = [
+        f
+        for f in case["changed_source_files"]
+        if f.endswith(".py") and f != "setup.py" and not f.startswith(("docs/", "benchmark"))
+    ]
+    for rel in [*fix, *case["tests_dir"], *case.get("overlay_extra", [])]:
+        src, dst = c_tree / rel, repo / rel
+        if dst.is_dir():
+            shutil.rmtree(dst)
+        elif dst.exists():
+            dst.unlink()
+        if src.is_dir():
+            shutil.copytree(src, dst)
+        elif src.exists():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "C %s" % case["candidate_version"])
+    cand = git(repo, "rev-parse", "HEAD")
+    args = tuple(a for a in case["test_command"] if a not in RUNNER_FLAGS)
+    return CaseRepo(case, repo, base, cand, python, args)
