@@ -101,7 +101,7 @@ def prepare(case: dict[str, Any], work: pathlib.Path) -> CaseRepo:
     repo = work / "repo"
     shutil.copytree(b_tree, repo)
     git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
+    git(repo, "add", "-A", "-f")  # -f: sdists ship generated files their .gitignore names
     git(repo, "commit", "-q", "-m", "B %s" % case["baseline_version"])
     base = git(repo, "rev-parse", "HEAD")
     fix = [
@@ -120,7 +120,7 @@ def prepare(case: dict[str, Any], work: pathlib.Path) -> CaseRepo:
         elif src.exists():
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst)
-    git(repo, "add", "-A")
+    git(repo, "add", "-A", "-f")
     git(repo, "commit", "-q", "-m", "C %s" % case["candidate_version"])
     cand = git(repo, "rev-parse", "HEAD")
     args = tuple(a for a in case["test_command"] if a not in RUNNER_FLAGS)

@@ -43,12 +43,11 @@ class DependencyRecorder:
         self._keys[code] = key
         return key
 
-    def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
-        if event == "call":
-            code = frame.f_code
-            key = self._keys[code] if code in self._keys else self._key(code)
-            if key is not None and self._functions is not None:
-                self._functions.add(key)
+    def _trace(self, frame: FrameType, event: str, arg: Any) -> None:
+        code = frame.f_code
+        key = self._keys[code] if code in self._keys else self._key(code)
+        if key is not None and self._functions is not None:
+            self._functions.add(key)
 
     def _audit(self, event: str, args: Tuple[Any, ...]) -> None:
         if event == "open" and self._files is not None and args and isinstance(args[0], str):
@@ -57,14 +56,35 @@ class DependencyRecorder:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: Optional[pytest.Item]) -> Any:
         self._functions, self._files = set(), set()
-        threading.setprofile(self._profile)
-        sys.setprofile(self._profile)
         try:
             yield
         finally:
-            sys.setprofile(None)
-            threading.setprofile(None)
             self._functions = self._files = None
+
+    def _traced(self) -> Any:
+        if sys.gettrace() is not None or self._functions is None:  # another tracer owns the frames
+            self._functions = None
+            yield
+            return
+        threading.settrace(self._trace)
+        sys.settrace(self._trace)
+        try:
+            yield
+        finally:
+            sys.settrace(None)
+            threading.settrace(None)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Any:
+        yield from self._traced()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Any:
+        yield from self._traced()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item, nextitem: Optional[pytest.Item]) -> Any:
+        yield from self._traced()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:

@@ -140,6 +140,12 @@ def split_test_id(test_id: str) -> Tuple[str, Tuple[str, ...]]:
     return parts[0], tuple(n for n in names if n and n != "()")
 
 
+def _compare(old: Dict[Tuple[str, ...], str], new: Dict[Tuple[str, ...], str], names: Tuple[str, ...]) -> Origin:
+    if names not in old:
+        return Origin.ADDED if names in new else Origin.UNKNOWN
+    return Origin.UNCHANGED if old.get(names) == new.get(names) else Origin.CHANGED
+
+
 class OriginResolver:
     """Answers "is this test new, changed or untouched since the baseline?" per test id.
 
@@ -152,25 +158,60 @@ class OriginResolver:
         self._plan = plan_
         self._prefix = prefix
         self._cache: Dict[str, Tuple[Optional[Dict[Tuple[str, ...], str]], Optional[Dict[Tuple[str, ...], str]]]] = {}
+        self._current_cache: Dict[str, Optional[Dict[Tuple[str, ...], str]]] = {}
 
     def origin(self, test_id: str) -> Origin:
         rel, names = split_test_id(test_id)
         path = posixpath.normpath(posixpath.join(self._prefix, rel)) if self._prefix else rel
         if path in self._plan.added:
             return Origin.ADDED
+        inherited = self._inherited(path, names)
+        if inherited is not None:
+            return inherited
         if path not in self._plan.changed:
             return Origin.UNCHANGED
         old, new = self._parsed(path)
         if old is None or new is None or not names:
             return Origin.UNKNOWN
-        if names not in old:
-            return Origin.ADDED if names in new else Origin.UNKNOWN
-        return Origin.UNCHANGED if old.get(names) == new.get(names) else Origin.CHANGED
+        return _compare(old, new, names)
+
+    def _inherited(self, path: str, names: Tuple[str, ...]) -> Optional[Origin]:
+        """A test method its class inherits from a base in another test file the candidate changed.
+
+        ``tests/test_lru.py::LRUCacheTest::test_copy`` may be defined by a mixin in
+        ``tests/__init__.py``; the origin is the mixin's. None when the method is defined where
+        the test id says, or in no changed test file.
+        """
+        if len(names) < 2 or not path.endswith(".py"):
+            return None
+        here = self._current(path)
+        if here is None or names in here:
+            return None
+        method = names[-1]
+        for other in sorted(self._plan.changed):
+            if other == path or not other.endswith(".py"):
+                continue
+            old, new = self._parsed(other)
+            if new is None:
+                continue
+            for key in new:
+                if len(key) >= 2 and key[-1] == method:
+                    return Origin.ADDED if old is None or other in self._plan.added else _compare(old, new, key)
+        return None
+
+    def _current(self, path: str) -> Optional[Dict[Tuple[str, ...], str]]:
+        if path not in self._current_cache:
+            try:
+                with open(os.path.join(self._root, path), "rb") as fh:
+                    self._current_cache[path] = _definitions(fh.read())
+            except OSError:
+                self._current_cache[path] = None
+        return self._current_cache[path]
 
     def _parsed(self, path: str) -> Tuple[Optional[Dict[Tuple[str, ...], str]], Optional[Dict[Tuple[str, ...], str]]]:
         if path not in self._cache:
-            old_src = gitops.show(self._root, self._plan.baseline_commit, path)
+            added = path in self._plan.added
+            old = None if added else _definitions(gitops.show(self._root, self._plan.baseline_commit, path))
             with open(os.path.join(self._root, path), "rb") as fh:
-                new_src = fh.read()
-            self._cache[path] = (_definitions(old_src), _definitions(new_src))
+                self._cache[path] = (old, _definitions(fh.read()))
         return self._cache[path]

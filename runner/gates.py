@@ -205,6 +205,17 @@ def _mypy(checkout: pathlib.Path, py: Sequence[str], target: Target) -> tuple[li
     return findings, proc.returncode
 
 
+def _new_on_c(findings: list[Finding], baseline: pathlib.Path, paths: Sequence[str], target: Target) -> list[Finding]:
+    """Demote the findings B already had to warnings."""
+    on_b = {(f.path, f.code, f.message) for f in _mypy(baseline, paths, target)[0]} if paths else set()
+    return [
+        Finding(f.check, f.path, f.line, f.column, f.code, f.message + " (also on the baseline)", False)
+        if f.hard and (f.path, f.code, f.message) in on_b
+        else f
+        for f in findings
+    ]
+
+
 _IMPORT_PROBE = """
 import importlib, json, sys
 out = {}
@@ -228,10 +239,13 @@ def type_gate(
     paths: Sequence[str],
     candidate: str,
     target: Target,
+    baseline: pathlib.Path,
 ) -> tuple[GateResult, dict[str, str | None]]:
     """T2: mypy where configured, then byte-compile and import every changed module on C.
 
-    Returns the gate and, per changed module, the file it was imported from (provenance).
+    A mypy error the same files already had on B (same file, code and message) is recorded but
+    does not halt: real repositories often carry type errors, or miss stubs, that no candidate
+    introduced. Returns the gate and, per changed module, the file it was imported from.
     """
     py = [p for p in paths if p.endswith(".py")]
     if not py:
@@ -241,6 +255,8 @@ def type_gate(
     notes = []
     if mypy_configured(checkout):
         mypy_findings, code = _mypy(checkout, py, target)
+        if any(f.hard for f in mypy_findings):
+            mypy_findings = _new_on_c(mypy_findings, baseline, [p for p in py if (baseline / p).is_file()], target)
         findings.extend(mypy_findings)
         for path in py:
             bad = [f for f in mypy_findings if f.path == path and f.hard]

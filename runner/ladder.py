@@ -241,7 +241,7 @@ class Ladder:
 
     def _t2(self, sources: Sequence[str]) -> None:
         start = time.perf_counter()
-        gate, origins = gates.type_gate(self.co.c_dir, sources, self.co.candidate, self.target)
+        gate, origins = gates.type_gate(self.co.c_dir, sources, self.co.candidate, self.target, self.co.b_dir)
         self.watch = sorted(origins)
         self._provenance(origins, "the import probe")
         self._add(gate.results)
@@ -314,7 +314,13 @@ class Ladder:
         unknown = [s for s in (*self.options.reproducers, *self.options.expected_changes) if not _matches([s], c_suite)]
         if unknown:
             raise BadInput("no collected test matches %s" % ", ".join(unknown))
-        in_changed_files = [t for t in c_suite if t.split("::", 1)[0] in plan.changed]
+        # Tests in changed test files, and tests that inherit a method a changed file defines:
+        # their B result must come from B with C's test files, not from B's own suite.
+        in_changed_files = [
+            t
+            for t in c_suite
+            if t.split("::", 1)[0] in plan.changed or resolver.origin(t) in (Origin.ADDED, Origin.CHANGED)
+        ]
         ids = list(dict.fromkeys([*designated, *expected, *in_changed_files]))
         reproducers = designated or [
             t for t in in_changed_files if resolver.origin(t) in (Origin.ADDED, Origin.CHANGED) and t not in expected

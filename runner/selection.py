@@ -58,6 +58,8 @@ def select_impacted_tests(suite_ids: Sequence[str], baseline: SuiteRun, diff: Di
             reasons[tid] = "pytest configuration, conftest or dependency manifest changed"
         elif tid not in baseline.results or baseline.results[tid] is None:
             reasons[tid] = "no baseline data for this test"
+        elif tid not in baseline.functions:
+            reasons[tid] = "no dependency data for this test (recorded under another tracer?)"
         elif path in changed_tests:
             reasons[tid] = "its test file changed"
         elif changed_other & set(baseline.files.get(tid, ())):

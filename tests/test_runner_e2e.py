@@ -220,3 +220,45 @@ def test_command_line_entry_point_and_usage_errors(tmp_path: pathlib.Path) -> No
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "required" in proc.stderr
+
+
+def test_inherited_test_methods_take_the_origin_of_their_changed_mixin(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """The cachetools shape: test classes in unchanged files inherit tests from a changed mixin."""
+    mixin = (
+        "class OpsMixin:\n    def test_double(self):\n        from calc.ops import double\n"
+        "        assert double(2) == 4\n"
+    )
+    user = "from tests import OpsMixin\n\n\nclass TestOps(OpsMixin):\n    pass\n"
+    base = repo.commit({**PKG, "tests/__init__.py": mixin, "tests/test_cls.py": user})
+    added = mixin + "\n    def test_half(self):\n        from calc.ops import half\n        assert half(4) == 2\n"
+    cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/__init__.py": added})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and code == 0, doc and doc["verdict"]
+    res = next(r for r in doc["results"] if r["test_id"] == "tests/test_cls.py::TestOps::test_half")
+    assert (res["role"], res["baseline_result"], res["candidate_result"], res["bug_discriminating"]) == (
+        "BUG_REPRODUCTION",
+        "fail",
+        "pass",
+        True,
+    )
+    assert doc["annotations"]["tests/test_cls.py::TestOps::test_double"]["origin"] == "unchanged"
+
+
+def test_type_errors_the_baseline_already_had_do_not_halt(repo: Repo, tmp_path: pathlib.Path) -> None:
+    typed = {
+        **PKG,
+        "pyproject.toml": PKG["pyproject.toml"] + "\n[tool.mypy]\n",
+        "calc/ops.py": PKG["calc/ops.py"] + '\n\nLEGACY: int = "not an int"\n',
+    }
+    base = repo.commit(typed)
+    cand = repo.commit(
+        {
+            "calc/ops.py": typed["calc/ops.py"].replace("n // 2 + 1", "n // 2"),
+            "tests/test_half.py": FIX["tests/test_half.py"],
+        }
+    )
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and code == 0, doc and doc["verdict"]
+    t2 = next(t for t in doc["tiers"] if t["tier"] == "T2")
+    old = [f for f in t2["findings"] if f["check"] == "mypy"]
+    assert old and not old[0]["hard"] and old[0]["message"].endswith("(also on the baseline)")
