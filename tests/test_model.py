@@ -157,13 +157,14 @@ def test_model_and_plugin_import_nothing_heavy() -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-def test_shipped_example_record_is_valid(schema: Record) -> None:
+@pytest.mark.parametrize("name", ["evidence-honest-fix.json", "certify-honest-fix.json"])
+def test_shipped_example_records_are_valid(schema: Record, name: str) -> None:
     import json
     import pathlib
 
     import jsonschema
 
-    path = pathlib.Path(__file__).parent.parent / "examples" / "evidence-honest-fix.json"
+    path = pathlib.Path(__file__).parent.parent / "examples" / name
     doc = json.loads(path.read_text())
     jsonschema.validate(doc, schema)
     assert EvidenceRecord.from_dict(doc).to_dict()["results"] == doc["results"]
