@@ -21,7 +21,7 @@ from _suite import PYTEST, git, timed
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from runner.cli import main as runner_main  # noqa: E402
+from runner.cli import main as runner_main
 
 BUG = "def clamp(n, low, high):\n    return max(low, min(n, high - 1))\n"
 

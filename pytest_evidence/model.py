@@ -8,9 +8,9 @@ Format history of the evidence record (``SCHEMA_VERSION``):
 
 * ``1.0`` -- first release: ``ValidationResult`` with the 12 contract fields, per-test
   ``annotations`` keyed by test id, named ``detections``, ``summary`` counts.
-* ``1.1`` -- added ``verdict`` and ``tiers`` (the runner's ladder; null and empty in a plugin
-  record) and the failure kinds ``syntax_error``, ``lint``, ``type_error``, ``import_error``.
-  Readers of 1.0 records still work: both keys are optional on input.
+* ``1.1`` -- added ``verdict``, ``tiers`` and ``invocation`` (the runner's ladder and how it was
+  started; null, empty and null in a plugin record) and the failure kinds ``syntax_error``,
+  ``lint``, ``type_error``, ``import_error``. 1.0 records still read: the keys are optional.
 """
 
 from __future__ import annotations
@@ -463,6 +463,7 @@ class EvidenceRecord:
     not_run: Tuple[str, ...] = ()
     verdict: Optional[VerdictRecord] = None
     tiers: Tuple[TierRecord, ...] = ()
+    invocation: Optional[Mapping[str, Any]] = None
     schema_version: str = SCHEMA_VERSION
 
     def to_dict(self) -> Dict[str, Any]:
@@ -484,6 +485,7 @@ class EvidenceRecord:
             "detections": [d.to_dict() for d in self.detections],
             "verdict": None if self.verdict is None else self.verdict.to_dict(),
             "tiers": [t.to_dict() for t in self.tiers],
+            "invocation": None if self.invocation is None else dict(self.invocation),
             "summary": summarize(self.results, self.annotations, self.detections),
         }
 
@@ -516,6 +518,7 @@ class EvidenceRecord:
             not_run=tuple(data["not_run"]),
             verdict=None if verdict is None else VerdictRecord.from_dict(verdict),
             tiers=tuple(TierRecord.from_dict(t) for t in data.get("tiers", ())),
+            invocation=data.get("invocation"),
         )
 
 

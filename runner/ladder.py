@@ -229,6 +229,18 @@ class Ladder:
             not_run=tuple(t for t in c_suite if t not in self.state.ran_on_c),
             verdict=verdict,
             tiers=tuple(self.state.tiers),
+            invocation={
+                "python": self.target.python,
+                "pytest_args": list(self.target.pytest_args),
+                "pythonpath": list(self.target.pythonpath),
+                "reruns": self.options.reruns,
+                "timeout": self.options.timeout,
+                "reproducers": list(self.options.reproducers),
+                "expected_changes": list(self.options.expected_changes),
+                "full": self.options.full,
+                "integration_marker": self.options.integration_marker,
+                "integration_globs": list(self.options.integration_globs),
+            },
         )
 
     def _static(self, tier: Tier, gate: gates.GateResult) -> None:

@@ -90,6 +90,10 @@ def run(
                 proc.kill()
                 _, stderr = proc.communicate()
                 timed_out = True
+            except BaseException:  # Ctrl-C or SIGTERM: no test process outlives the runner
+                proc.kill()
+                proc.wait()
+                raise
         content = stream.read(str(stream_path))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

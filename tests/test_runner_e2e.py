@@ -71,10 +71,13 @@ def test_patch_file_is_applied_onto_b(repo: Repo, tmp_path: pathlib.Path, schema
     patch = tmp_path / "fix.patch"
     patch.write_text(repo.git("diff", base, fixed) + "\n")
     repo.git("checkout", "-q", base)
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--patch", str(patch))
+    code, doc = certify(
+        repo, tmp_path / "e.json", "--baseline", base, "--patch", str(patch), "--pytest-arg=-o", "--pytest-arg=addopts="
+    )
     assert doc is not None
     jsonschema.validate(doc, schema)
     assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED"
+    assert doc["invocation"]["pytest_args"] == ["-o", "addopts="]
     assert doc["baseline_commit"] == base and doc["candidate_commit"] != base
 
 
@@ -262,3 +265,43 @@ def test_type_errors_the_baseline_already_had_do_not_halt(repo: Repo, tmp_path: 
     t2 = next(t for t in doc["tiers"] if t["tier"] == "T2")
     old = [f for f in t2["findings"] if f["check"] == "mypy"]
     assert old and not old[0]["hard"] and old[0]["message"].endswith("(also on the baseline)")
+
+
+def test_sigterm_removes_the_worktrees_and_kills_the_tests(repo: Repo, tmp_path: pathlib.Path) -> None:
+    import signal
+    import time
+
+    marker = tmp_path / "started"
+    slow = (
+        f"import pathlib, time\n\n\ndef test_slow():\n    pathlib.Path({str(marker)!r}).touch()\n    time.sleep(60)\n"
+    )
+    base = repo.commit(PKG)
+    cand = repo.commit({**FIX, "tests/test_slow.py": slow})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "runner.cli",
+            "certify",
+            "--repo",
+            str(repo.path),
+            "--baseline",
+            base,
+            "--candidate",
+            cand,
+            "--out",
+            str(tmp_path / "e.json"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert marker.exists(), "the slow test never started"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 4 and "interrupted; temporary worktrees removed" in err
+    assert repo.git("worktree", "list").count("\n") == 0
+    assert not (tmp_path / "e.json").exists()
