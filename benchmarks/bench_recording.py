@@ -6,10 +6,11 @@ Configurations, interleaved, median of N runs:
 
 * plain pytest (``-p no:evidence``);
 * the plugin in record mode (the stream only, as the runner starts it);
-* record mode with ``--evidence-deps`` (the plugin's function-level ``sys.setprofile`` tracer plus
-  the ``open`` audit hook) -- what the baseline suite run uses;
-* coverage.py with per-test dynamic contexts (``dynamic_context = test_function``), the
-  alternative when the target environment has coverage.py.
+* record mode with ``--evidence-deps`` and each engine: the plugin's tracer (``sys.settrace``,
+  function level) and coverage.py (its C tracer, one context per test switched by the plugin),
+  both with the ``open`` audit hook -- what the baseline suite run uses;
+* plain coverage.py with its own per-test dynamic contexts (``dynamic_context = test_function``),
+  for reference.
 
 On the generated 2,000-test suite, and on the C tree of one real case from ../shared/corpus
 (default cachetools-7.3.0-7.3.1). Target (issue 3): the recording run at most 2.0x plain pytest.
@@ -35,7 +36,13 @@ def configs(python: str, root: pathlib.Path, tests: list[str], scratch: pathlib.
     return {
         "plain pytest": [*base, "-p", "no:evidence", *tests],
         "record mode": [*record, *tests],
-        "record mode + deps (tracer)": [*record, f"--evidence-deps={root}", *tests],
+        "record mode + deps, own tracer": [*record, f"--evidence-deps={root}", "--evidence-deps-engine=tracer", *tests],
+        "record mode + deps, coverage.py engine": [
+            *record,
+            f"--evidence-deps={root}",
+            "--evidence-deps-engine=coverage",
+            *tests,
+        ],
         "coverage.py per-test contexts": [
             python,
             "-m",
@@ -70,10 +77,17 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--case", default="cachetools-7.3.0-7.3.1")
+    parser.add_argument(
+        "--python", default=None, help="run both suites with this interpreter (needs pytest and coverage installed)"
+    )
     args = parser.parse_args()
     root = pathlib.Path(tempfile.mkdtemp(prefix="bench-recording-suite-")) / "suite"
     trivial_suite(root)
-    bench("generated suite, 2000 trivial tests", sys.executable, root, [], args.runs)
+    import os
+
+    os.environ["PYTHONPATH"] = str(pathlib.Path(__file__).resolve().parent.parent)
+    python = args.python or sys.executable
+    bench("generated suite, 2000 trivial tests (%s)" % python, python, root, [], args.runs)
     if args.case:
         from _corpus import cases, prepare
 
@@ -82,12 +96,13 @@ def main() -> None:
         import subprocess
 
         subprocess.run(["git", "checkout", "-q", repo.candidate], cwd=repo.path, check=True)
-        import os
-
         os.environ["PYTHONPATH"] = os.pathsep.join(
             [str(repo.path / case["pythonpath_root"]), str(pathlib.Path(__file__).resolve().parent.parent)]
         )
-        bench("real case %s (C's suite)" % case["id"], str(repo.python), repo.path, list(case["tests_dir"]), args.runs)
+        python = args.python or str(repo.python)
+        bench(
+            "real case %s, C's suite (%s)" % (case["id"], python), python, repo.path, list(case["tests_dir"]), args.runs
+        )
 
 
 if __name__ == "__main__":

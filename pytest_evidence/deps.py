@@ -1,5 +1,9 @@
 """Per-test dependency recording: which functions each test reached, which files it opened.
 
+Two engines. Where the target environment has coverage.py and nothing is tracing already,
+coverage's C tracer records the lines each test executed (one dynamic context per test, switched
+by this plugin), emitted at session end as ``path:line`` keys. Otherwise the tracer below.
+
 The runner selects tests from this (``select_impacted_tests``). It has to work inside the
 target environment, which may have nothing but pytest, so it uses what the standard library
 gives: ``sys.setprofile`` sees every Python function call (function granularity is what the
@@ -15,10 +19,12 @@ function), which the runner matches against the line ranges of changed definitio
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 import threading
 from types import CodeType, FrameType
-from typing import Any, Dict, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 import pytest
 
@@ -26,13 +32,49 @@ import pytest
 DEPS_ATTR = "evidence_deps"
 
 
+def choose_engine(requested: str) -> str:
+    """The cheapest engine that stays safe here (``docs/benchmarks.md`` has the measurements).
+
+    ``requested`` is ``auto``, ``tracer`` (this plugin's own) or ``coverage``. The plugin's own
+    tracer is ``sys.monitoring`` on Python 3.12+ -- each function's first start in a test is
+    recorded and then disabled, so a call-heavy test costs almost nothing -- and ``sys.settrace``
+    before. ``auto`` takes ``sys.monitoring`` where it exists, else coverage.py's C tracer when the
+    target environment has it and nothing is tracing already, else ``sys.settrace``.
+    """
+    own = "monitoring" if hasattr(sys, "monitoring") else "settrace"
+    if requested == "tracer" or (requested == "auto" and own == "monitoring"):
+        return own
+    try:
+        import coverage
+    except ImportError:
+        if requested == "coverage":
+            raise pytest.UsageError("--evidence-deps-engine=coverage: coverage.py is not installed here") from None
+        return own
+    if requested == "auto" and (coverage.Coverage.current() is not None or sys.gettrace() is not None):
+        return own
+    return "coverage"
+
+
 class DependencyRecorder:
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, engine: str, emit: Callable[[str, List[str]], None]) -> None:
         self.root = os.path.realpath(root)
         self._prefix = self.root + os.sep
         self._keys: Dict[CodeType, Optional[str]] = {}
         self._functions: Optional[Set[str]] = None
         self._files: Optional[Set[str]] = None
+        self.engine = engine
+        self._emit = emit
+        self._coverage: Any = None
+        self._tool: Optional[int] = None
+        if engine == "monitoring":
+            self._tool = self._claim_tool()
+        if engine == "coverage":
+            import coverage  # only in a target environment that has it (see choose_engine)
+
+            self._data = tempfile.mkdtemp(prefix="evidence-coverage-")
+            self._coverage = coverage.Coverage(
+                data_file=os.path.join(self._data, "data"), config_file=False, source=[self.root], branch=False
+            )
         sys.addaudithook(self._audit)
 
     def _key(self, code: CodeType) -> Optional[str]:
@@ -56,21 +98,83 @@ class DependencyRecorder:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: Optional[pytest.Item]) -> Any:
         self._functions, self._files = set(), set()
+        if self._coverage is not None:
+            if not self._started:
+                self._coverage.start()
+                self._started = True
+            self._coverage.switch_context(item.nodeid)
+        # Re-arm what the previous test disabled: each test records its own first calls.
+        if self._tool is not None:
+            sys.monitoring.restart_events()  # type: ignore[attr-defined,unused-ignore]
         try:
             yield
         finally:
             self._functions = self._files = None
+            if self._coverage is not None:
+                self._coverage.switch_context("")
+
+    _started = False
+
+    def _claim_tool(self) -> int:
+        monitoring = sys.monitoring  # type: ignore[attr-defined,unused-ignore]
+        for tool in (3, 4):
+            if monitoring.get_tool(tool) is None:
+                monitoring.use_tool_id(tool, "pytest-evidence")
+                monitoring.register_callback(tool, monitoring.events.PY_START, self._started_code)
+                return tool
+        raise pytest.UsageError("--evidence-deps: no free sys.monitoring tool id (3 and 4 are taken)")
+
+    def _started_code(self, code: CodeType, offset: int) -> Any:
+        key = self._keys[code] if code in self._keys else self._key(code)
+        if key is not None and self._functions is not None:
+            self._functions.add(key)
+        return sys.monitoring.DISABLE  # type: ignore[attr-defined,unused-ignore]
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        """coverage.py: per-test lines are known only now; emit them as ``path:line`` keys."""
+        if self._coverage is None or not self._started:
+            return
+        self._coverage.stop()
+        data = self._coverage.get_data()
+        per_test: Dict[str, Set[str]] = {}
+        for filename in data.measured_files():
+            rel = self._relative({filename})
+            if not rel:
+                continue
+            (path,) = rel
+            for line, contexts in data.contexts_by_lineno(filename).items():
+                for context in contexts:
+                    if context:
+                        per_test.setdefault(context, set()).add("%s:%d" % (path, line))
+        for test_id, keys in sorted(per_test.items()):
+            self._emit(test_id, sorted(keys))
+        shutil.rmtree(self._data, ignore_errors=True)
 
     def _traced(self) -> Any:
+        if self._coverage is not None:
+            yield
+            return
+        if self._tool is not None:
+            monitoring = sys.monitoring  # type: ignore[attr-defined,unused-ignore]
+            monitoring.set_events(self._tool, monitoring.events.PY_START)
+            try:
+                yield
+            finally:
+                monitoring.set_events(self._tool, 0)
+            return
         if sys.gettrace() is not None or self._functions is None:  # another tracer owns the frames
             self._functions = None
             yield
             return
-        threading.settrace(self._trace)
-        sys.settrace(self._trace)
+        mine = self._trace
+        threading.settrace(mine)
+        sys.settrace(mine)
         try:
             yield
         finally:
+            if sys.gettrace() != mine:  # someone replaced the tracer mid-test: the data is partial
+                self._functions = None
             sys.settrace(None)
             threading.settrace(None)
 

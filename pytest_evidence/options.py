@@ -24,6 +24,7 @@ STORE = "--evidence-store"
 RECORD_MODE = "--evidence-record-mode"
 SELECT = "--evidence-select"
 DEPS = "--evidence-deps"
+DEPS_ENGINE = "--evidence-deps-engine"
 WATCH = "--evidence-watch"
 
 DEFAULT_RERUNS = 2
@@ -107,6 +108,13 @@ def add_options(parser: pytest.Parser) -> None:
         help="internal: record the functions and files under ROOT that each test reaches.",
     )
     group.addoption(
+        DEPS_ENGINE,
+        dest="evidence_deps_engine",
+        choices=("auto", "coverage", "tracer"),
+        default="auto",
+        help="internal: what records dependencies: coverage.py, the plugin's own tracer, or auto.",
+    )
+    group.addoption(
         WATCH,
         dest="evidence_watch",
         metavar="FILE",
@@ -134,6 +142,7 @@ class Settings:
     record_mode: bool
     select: Optional[str]
     deps_root: Optional[str]
+    deps_engine: str
     watch: Tuple[str, ...]
 
     @property
@@ -200,6 +209,7 @@ def settings(config: pytest.Config) -> Settings:
         record_mode=bool(config.getoption("evidence_record_mode")),
         select=_absolute(here, config.getoption("evidence_select")),
         deps_root=_absolute(here, config.getoption("evidence_deps")),
+        deps_engine=config.getoption("evidence_deps_engine"),
         watch=_read_lines(_absolute(here, config.getoption("evidence_watch"))),
     )
 

@@ -21,7 +21,7 @@ from typing import List
 import pytest
 
 from pytest_evidence import options
-from pytest_evidence.deps import DependencyRecorder
+from pytest_evidence.deps import DependencyRecorder, choose_engine
 from pytest_evidence.errors import EvidenceError
 from pytest_evidence.finish import BaselinePlan, Finisher
 from pytest_evidence.flake import FlakePolicy
@@ -48,13 +48,20 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(Selector(settings.select), "evidence-selector")
     if not is_controller:
         config.pluginmanager.register(FlakePolicy(settings.reruns), "evidence-flake-policy")
-        if settings.deps_root:
-            config.pluginmanager.register(DependencyRecorder(settings.deps_root), "evidence-deps")
     if is_worker:
+        if settings.deps_root:  # per-test data must ride on the reports: only the tracer can
+            config.pluginmanager.register(
+                DependencyRecorder(settings.deps_root, choose_engine("tracer"), _no_emit), "evidence-deps"
+            )
         return
     recorder = Recorder(settings.stream, describe_environment=settings.record_mode)
     config.stash[recorder_key] = recorder
     config.pluginmanager.register(recorder, "evidence-recorder")
+    if settings.deps_root and not is_controller:
+        engine = choose_engine(settings.deps_engine)
+        config.pluginmanager.register(
+            DependencyRecorder(settings.deps_root, engine, recorder.emit_deps), "evidence-deps"
+        )
     if settings.record_mode:
         config.pluginmanager.register(_RecordModeEnd(recorder, list(settings.watch)), "evidence-record-mode")
         return
@@ -64,6 +71,10 @@ def pytest_configure(config: pytest.Config) -> None:
     except EvidenceError as exc:
         raise pytest.UsageError("evidence: %s" % exc) from None
     config.pluginmanager.register(Finisher(config, settings, recorder, baseline), "evidence-finisher")
+
+
+def _no_emit(test_id: str, keys: List[str]) -> None:
+    """Workers stream nothing themselves."""
 
 
 class _RecordModeEnd:

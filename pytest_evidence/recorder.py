@@ -85,6 +85,10 @@ class Recorder:
             return "flaky", "K", ("FLAKY", {"yellow": True})
         return None
 
+    def emit_deps(self, test_id: str, keys: List[str]) -> None:
+        """Dependency keys known only at session end (coverage.py's per-test lines)."""
+        self._emit("deps", {"test_id": test_id, "functions": keys, "files": []})
+
     def emit_module_origins(self, names: List[str]) -> None:
         """Where each watched module was imported from during the session (None: not imported)."""
         origins = {}

@@ -91,9 +91,9 @@ def read(path: str) -> StreamContent:
         elif kind == "result":
             obs = Observation.from_dict(doc)
             content.results[obs.test_id] = obs
-        elif kind == "deps":
-            content.functions[doc["test_id"]] = list(doc["functions"])
-            content.files[doc["test_id"]] = list(doc["files"])
+        elif kind == "deps":  # a test may have two lines: files as it ends, coverage lines at session end
+            content.functions.setdefault(doc["test_id"], []).extend(doc["functions"])
+            content.files.setdefault(doc["test_id"], []).extend(doc["files"])
         elif kind == "modules":
             content.module_origins = dict(doc["origins"])
         else:

@@ -33,20 +33,40 @@ _IDENTITY = {
 
 @dataclass
 class Checkouts:
+    """B and C; each worktree is made the first time a tier needs files on disk.
+
+    A patch stopped by T0 never pays for a checkout: T0 reads C's files from git's objects.
+    """
+
     repo: pathlib.Path
     baseline: str
     candidate: str
-    b_dir: pathlib.Path
-    c_dir: pathlib.Path
     scratch: pathlib.Path
-    _extra: list[pathlib.Path] = field(default_factory=list)
+    made: list[pathlib.Path] = field(default_factory=list)
+
+    def _tree(self, name: str, commit: str) -> pathlib.Path:
+        dest = self.scratch / name
+        if not dest.exists():
+            gitops.add_worktree(str(self.repo), commit, str(dest))
+            self.made.append(dest)
+        return dest
+
+    @property
+    def b_dir(self) -> pathlib.Path:
+        return self._tree("B", self.baseline)
+
+    @property
+    def c_dir(self) -> pathlib.Path:
+        return self._tree("C", self.candidate)
+
+    def read_candidate(self, path: str) -> bytes:
+        return gitops.show(str(self.repo), self.candidate, path)
 
     def baseline_with_tests(self, plan: overlay.OverlayPlan) -> pathlib.Path:
         """A third worktree: B's source with C's test files laid over it ("run on B")."""
         dest = self.scratch / "B-with-C-tests"
         if not dest.exists():
-            gitops.add_worktree(str(self.repo), self.baseline, str(dest))
-            self._extra.append(dest)
+            self._tree(dest.name, self.baseline)
             overlay.apply(plan, str(self.c_dir), str(dest))
         return dest
 
@@ -69,22 +89,15 @@ def checkouts(
         raise BadInput("--patch %s: no such file" % patch)
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="evidence-runner-"))
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-    made: list[pathlib.Path] = []
-    result: Checkouts | None = None
+    co = Checkouts(repo, b_sha, c_sha or b_sha, scratch)
     try:
-        b_dir, c_dir = scratch / "B", scratch / "C"
-        gitops.add_worktree(str(repo), b_sha, str(b_dir))
-        made.append(b_dir)
-        gitops.add_worktree(str(repo), c_sha or b_sha, str(c_dir))
-        made.append(c_dir)
         if c_sha is None:
             assert patch is not None
-            c_sha = _apply(c_dir, patch.resolve())
-        result = Checkouts(repo, b_sha, c_sha, b_dir, c_dir, scratch)
-        yield result
+            co.candidate = _apply(co.c_dir, patch.resolve())
+        yield co
     finally:
         signal.signal(signal.SIGTERM, previous)
-        for tree in made + (result._extra if result else []):
+        for tree in co.made:
             gitops.remove_worktree(str(repo), str(tree))
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -12,7 +12,7 @@ import json
 import pathlib
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence.model import Failure, FailureKind, Finding, Outcome, Role, ValidationResult
@@ -82,13 +82,13 @@ def _parse_one(path: str, data: bytes) -> Finding | None:
     return None
 
 
-def parse_gate(checkout: pathlib.Path, paths: Sequence[str], candidate: str) -> GateResult:
-    """T0: every changed Python, TOML and JSON file must parse."""
+def parse_gate(read: Callable[[str], bytes], paths: Sequence[str], candidate: str) -> GateResult:
+    """T0: every changed Python, TOML and JSON file must parse (``read`` gives a file's bytes)."""
     results, findings = [], []
     for path in paths:
         if not path.endswith((".py", ".toml", ".json")):
             continue
-        finding = _parse_one(path, (checkout / path).read_bytes())
+        finding = _parse_one(path, read(path))
         if finding is not None:
             findings.append(finding)
         results.append(_result("T0::parse::" + path, candidate, finding, FailureKind.SYNTAX_ERROR, None))

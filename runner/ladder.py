@@ -93,7 +93,6 @@ class Ladder:
         self.state = _State()
         self.watch: list[str] = []  # changed modules, whose import origin every C run reports
         self.outside: set[str] = set()
-        self.roots = [str(r.relative_to(co.c_dir)) if r != co.c_dir else "" for r in target.roots(co.c_dir)]
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -185,7 +184,7 @@ class Ladder:
         present = [f.path for f in diff.files if f.status != "D"]
         sources = [f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D"]
         steps: list[Callable[[], None]] = [
-            lambda: self._static(Tier.T0, gates.parse_gate(self.co.c_dir, present, self.co.candidate)),
+            lambda: self._static(Tier.T0, gates.parse_gate(self.co.read_candidate, present, self.co.candidate)),
             lambda: self._static(
                 Tier.T1, gates.lint_gate(self.co.c_dir, [p for p in present if p.endswith(".py")], self.co.candidate)
             ),
@@ -275,6 +274,8 @@ class Ladder:
                 self._add((), {}, [Detection(DetectionKind.IMPORT_OUTSIDE_CHECKOUT, message)])
 
     def _tests(self, diff: Diff, c_suite: list[str], markers: Mapping[str, list[str]]) -> None:
+        c_dir = self.co.c_dir
+        roots = [str(r.relative_to(c_dir)) if r != c_dir else "" for r in self.target.roots(c_dir)]
         if not c_suite:
             self._add((), {}, [Detection(DetectionKind.EMPTY_COLLECTION, "the candidate's suite collects no test")])
         plan = overlay.plan(str(self.co.c_dir), self.co.baseline, PYTHON_FILES)
@@ -297,10 +298,10 @@ class Ladder:
         self._t3(plan, resolver, c_suite, baseline)
         if self._halted():
             return
-        graph = ImportGraph(self.co.c_dir, self.roots)
+        graph = ImportGraph(self.co.c_dir, roots)
         selection = select_impacted_tests(c_suite, baseline(), diff, graph)
         t6 = integration_tests(
-            c_suite, markers, self.options.integration_marker, self.options.integration_globs, diff, graph, self.roots
+            c_suite, markers, self.options.integration_marker, self.options.integration_globs, diff, graph, roots
         )
         tiers = [
             (Tier.T4, list(selection.t4), "tests reaching a changed function on B"),

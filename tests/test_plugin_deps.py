@@ -1,0 +1,105 @@
+"""Per-test dependency recording: what each test reached and opened, with each engine.
+
+Selection is only as safe as this data: a test that calls a changed function must show it, and
+one that does not must not (or the selection is merely the whole suite).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_evidence.deps import choose_engine
+from pytest_evidence.stream import read
+
+LIB = "def helper(x):\n    return x + 1\n\n\ndef unused():\n    return 0\n"
+TESTS = """
+from lib import helper
+
+def test_calls_helper():
+    assert helper(1) == 2
+
+def test_reads_data():
+    with open("data.txt") as fh:
+        assert fh.read() == "hi\\n"
+"""
+
+
+@pytest.mark.parametrize("engine", ["tracer", "coverage"])
+def test_each_engine_records_calls_and_opened_files(pytester: pytest.Pytester, engine: str) -> None:
+    if engine == "coverage":
+        pytest.importorskip("coverage")
+    pytester.makepyfile(lib=LIB, test_deps=TESTS)
+    (pytester.path / "data.txt").write_text("hi\n")
+    stream = pytester.path / "s.jsonl"
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "evidence",
+        "--evidence-record-mode",
+        f"--evidence-stream={stream}",
+        f"--evidence-deps={pytester.path}",
+        f"--evidence-deps-engine={engine}",
+        "-o",
+        "pythonpath=.",
+    )
+    assert result.ret == 0
+    content = read(str(stream))
+    calls = content.functions["test_deps.py::test_calls_helper"]
+    lib_keys = {k for k in calls if k.startswith("lib.py:")}
+    # the tracer records the def line of each function started; coverage.py the lines run
+    assert lib_keys == ({"lib.py:1"} if engine == "tracer" else {"lib.py:2"})
+    assert not any(k.startswith("lib.py:") for k in content.functions["test_deps.py::test_reads_data"])
+    assert content.files["test_deps.py::test_reads_data"] == ["data.txt"]
+    assert content.files["test_deps.py::test_calls_helper"] == []
+
+
+@pytest.mark.parametrize("when", ["before", "during"])
+def test_a_test_under_another_tracer_gets_no_function_data(pytester: pytest.Pytester, when: str) -> None:
+    """Never fight coverage.py or a debugger for ``sys.settrace``: the test is left unknown."""
+    if choose_engine("tracer") == "monitoring":
+        pytest.skip("sys.monitoring engines coexist with other tracers; this is the settrace rule")
+    pytester.makepyfile(
+        lib=LIB,
+        test_deps="""
+        import sys
+        from lib import helper
+
+        def test_traced_by_someone_else():
+            assert helper(1) == 2
+        """,
+    )
+    if when == "before":  # a tracer already installed when the phase starts
+        pytester.makeconftest("""
+            import sys
+            import pytest
+
+            @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+            def pytest_runtest_call(item):
+                sys.settrace(lambda *a: None)
+                yield
+                sys.settrace(None)
+            """)
+    else:  # the test replaces the tracer itself, as a debugger would
+        pytester.makepyfile(
+            test_deps="""
+            import sys
+            from lib import helper
+
+            def test_traced_by_someone_else():
+                sys.settrace(lambda *a: None)
+                assert helper(1) == 2
+            """
+        )
+    stream = pytester.path / "s.jsonl"
+    pytester.runpytest_subprocess(
+        "-p",
+        "evidence",
+        "--evidence-record-mode",
+        f"--evidence-stream={stream}",
+        f"--evidence-deps={pytester.path}",
+        "--evidence-deps-engine=tracer",
+        "-o",
+        "pythonpath=.",
+    )
+    content = read(str(stream))
+    assert "test_deps.py::test_traced_by_someone_else" in content.results
+    assert "test_deps.py::test_traced_by_someone_else" not in content.functions  # unknown, so always selected
