@@ -36,6 +36,8 @@ def main() -> None:
         repo = prepare(case, work)
         subprocess.run([str(repo.python), "-m", "pip", "install", "-q", "pytest-testmon"], check=True)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(repo.path / case["pythonpath_root"]), str(ROOT)]))
+        # testmon needs pytest's cache provider (it reads --lf): the case's "-p no:cacheprovider" goes.
+        own = [a for a in case["test_command"] if a not in ("-p", "no:cacheprovider")]
         base = [
             str(repo.python),
             "-m",
@@ -46,12 +48,16 @@ def main() -> None:
             "pytest_evidence.plugin",
             "--evidence-record-mode",
             "--testmon",
-            *case["test_command"],
+            *own,
         ]
         git(repo.path, "checkout", "-q", repo.baseline)
         subprocess.run([*base, f"--evidence-stream={work / 'b.jsonl'}"], cwd=repo.path, env=env, capture_output=True)
         git(repo.path, "checkout", "-q", repo.candidate)
-        subprocess.run([*base, f"--evidence-stream={work / 'c.jsonl'}"], cwd=repo.path, env=env, capture_output=True)
+        proc = subprocess.run(
+            [*base, f"--evidence-stream={work / 'c.jsonl'}"], cwd=repo.path, env=env, capture_output=True, text=True
+        )
+        if not (work / "c.jsonl").exists():
+            raise SystemExit("testmon run on C failed: %s" % (proc.stdout + proc.stderr)[-1500:])
         ran = set()
         with open(work / "c.jsonl") as fh:
             for line in fh:
