@@ -176,9 +176,6 @@ class Store:
             [(row["run_id"], r["test_id"], json.dumps(r, separators=(",", ":"))) for r in results],
         )
 
-    def run_ids(self) -> List[str]:
-        return [r[0] for r in self._db.execute("SELECT run_id FROM runs ORDER BY rowid")]
-
     # -- flake ledger -----------------------------------------------------------------------
 
     def add_flake_signatures(self, rows: Sequence[Tuple[str, str, str, str, str, str]]) -> None:

@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 
 import pytest_evidence
+from pytest_evidence.model import RESULT_FIELDS
 
 SCHEMA_PATH = pathlib.Path(pytest_evidence.__file__).parent / "evidence.schema.json"
 GIT_ENV = {
@@ -35,20 +36,7 @@ def validate(doc: Record, schema: dict[str, Any]) -> Record:
     """Every record a test reads is first checked against the shipped schema."""
     jsonschema.validate(doc, schema)
     for res in doc["results"]:
-        assert list(res) == [
-            "test_id",
-            "role",
-            "candidate_commit",
-            "baseline_result",
-            "candidate_result",
-            "duration",
-            "exit_code",
-            "flaky_history",
-            "affected_by_change",
-            "bug_discriminating",
-            "stdout_summary",
-            "failure",
-        ]
+        assert tuple(res) == RESULT_FIELDS
     return doc
 
 

@@ -76,7 +76,11 @@ def test_role_assignment(
 
 
 def test_validation_result_has_exactly_the_contract_fields_in_order() -> None:
-    assert tuple(f.name for f in dataclasses.fields(ValidationResult)) == RESULT_FIELDS
+    contract = (
+        "test_id role candidate_commit baseline_result candidate_result duration exit_code flaky_history "
+        "affected_by_change bug_discriminating stdout_summary failure"
+    ).split()
+    assert tuple(f.name for f in dataclasses.fields(ValidationResult)) == RESULT_FIELDS == tuple(contract)
     assert {r.value for r in Role} == {"BUG_REPRODUCTION", "REGRESSION", "EXPECTED_CHANGE", "STATIC_GATE"}
 
 
