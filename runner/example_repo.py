@@ -31,6 +31,8 @@ def price_label(amount: float) -> str:
 
 CLI = '''"""``python -m shop.cli QTY``: the total for QTY items at 2.00."""
 
+from __future__ import annotations
+
 import sys
 
 from shop.price import price_label, total

@@ -263,7 +263,9 @@ def type_gate(
             results.append(
                 _result("T2::mypy::" + path, candidate, bad[0] if bad else None, FailureKind.TYPE_ERROR, code)
             )
-        notes.append("mypy: %d error(s)" % sum(f.hard for f in mypy_findings))
+        errors = [f for f in mypy_findings if f.hard]
+        first = " (first %s:%s %s)" % (errors[0].path, errors[0].line, errors[0].message) if errors else ""
+        notes.append("mypy: %d new error(s)%s" % (len(errors), first))
     else:
         notes.append("mypy not configured by the repository")
     # The declared roots first; the checkout root and src/ as fallbacks, so that a changed module

@@ -389,7 +389,7 @@ class Ladder:
     def _flip(self, typed: Typed) -> str | None:
         for res in typed.results:
             if res.baseline_result is Outcome.PASS and res.candidate_result in C_FAILING:
-                return "regression: %s passes on B and %s on C" % (res.test_id, res.candidate_result.value)
+                return "regression: %s passes on B, %s on C" % (res.test_id, res.candidate_result.value)
             if res.baseline_result is None and res.candidate_result in C_FAILING:
                 return "%s %s on C and has no baseline result" % (res.test_id, res.candidate_result.value)
         return None

@@ -71,7 +71,39 @@ def main(old_python: str) -> int:
     print(
         "ok: Python/pytest %s typed %d results; the reproducer is bug-discriminating" % (version, len(doc["results"]))
     )
-    return 0
+    return _runner(repo, old_python, work, version)
+
+
+def _runner(repo: example_repo.ExampleRepo, old_python: str, work: pathlib.Path, version: str) -> int:
+    """The runner drives the same old interpreter with --python, installing nothing there."""
+    from runner.cli import main as runner_main
+
+    failures = 0
+    for name in ("honest-fix", "regression", "integration-break"):
+        out = work / ("certify-%s.json" % name)
+        code = runner_main(
+            [
+                "certify",
+                "--repo",
+                str(repo.path),
+                "--baseline",
+                repo.baseline,
+                "--candidate",
+                repo.candidates[name],
+                "--python",
+                old_python,
+                "--out",
+                str(out),
+            ]
+        )
+        doc = json.loads(out.read_text())
+        got = (doc["verdict"]["verdict"], doc["verdict"]["halted_at"])
+        if got != example_repo.EXPECTED[name] or doc["environment"]["python"] != version.split()[0]:
+            print("FAIL: certify %s under %s gave %s (exit %d)" % (name, version, got, code))
+            failures += 1
+    if not failures:
+        print("ok: evidence-runner certify --python (%s) gave the expected verdicts" % version)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

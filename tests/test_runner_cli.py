@@ -78,13 +78,17 @@ def test_honest_fix_evidence(certified: dict[str, tuple[int, Record]]) -> None:
     assert doc["collected"] == 6 and doc["not_run"] == []
 
 
-def test_demo_prints_the_table_and_leaves_nothing_behind(capsys: pytest.CaptureFixture[str]) -> None:
-    scratch = pathlib.Path(tempfile.gettempdir())
-    before = set(scratch.glob("evidence-*"))
+def test_demo_prints_the_table_and_leaves_nothing_behind(
+    capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # this process's temp dirs
+    monkeypatch.setenv("TMPDIR", str(scratch))  # and its children's
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "honest-fix" in out and "CERTIFIED" in out and "REJECTED" in out and "INCONCLUSIVE" in out
-    assert set(scratch.glob("evidence-*")) == before
+    assert list(scratch.iterdir()) == []
 
 
 def test_unknown_command_is_bad_input() -> None:

@@ -305,3 +305,20 @@ def test_sigterm_removes_the_worktrees_and_kills_the_tests(repo: Repo, tmp_path:
     assert proc.returncode == 4 and "interrupted; temporary worktrees removed" in err
     assert repo.git("worktree", "list").count("\n") == 0
     assert not (tmp_path / "e.json").exists()
+
+
+def test_full_climbs_every_tier_after_a_failure(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit(PKG)
+    cand = repo.commit(
+        {
+            "calc/ops.py": FIX["calc/ops.py"].replace("return n * 2", "return n * 3"),
+            "tests/test_half.py": FIX["tests/test_half.py"],
+        }
+    )
+    code, halting = certify(repo, tmp_path / "a.json", "--baseline", base, "--candidate", cand)
+    assert halting is not None and code == 1 and halting["verdict"]["halted_at"] == "T4"
+    assert [t["status"] for t in halting["tiers"]][4:] == ["failed", "not_run", "not_run", "not_run"]
+    code, full = certify(repo, tmp_path / "b.json", "--baseline", base, "--candidate", cand, "--full")
+    assert full is not None and code == 1 and full["verdict"]["halted_at"] == "T4"
+    assert "not_run" not in [t["status"] for t in full["tiers"]]
+    assert full["invocation"]["full"] is True
