@@ -28,6 +28,7 @@ def test_reads_data():
 def test_each_engine_records_calls_and_opened_files(pytester: pytest.Pytester, engine: str) -> None:
     if engine == "coverage":
         pytest.importorskip("coverage")
+    pytester.makeini("[pytest]\npythonpath = .\n")  # an ini, not -o: pytest 7 reads pythonpath too early for -o
     pytester.makepyfile(lib=LIB, test_deps=TESTS)
     (pytester.path / "data.txt").write_text("hi\n")
     stream = pytester.path / "s.jsonl"
@@ -38,8 +39,6 @@ def test_each_engine_records_calls_and_opened_files(pytester: pytest.Pytester, e
         f"--evidence-stream={stream}",
         f"--evidence-deps={pytester.path}",
         f"--evidence-deps-engine={engine}",
-        "-o",
-        "pythonpath=.",
     )
     assert result.ret == 0
     content = read(str(stream))
@@ -57,6 +56,7 @@ def test_a_test_under_another_tracer_gets_no_function_data(pytester: pytest.Pyte
     """Never fight coverage.py or a debugger for ``sys.settrace``: the test is left unknown."""
     if choose_engine("tracer") == "monitoring":
         pytest.skip("sys.monitoring engines coexist with other tracers; this is the settrace rule")
+    pytester.makeini("[pytest]\npythonpath = .\n")
     pytester.makepyfile(
         lib=LIB,
         test_deps="""
@@ -97,8 +97,6 @@ def test_a_test_under_another_tracer_gets_no_function_data(pytester: pytest.Pyte
         f"--evidence-stream={stream}",
         f"--evidence-deps={pytester.path}",
         "--evidence-deps-engine=tracer",
-        "-o",
-        "pythonpath=.",
     )
     content = read(str(stream))
     assert "test_deps.py::test_traced_by_someone_else" in content.results
