@@ -21,8 +21,9 @@ from runner import certify, example_repo
 
 
 def certify_candidate(
-    repo: example_repo.ExampleRepo, name: str, out: pathlib.Path, store: pathlib.Path
+    repo: example_repo.ExampleRepo, name: str, out: pathlib.Path, store: pathlib.Path, *extra: str
 ) -> tuple[int, dict[str, Any]]:
+    """``certify`` one candidate of the example (``extra``: more certify arguments)."""
     parser = argparse.ArgumentParser()
     certify.add_arguments(parser)
     args = parser.parse_args(
@@ -37,6 +38,7 @@ def certify_candidate(
             str(out),
             "--store",
             str(store),
+            *extra,
         ]
     )
     code, _line = certify.run(args, lambda _m: None)

@@ -76,27 +76,13 @@ def main(old_python: str) -> int:
 
 def _runner(repo: example_repo.ExampleRepo, old_python: str, work: pathlib.Path, version: str) -> int:
     """The runner drives the same old interpreter with --python, installing nothing there."""
-    from runner.cli import main as runner_main
+    from runner.demo import certify_candidate
 
     failures = 0
     for name in ("honest-fix", "regression", "integration-break"):
-        out = work / ("certify-%s.json" % name)
-        code = runner_main(
-            [
-                "certify",
-                "--repo",
-                str(repo.path),
-                "--baseline",
-                repo.baseline,
-                "--candidate",
-                repo.candidates[name],
-                "--python",
-                old_python,
-                "--out",
-                str(out),
-            ]
+        code, doc = certify_candidate(
+            repo, name, work / ("certify-%s.json" % name), work / "store.sqlite3", "--python", old_python
         )
-        doc = json.loads(out.read_text())
         got = (doc["verdict"]["verdict"], doc["verdict"]["halted_at"])
         if got != example_repo.EXPECTED[name] or doc["environment"]["python"] != version.split()[0]:
             print("FAIL: certify %s under %s gave %s (exit %d)" % (name, version, got, code))
