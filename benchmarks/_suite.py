@@ -11,13 +11,11 @@ import sys
 import time
 from collections.abc import Sequence
 
-GIT_ENV = dict(
-    os.environ,
-    GIT_AUTHOR_NAME="bench",
-    GIT_AUTHOR_EMAIL="bench@example.invalid",
-    GIT_COMMITTER_NAME="bench",
-    GIT_COMMITTER_EMAIL="bench@example.invalid",
-)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+
+from runner.example_repo import GIT_IDENTITY
+
+GIT_ENV = dict(os.environ, **GIT_IDENTITY)
 
 
 def git(root: pathlib.Path, *args: str) -> str:

@@ -238,15 +238,19 @@ class ExampleRepo:
     candidates: dict[str, str]  # name -> commit sha
 
 
+#: Who commits in repositories the project builds itself (the example, the benchmarks): fixed, so
+#: that building them never depends on the machine's git configuration.
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "pytest-evidence example",
+    "GIT_AUTHOR_EMAIL": "example@pytest-evidence.invalid",
+    "GIT_COMMITTER_NAME": "pytest-evidence example",
+    "GIT_COMMITTER_EMAIL": "example@pytest-evidence.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
 def _git(path: pathlib.Path, *args: str) -> str:
-    env = dict(
-        os.environ,
-        GIT_AUTHOR_NAME="pytest-evidence example",
-        GIT_AUTHOR_EMAIL="example@pytest-evidence.invalid",
-        GIT_COMMITTER_NAME="pytest-evidence example",
-        GIT_COMMITTER_EMAIL="example@pytest-evidence.invalid",
-        GIT_CONFIG_NOSYSTEM="1",
-    )
+    env = dict(os.environ, **GIT_IDENTITY)
     proc = subprocess.run(["git", *args], cwd=path, env=env, capture_output=True, text=True, check=True)
     return proc.stdout.strip()
 
