@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Callable, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Collection, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from pytest_evidence.model import (
     Annotation,
     Detection,
     DetectionKind,
+    Failure,
+    FailureKind,
     Observation,
     Origin,
     Outcome,
@@ -39,6 +41,30 @@ def flake_digest(obs: Observation) -> str:
     """12 hex of the sha256 of the first failure message: the message part of a signature."""
     text = "" if obs.failure is None else (obs.failure.excerpt or obs.failure.message)
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:12]
+
+
+def flake_rows(
+    run_id: str, side: str, observations: Iterable[Optional[Observation]], now: str
+) -> List[Tuple[str, str, str, str, str, str]]:
+    """Ledger rows (``test_id, run_id, side, sequence, digest, created``) for the tests that flipped."""
+    return [
+        (o.test_id, run_id, side, ",".join(a.value for a in o.attempts), flake_digest(o), now)
+        for o in observations
+        if o is not None and o.outcome is Outcome.FLAKY
+    ]
+
+
+def quarantine(obs: Optional[Observation], quarantined: Mapping[str, Sequence[str]]) -> Optional[Observation]:
+    """A test quarantined by an earlier run is never green: whatever it did now, it is ``flaky``."""
+    if obs is None or obs.test_id not in quarantined or obs.outcome is Outcome.FLAKY:
+        return obs
+    first = quarantined[obs.test_id][0].split(":", 1)[0]
+    failure = Failure(
+        FailureKind.FLAKY,
+        "quarantined since run %s (outcome now: %s); clear it with: evidence-runner flaky clear %s"
+        % (first, obs.outcome.value, obs.test_id),
+    )
+    return Observation(obs.test_id, Outcome.FLAKY, obs.duration, failure, obs.stdout_summary, obs.attempts)
 
 
 def type_evidence(
@@ -127,6 +153,18 @@ def _detections_of(obs: Observation, b_obs: Optional[Observation], role: Optiona
             )
         )
     return found
+
+
+def network_detections(attempts: Sequence[Tuple[Optional[str], str]], side: str) -> List[Detection]:
+    """One ``network_blocked`` per (test, address) the network guard refused on ``side``."""
+    return [
+        Detection(
+            DetectionKind.NETWORK_BLOCKED,
+            "%s tried to reach %s on %s; tests run without network" % (test_id or "collection", address, side),
+            test_id,
+        )
+        for test_id, address in attempts
+    ]
 
 
 def empty_collection(collected: int, selected: int, outcomes: Sequence[Outcome]) -> Optional[Detection]:

@@ -12,7 +12,7 @@ import json
 import platform
 import sys
 from importlib import metadata as _metadata
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 from pytest_evidence.model import Environment
 
@@ -33,6 +33,11 @@ def _version(name: str) -> str:
         return str(_metadata.version(name))
     except _metadata.PackageNotFoundError:
         return "absent"
+
+
+def versions(names: List[str]) -> Dict[str, str]:
+    """Installed version of each named distribution, ``absent`` when it is not installed."""
+    return {name: _version(name) for name in names}
 
 
 def capture() -> Environment:

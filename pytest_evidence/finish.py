@@ -15,9 +15,9 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 import pytest
 
 from pytest_evidence import environment, gitops, overlay, replay, summary
-from pytest_evidence.assemble import empty_collection, flake_digest, type_evidence
+from pytest_evidence.assemble import empty_collection, flake_rows, network_detections, quarantine, type_evidence
 from pytest_evidence.errors import EvidenceError, UnknownTestId
-from pytest_evidence.model import EvidenceRecord, Observation, Origin, Outcome
+from pytest_evidence.model import EvidenceRecord, Observation, Origin
 from pytest_evidence.options import Settings
 from pytest_evidence.recorder import Recorder
 from pytest_evidence.store import Store
@@ -95,10 +95,19 @@ class Finisher:
         collected = self.recorder.collected or []
         complete = exitstatus not in _INCOMPLETE_STATUSES and len(observations) >= len(collected)
         env = environment.capture()
+        repo = os.path.realpath(str(self.config.rootpath))
         with Store(self.settings.store) as store:
             baseline, baseline_run = self._baseline(store, observations, env.fingerprint, complete)
-            history = store.flake_history(o.test_id for o in observations)
-            self._ledger(store, observations, baseline)
+            now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+            rows = flake_rows(self.run_id, "C", observations, now)
+            rows += flake_rows(self.run_id, "B", (baseline or {}).values(), now)
+            held = store.quarantined(repo)  # before this run's flips join it: they are flaky already
+            history = store.flake_history(repo, [o.test_id for o in observations])
+            if rows:
+                store.quarantine(repo, rows)
+            observations = [quarantine(o, held) or o for o in observations]
+            if baseline is not None:
+                baseline = {t: quarantine(o, held) for t, o in baseline.items()}
             designated = {
                 t
                 for ids in match_designated(self.settings.reproducers, [o.test_id for o in observations]).values()
@@ -123,6 +132,7 @@ class Finisher:
                 affected=lambda _t: None,
             )
             detections = ([empty] if empty is not None else []) + list(typed.detections)
+            detections += network_detections(self.recorder.network, "C")
             record = EvidenceRecord(
                 run_id=self.run_id,
                 created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -183,19 +193,6 @@ class Finisher:
             "overlay_deleted": list(self.baseline.plan.deleted),
         }
         return replay.merge_runs(cached, fresh), info
-
-    def _ledger(
-        self, store: Store, observations: Sequence[Observation], baseline: Optional[Mapping[str, Optional[Observation]]]
-    ) -> None:
-        now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-        rows = []
-        for side, group in (("C", observations), ("B", [o for o in (baseline or {}).values() if o is not None])):
-            for obs in group:
-                if obs.outcome is Outcome.FLAKY:
-                    seq = ",".join(a.value for a in obs.attempts)
-                    rows.append((obs.test_id, self.run_id, side, seq, flake_digest(obs), now))
-        if rows:
-            store.add_flake_signatures(rows)
 
     def _candidate_commit(self) -> Optional[str]:
         root = self.baseline.git_root if self.baseline else str(self.config.rootpath)

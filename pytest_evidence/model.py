@@ -11,18 +11,24 @@ Format history of the evidence record (``SCHEMA_VERSION``):
 * ``1.1`` -- added ``verdict``, ``tiers`` and ``invocation`` (the runner's ladder and how it was
   started; null, empty and null in a plugin record) and the failure kinds ``syntax_error``,
   ``lint``, ``type_error``, ``import_error``. 1.0 records still read: the keys are optional.
+* ``1.2`` -- the referee's own record: ``path``, ``line`` and ``detail`` on detections, the
+  detection kind ``source_interference``, ``reruns`` on annotations, ``lockfiles`` on an
+  environment, ``baseline_environment``, ``pinning`` (how the runs were sandboxed and seeded,
+  and which guarantee is missing) and ``integrity`` (what was protected and reapplied) on the
+  record, ``not_run`` on a tier. 1.0 and 1.1 records still read.
 """
 
 from __future__ import annotations
 
 import enum
+import hashlib
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 #: Record versions this model reads: same major version.
-READABLE_VERSIONS = ("1.0", "1.1")
+READABLE_VERSIONS = ("1.0", "1.1", "1.2")
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (
@@ -118,6 +124,7 @@ class DetectionKind(str, enum.Enum):
     TYPING_FAILURE = "typing_failure"
     REPRODUCER_NOT_FAILING_ON_BASELINE = "reproducer_not_failing_on_baseline"
     RECEIPT_HELD = "receipt_held"
+    SOURCE_INTERFERENCE = "source_interference"
 
 
 class FailureKind(str, enum.Enum):
@@ -265,18 +272,40 @@ class Observation:
 
 @dataclass(frozen=True)
 class Detection:
-    """A named finding that weakens or voids what the run proves."""
+    """A named finding that weakens or voids what the run proves.
+
+    ``detail`` sub-classifies a kind (``deleted_test``, ``skip_marker``, ``os_exit``...) so a
+    reader can count attacks by shape without parsing messages; ``path`` and ``line`` point at
+    the offending source when there is one.
+    """
 
     kind: DetectionKind
     message: str
     test_id: Optional[str] = None
+    path: Optional[str] = None
+    line: Optional[int] = None
+    detail: Optional[str] = None
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"kind": self.kind.value, "message": self.message, "test_id": self.test_id}
+        return {
+            "kind": self.kind.value,
+            "message": self.message,
+            "test_id": self.test_id,
+            "path": self.path,
+            "line": self.line,
+            "detail": self.detail,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Detection:
-        return cls(DetectionKind(data["kind"]), data["message"], data.get("test_id"))
+        return cls(
+            DetectionKind(data["kind"]),
+            data["message"],
+            data.get("test_id"),
+            data.get("path"),
+            data.get("line"),
+            data.get("detail"),
+        )
 
 
 @dataclass(frozen=True)
@@ -293,12 +322,18 @@ class Annotation:
     attempts: Tuple[Outcome, ...]
     baseline_failure: Optional[Failure] = None
 
+    @property
+    def reruns(self) -> int:
+        """How many times the flake policy re-ran the test on the candidate."""
+        return len(self.attempts) - 1
+
     def to_dict(self) -> Dict[str, Any]:
         return {
             "origin": self.origin.value,
             "bc_class": None if self.bc_class is None else self.bc_class.value,
             "typing_failure": self.typing_failure,
             "attempts": [a.value for a in self.attempts],
+            "reruns": self.reruns,
             "baseline_failure": None if self.baseline_failure is None else self.baseline_failure.to_dict(),
         }
 
@@ -317,7 +352,12 @@ class Annotation:
 
 @dataclass(frozen=True)
 class Environment:
-    """What the tests ran with; two runs are comparable only if fingerprints match."""
+    """What the tests ran with; two runs are comparable only if fingerprints match.
+
+    ``lockfiles`` is the digest of the checkout's lock and requirements files, folded into the
+    fingerprint by ``with_lockfiles``: a patch that changes what CI would install cannot be
+    certified against the environment that was actually installed.
+    """
 
     fingerprint: str
     python: str
@@ -325,6 +365,13 @@ class Environment:
     platform: str
     pytest: str
     distributions: int
+    lockfiles: Optional[str] = None
+
+    def with_lockfiles(self, digest: str) -> Environment:
+        combined = hashlib.sha256(("%s\0%s" % (self.fingerprint, digest)).encode()).hexdigest()
+        return Environment(
+            combined, self.python, self.implementation, self.platform, self.pytest, self.distributions, digest
+        )
 
     def to_dict(self) -> Dict[str, Any]:
         return {
@@ -334,11 +381,20 @@ class Environment:
             "platform": self.platform,
             "pytest": self.pytest,
             "distributions": self.distributions,
+            "lockfiles": self.lockfiles,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Environment:
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+        return cls(
+            data["fingerprint"],
+            data["python"],
+            data["implementation"],
+            data["platform"],
+            data["pytest"],
+            data["distributions"],
+            data.get("lockfiles"),
+        )
 
 
 class Verdict(str, enum.Enum):
@@ -395,6 +451,7 @@ class TierRecord:
     suite_size: Optional[int]
     note: str
     findings: Tuple[Finding, ...] = ()
+    not_run: Tuple[str, ...] = ()  # selected tests the tier's time budget left unrun
 
     def to_dict(self) -> Dict[str, Any]:
         return {
@@ -406,6 +463,7 @@ class TierRecord:
             "suite_size": self.suite_size,
             "note": self.note,
             "findings": [f.to_dict() for f in self.findings],
+            "not_run": list(self.not_run),
         }
 
     @classmethod
@@ -419,6 +477,7 @@ class TierRecord:
             suite_size=data["suite_size"],
             note=data["note"],
             findings=tuple(Finding.from_dict(f) for f in data["findings"]),
+            not_run=tuple(data.get("not_run", ())),
         )
 
 
@@ -464,6 +523,9 @@ class EvidenceRecord:
     verdict: Optional[VerdictRecord] = None
     tiers: Tuple[TierRecord, ...] = ()
     invocation: Optional[Mapping[str, Any]] = None
+    baseline_environment: Optional[Environment] = None
+    pinning: Optional[Mapping[str, Any]] = None
+    integrity: Optional[Mapping[str, Any]] = None
     schema_version: str = SCHEMA_VERSION
 
     def to_dict(self) -> Dict[str, Any]:
@@ -477,6 +539,7 @@ class EvidenceRecord:
             "candidate_commit": self.candidate_commit,
             "baseline_run": None if self.baseline_run is None else dict(self.baseline_run),
             "environment": self.environment.to_dict(),
+            "baseline_environment": None if self.baseline_environment is None else self.baseline_environment.to_dict(),
             "exit_status": self.exit_status,
             "collected": self.collected,
             "not_run": list(self.not_run),
@@ -486,6 +549,8 @@ class EvidenceRecord:
             "verdict": None if self.verdict is None else self.verdict.to_dict(),
             "tiers": [t.to_dict() for t in self.tiers],
             "invocation": None if self.invocation is None else dict(self.invocation),
+            "pinning": None if self.pinning is None else dict(self.pinning),
+            "integrity": None if self.integrity is None else dict(self.integrity),
             "summary": summarize(self.results, self.annotations, self.detections),
         }
 
@@ -498,6 +563,7 @@ class EvidenceRecord:
                 % (version, ", ".join(READABLE_VERSIONS))
             )
         verdict = data.get("verdict")
+        b_env = data.get("baseline_environment")
         results = tuple(ValidationResult.from_dict(r) for r in data["results"])
         annotations = {k: Annotation.from_dict(v) for k, v in data["annotations"].items()}
         detections = tuple(Detection.from_dict(d) for d in data["detections"])
@@ -519,6 +585,9 @@ class EvidenceRecord:
             verdict=None if verdict is None else VerdictRecord.from_dict(verdict),
             tiers=tuple(TierRecord.from_dict(t) for t in data.get("tiers", ())),
             invocation=data.get("invocation"),
+            baseline_environment=None if b_env is None else Environment.from_dict(b_env),
+            pinning=data.get("pinning"),
+            integrity=data.get("integrity"),
         )
 
 

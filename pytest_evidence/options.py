@@ -26,6 +26,7 @@ SELECT = "--evidence-select"
 DEPS = "--evidence-deps"
 DEPS_ENGINE = "--evidence-deps-engine"
 WATCH = "--evidence-watch"
+NO_NETWORK = "--evidence-no-network"
 
 DEFAULT_RERUNS = 2
 PLUGIN_NAMES = ("evidence", "pytest_evidence.plugin")
@@ -121,6 +122,13 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         help="internal: report where the modules listed in FILE were imported from.",
     )
+    group.addoption(
+        NO_NETWORK,
+        dest="evidence_no_network",
+        action="store_true",
+        default=False,
+        help="refuse network access other than loopback, and record each attempt (network_blocked).",
+    )
     parser.addini("evidence_out", "default for " + OUT, default=None)
     parser.addini("evidence_stream", "default for " + STREAM, default=None)
     parser.addini("evidence_baseline", "default for " + BASELINE, default=None)
@@ -144,6 +152,7 @@ class Settings:
     deps_root: Optional[str]
     deps_engine: str
     watch: Tuple[str, ...]
+    no_network: bool = False
 
     @property
     def proves_something(self) -> bool:
@@ -183,6 +192,7 @@ def is_active(config: pytest.Config) -> bool:
             "evidence_select",
             "evidence_deps",
             "evidence_watch",
+            "evidence_no_network",
         )
     )
 
@@ -211,6 +221,7 @@ def settings(config: pytest.Config) -> Settings:
         deps_root=_absolute(here, config.getoption("evidence_deps")),
         deps_engine=config.getoption("evidence_deps_engine"),
         watch=_read_lines(_absolute(here, config.getoption("evidence_watch"))),
+        no_network=bool(config.getoption("evidence_no_network")),
     )
 
 

@@ -6,7 +6,9 @@ concern -- and only the ones this process needs:
 * ``FlakePolicy`` where tests run (a serial session, or an xdist worker);
 * ``Recorder`` and ``Finisher`` where every report arrives (a serial session, or the xdist
   controller), so the stream, the record and the store each have exactly one writer;
-* ``Selector`` where collection happens, when ``--evidence-select`` is given.
+* ``Selector`` where collection happens, when ``--evidence-select`` is given;
+* ``NetworkGuard`` where tests run, when ``--evidence-no-network`` is given (its refusals are
+  streamed by the recorder of the same process; an xdist worker blocks without reporting).
 
 Installed as a pytest11 entry point, the module is imported into every session of its
 environment; it stays inert unless ``-p evidence`` or one of its options asks for it. It imports
@@ -16,7 +18,7 @@ target environments.
 
 from __future__ import annotations
 
-from typing import List
+from typing import Callable, List, Optional
 
 import pytest
 
@@ -25,6 +27,7 @@ from pytest_evidence.deps import DependencyRecorder, choose_engine
 from pytest_evidence.errors import EvidenceError
 from pytest_evidence.finish import BaselinePlan, Finisher
 from pytest_evidence.flake import FlakePolicy
+from pytest_evidence.netguard import NetworkGuard
 from pytest_evidence.recorder import Recorder
 from pytest_evidence.select import Selector
 from pytest_evidence.store import Store
@@ -49,6 +52,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if not is_controller:
         config.pluginmanager.register(FlakePolicy(settings.reruns), "evidence-flake-policy")
     if is_worker:
+        if settings.no_network:
+            _guard(config, lambda _test_id, _address: None)
         if settings.deps_root:  # per-test data must ride on the reports: only the tracer can
             config.pluginmanager.register(
                 DependencyRecorder(settings.deps_root, choose_engine("tracer"), _no_emit), "evidence-deps"
@@ -57,6 +62,8 @@ def pytest_configure(config: pytest.Config) -> None:
     recorder = Recorder(settings.stream, describe_environment=settings.record_mode)
     config.stash[recorder_key] = recorder
     config.pluginmanager.register(recorder, "evidence-recorder")
+    if settings.no_network and not is_controller:
+        _guard(config, recorder.network_attempt)
     if settings.deps_root and not is_controller:
         engine = choose_engine(settings.deps_engine)
         config.pluginmanager.register(
@@ -71,6 +78,12 @@ def pytest_configure(config: pytest.Config) -> None:
     except EvidenceError as exc:
         raise pytest.UsageError("evidence: %s" % exc) from None
     config.pluginmanager.register(Finisher(config, settings, recorder, baseline), "evidence-finisher")
+
+
+def _guard(config: pytest.Config, report: Callable[[Optional[str], str], None]) -> None:
+    guard = NetworkGuard(report)
+    guard.install()
+    config.pluginmanager.register(guard, "evidence-network-guard")
 
 
 def _no_emit(test_id: str, keys: List[str]) -> None:

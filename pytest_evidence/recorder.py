@@ -8,7 +8,7 @@ It never writes on a worker, so the stream and the store have exactly one writer
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
@@ -29,6 +29,7 @@ class Recorder:
         self.deselected = 0
         self.collect_errors: Dict[str, Failure] = {}
         self.observed: Dict[str, Observation] = {}
+        self.network: List[Tuple[Optional[str], str]] = []  # blocked attempts: (test id, address)
         self._pending: Dict[str, List[Any]] = {}
 
     def _emit(self, line_type: str, payload: Dict[str, Any]) -> None:
@@ -88,6 +89,12 @@ class Recorder:
     def emit_deps(self, test_id: str, keys: List[str]) -> None:
         """Dependency keys known only at session end (coverage.py's per-test lines)."""
         self._emit("deps", {"test_id": test_id, "functions": keys, "files": []})
+
+    def network_attempt(self, test_id: Optional[str], address: str) -> None:
+        """The network guard refused ``address`` while ``test_id`` ran (None: outside any test)."""
+        if (test_id, address) not in self.network:
+            self.network.append((test_id, address))
+            self._emit("network", {"test_id": test_id, "address": address})
 
     def emit_module_origins(self, names: List[str]) -> None:
         """Where each watched module was imported from during the session (None: not imported)."""

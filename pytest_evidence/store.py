@@ -7,7 +7,11 @@ are small functions over one connection rather than one god class.
 
 Store format history (``STORE_VERSION``):
 
-* ``1`` -- runs, results, flake_signatures, baseline_cache, meta.
+* ``1`` -- runs, results, flake_signatures, baseline_cache, meta, suite_runs, suite_tests.
+* ``2`` -- the flake ledger is per repository and can be cleared (``flake_ledger``, replacing
+  ``flake_signatures``, whose rows are carried over with the repository their run names);
+  baseline receipts (``receipt_intents``, ``receipt_completions``, ``receipt_decisions``). A
+  format-1 store is upgraded in place when opened: tables are added, nothing is rewritten.
 """
 
 from __future__ import annotations
@@ -21,9 +25,22 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from pytest_evidence.errors import StoreCorrupt, StoreLocked, StoreVersionMismatch
 from pytest_evidence.model import Observation
 
-STORE_VERSION = "1"
+STORE_VERSION = "2"
+#: Formats this version opens (older ones are upgraded by adding tables).
+READABLE_STORE_VERSIONS = ("1", "2")
 
-_TABLES = ("meta", "runs", "results", "flake_signatures", "baseline_cache", "suite_runs", "suite_tests")
+_TABLES = (
+    "meta",
+    "runs",
+    "results",
+    "flake_ledger",
+    "baseline_cache",
+    "suite_runs",
+    "suite_tests",
+    "receipt_intents",
+    "receipt_completions",
+    "receipt_decisions",
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (          -- one row per key, written once
@@ -45,15 +62,17 @@ CREATE TABLE IF NOT EXISTS results (       -- the typed results of a run, one JS
     test_id TEXT NOT NULL,
     payload TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS flake_signatures (  -- the flake ledger: one row per quarantine
+CREATE TABLE IF NOT EXISTS flake_ledger (  -- quarantines and clears, per repository
+    repo           TEXT NOT NULL,
     test_id        TEXT NOT NULL,
-    run_id         TEXT NOT NULL,
-    side           TEXT NOT NULL CHECK (side IN ('B', 'C')),
+    event          TEXT NOT NULL CHECK (event IN ('quarantine', 'clear')),
+    run_id         TEXT NOT NULL,          -- the run that saw the flip; 'cli' for a clear
+    side           TEXT NOT NULL,          -- 'B' or 'C'; '' for a clear
     sequence       TEXT NOT NULL,          -- outcomes of the attempts, comma separated
     message_digest TEXT NOT NULL,          -- sha256 of the first failure message, 12 hex
     created        TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS flake_by_test ON flake_signatures (test_id);
+CREATE INDEX IF NOT EXISTS flake_ledger_by_repo ON flake_ledger (repo, test_id);
 CREATE TABLE IF NOT EXISTS baseline_cache (    -- B observations, keyed by tree+overlay+env
     cache_key TEXT NOT NULL,
     test_id   TEXT NOT NULL,
@@ -77,7 +96,52 @@ CREATE TABLE IF NOT EXISTS suite_tests (       -- one row per test of a suite ru
     files     TEXT NOT NULL                    -- JSON list of checkout files opened on B
 );
 CREATE INDEX IF NOT EXISTS suite_tests_by_key ON suite_tests (cache_key, run_id);
+CREATE TABLE IF NOT EXISTS receipt_intents (    -- written before a baseline command starts
+    receipt         TEXT NOT NULL,
+    kind            TEXT NOT NULL,             -- 'command' (evidence-runner baseline) or 'suite'
+    repo            TEXT NOT NULL,
+    ref             TEXT NOT NULL,
+    head            TEXT NOT NULL,             -- full sha the ref named when the intent was written
+    checkout        TEXT NOT NULL,
+    env_fingerprint TEXT NOT NULL,
+    command         TEXT NOT NULL,
+    command_hash    TEXT NOT NULL,
+    timeout         REAL,
+    policy_version  TEXT NOT NULL,
+    created         TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS receipt_completions ( -- written after it ended on its own
+    receipt   TEXT NOT NULL,
+    exit_code INTEGER NOT NULL,
+    stdout    TEXT NOT NULL,                   -- bounded (head and tail)
+    stderr    TEXT NOT NULL,
+    truncated INTEGER NOT NULL,
+    duration  REAL NOT NULL,
+    created   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS receipt_decisions (   -- an operator's reconciliation of a held intent
+    receipt  TEXT NOT NULL,
+    decision TEXT NOT NULL CHECK (decision IN ('rerun', 'abandon')),
+    created  TEXT NOT NULL
+);
 """
+
+
+RECEIPT_INTENT_FIELDS = (
+    "receipt",
+    "kind",
+    "repo",
+    "ref",
+    "head",
+    "checkout",
+    "env_fingerprint",
+    "command",
+    "command_hash",
+    "timeout",
+    "policy_version",
+    "created",
+)
+RECEIPT_COMPLETION_FIELDS = ("receipt", "exit_code", "stdout", "stderr", "truncated", "duration", "created")
 
 
 def _triggers() -> str:
@@ -126,13 +190,29 @@ class Store:
             ) from None
 
     def _check_version(self) -> None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'store_version'").fetchone()
-        if row is None:
-            self._db.execute("INSERT INTO meta VALUES ('store_version', ?)", (STORE_VERSION,))
-        elif row[0] != STORE_VERSION:
+        row = self._db.execute(
+            "SELECT value FROM meta WHERE key = 'store_version' ORDER BY rowid DESC LIMIT 1"
+        ).fetchone()
+        if row is not None and row[0] not in READABLE_STORE_VERSIONS:
             raise StoreVersionMismatch(
-                "evidence store %s has format %s; this version reads format %s" % (self.path, row[0], STORE_VERSION)
+                "evidence store %s has format %s; this version reads formats %s"
+                % (self.path, row[0], ", ".join(READABLE_STORE_VERSIONS))
             )
+        if row is None or row[0] != STORE_VERSION:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                if row is not None and row[0] == "1":
+                    self._carry_over_flake_signatures()
+                self._db.execute("INSERT INTO meta VALUES ('store_version', ?)", (STORE_VERSION,))
+
+    def _carry_over_flake_signatures(self) -> None:
+        """Format 1 kept flake signatures without a repository: take it from the run's row."""
+        self._db.execute(
+            "INSERT INTO flake_ledger SELECT"
+            " COALESCE((SELECT repo FROM runs WHERE runs.run_id = f.run_id LIMIT 1), ''),"
+            " f.test_id, 'quarantine', f.run_id, f.side, f.sequence, f.message_digest, f.created"
+            " FROM flake_signatures AS f ORDER BY f.rowid"
+        )
 
     def __enter__(self) -> Store:
         return self
@@ -178,19 +258,43 @@ class Store:
 
     # -- flake ledger -----------------------------------------------------------------------
 
-    def add_flake_signatures(self, rows: Sequence[Tuple[str, str, str, str, str, str]]) -> None:
-        """Rows of ``(test_id, run_id, side, sequence, message_digest, created)``."""
-        self._write("INSERT INTO flake_signatures VALUES (?, ?, ?, ?, ?, ?)", rows)
+    def quarantine(self, repo: str, rows: Sequence[Tuple[str, str, str, str, str, str]]) -> None:
+        """Rows of ``(test_id, run_id, side, sequence, message_digest, created)``: tests that flipped."""
+        self._write(
+            "INSERT INTO flake_ledger VALUES (?, ?, 'quarantine', ?, ?, ?, ?, ?)", [(repo, *row) for row in rows]
+        )
 
-    def flake_history(self, test_ids: Iterable[str]) -> Dict[str, List[str]]:
-        """Prior signatures per test, oldest first, as ``run:side:sequence:digest`` strings."""
+    def clear_quarantine(self, repo: str, test_id: str, created: str) -> None:
+        self._write("INSERT INTO flake_ledger VALUES (?, ?, 'clear', 'cli', '', '', '', ?)", [(repo, test_id, created)])
+
+    def _ledger(self, repo: str) -> List[Tuple[str, str, str, str, str, str, str]]:
+        return list(
+            self._db.execute(
+                "SELECT test_id, event, run_id, side, sequence, message_digest, created FROM flake_ledger "
+                "WHERE repo = ? ORDER BY rowid",
+                (repo,),
+            )
+        )
+
+    def quarantined(self, repo: str) -> Dict[str, List[str]]:
+        """Tests quarantined in ``repo`` and not cleared since: their signatures, oldest first."""
+        current: Dict[str, List[str]] = {}
+        for test_id, event, run_id, side, seq, digest, _created in self._ledger(repo):
+            if event == "clear":
+                current.pop(test_id, None)
+            else:
+                current.setdefault(test_id, []).append("%s:%s:%s:%s" % (run_id, side, seq, digest))
+        return current
+
+    def flake_history(self, repo: str, test_ids: Iterable[str]) -> Dict[str, List[str]]:
+        """Every signature ever recorded per test (cleared or not), oldest first, as
+        ``run:side:sequence:digest`` strings; a clear appears as ``cleared:DATE``."""
         wanted = set(test_ids)
         history: Dict[str, List[str]] = {}
-        for test_id, run_id, side, seq, digest in self._db.execute(
-            "SELECT test_id, run_id, side, sequence, message_digest FROM flake_signatures ORDER BY rowid"
-        ):
+        for test_id, event, run_id, side, seq, digest, created in self._ledger(repo):
             if test_id in wanted:
-                history.setdefault(test_id, []).append("%s:%s:%s:%s" % (run_id, side, seq, digest))
+                entry = "cleared:%s" % created if event == "clear" else "%s:%s:%s:%s" % (run_id, side, seq, digest)
+                history.setdefault(test_id, []).append(entry)
         return history
 
     # -- baseline cache ---------------------------------------------------------------------
@@ -268,3 +372,50 @@ class Store:
                 )
             ],
         )
+
+    # -- baseline receipts -----------------------------------------------------------------------
+
+    def receipt_intent(self, row: Mapping[str, Any]) -> None:
+        """Committed before the command starts: a crash after this line leaves a held receipt."""
+        self._write(
+            "INSERT INTO receipt_intents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [tuple(row[k] for k in RECEIPT_INTENT_FIELDS)],
+        )
+
+    def receipt_complete(self, row: Mapping[str, Any]) -> None:
+        self._write(
+            "INSERT INTO receipt_completions VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [tuple(row[k] for k in RECEIPT_COMPLETION_FIELDS)],
+        )
+
+    def receipt_decide(self, receipt: str, decision: str, created: str) -> None:
+        self._write("INSERT INTO receipt_decisions VALUES (?, ?, ?)", [(receipt, decision, created)])
+
+    def receipts(self, receipt: Optional[str] = None, repo: Optional[str] = None) -> List[Dict[str, Any]]:
+        """Intents (newest last) with their ``completion`` and ``decision`` (None when absent)."""
+        sql = "SELECT %s FROM receipt_intents" % ", ".join(RECEIPT_INTENT_FIELDS)
+        where, args = [], []
+        if receipt is not None:
+            where.append("receipt = ?")
+            args.append(receipt)
+        if repo is not None:
+            where.append("repo = ?")
+            args.append(repo)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        found = []
+        for values in self._db.execute(sql + " ORDER BY rowid", args):
+            intent = dict(zip(RECEIPT_INTENT_FIELDS, values))  # noqa: B905 - the SELECT names these fields
+            done = self._db.execute(
+                "SELECT %s FROM receipt_completions WHERE receipt = ? ORDER BY rowid LIMIT 1"
+                % ", ".join(RECEIPT_COMPLETION_FIELDS),
+                (intent["receipt"],),
+            ).fetchone()
+            decided = self._db.execute(
+                "SELECT decision, created FROM receipt_decisions WHERE receipt = ? ORDER BY rowid LIMIT 1",
+                (intent["receipt"],),
+            ).fetchone()
+            intent["completion"] = None if done is None else dict(zip(RECEIPT_COMPLETION_FIELDS, done))  # noqa: B905
+            intent["decision"] = None if decided is None else {"decision": decided[0], "created": decided[1]}
+            found.append(intent)
+        return found

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import IO, Any, Dict, List, Mapping, Optional
+from typing import IO, Any, Dict, List, Mapping, Optional, Tuple
 
 from pytest_evidence.errors import StreamCorrupt
 from pytest_evidence.model import Failure, Observation
@@ -19,7 +19,9 @@ from pytest_evidence.model import Failure, Observation
 STREAM_VERSION = 1
 
 #: The closed set of line types.
-LINE_TYPES = frozenset({"session_start", "collected", "collect_error", "result", "deps", "modules", "session_finish"})
+LINE_TYPES = frozenset(
+    {"session_start", "collected", "collect_error", "result", "deps", "modules", "network", "session_finish"}
+)
 
 
 class StreamWriter:
@@ -54,6 +56,7 @@ class StreamContent:
     functions: Dict[str, List[str]] = field(default_factory=dict)
     files: Dict[str, List[str]] = field(default_factory=dict)
     module_origins: Dict[str, Optional[str]] = field(default_factory=dict)
+    network: List[Tuple[Optional[str], str]] = field(default_factory=list)  # (test id, address)
     exit_status: Optional[int] = None
 
     @property
@@ -96,6 +99,8 @@ def read(path: str) -> StreamContent:
             content.files.setdefault(doc["test_id"], []).extend(doc["files"])
         elif kind == "modules":
             content.module_origins = dict(doc["origins"])
+        elif kind == "network":
+            content.network.append((doc["test_id"], doc["address"]))
         else:
             content.exit_status = int(doc["exit_status"])
     return content

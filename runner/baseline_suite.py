@@ -2,22 +2,25 @@
 
 Every candidate against the same B reuses it -- the key is B's tree, the target environment's
 fingerprint, the pytest arguments and the rerun policy, so a changed environment or policy
-refuses reuse rather than serving stale evidence.
+refuses reuse rather than serving stale evidence. The run is receipted (``receipts``): its intent
+is in the store before pytest starts, so a runner killed half-way leaves a held receipt, and no
+later climb replays it until someone reconciles it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import pathlib
+import time
 import uuid
+from dataclasses import dataclass
 
 from pytest_evidence import gitops
 from pytest_evidence.model import Environment
 from pytest_evidence.store import Store, SuiteRun
-from runner import pytest_run
+from runner import pytest_run, receipts
+from runner.sandbox import Sandbox
 from runner.target import Target
-
-POLICY_VERSION = "1"
 
 
 def cache_key(repo: pathlib.Path, baseline: str, env: Environment, target: Target, reruns: int) -> str:
@@ -27,19 +30,49 @@ def cache_key(repo: pathlib.Path, baseline: str, env: Environment, target: Targe
         "\0".join(target.pytest_args),
         "\0".join(target.pythonpath),
         str(reruns),
-        POLICY_VERSION,
+        receipts.POLICY_VERSION,
     ]
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
+@dataclass(frozen=True)
+class BaselineSuite:
+    """The outcome of asking for B's suite: the run (None when held) and how it was obtained."""
+
+    suite: SuiteRun | None
+    how: str  # "reused", "run now" or "held"
+    note: str
+    receipt: str | None
+
+
 def baseline_suite(
-    store: Store, key: str, target: Target, b_dir: pathlib.Path, reruns: int, timeout: float | None
-) -> tuple[SuiteRun, bool]:
-    """The stored suite run for ``key``, or a fresh one (stored); returns ``(run, reused)``."""
-    found = store.suite_lookup(key)
+    store: Store,
+    key: str,
+    binding: receipts.Binding,
+    target: Target,
+    b_dir: pathlib.Path,
+    reruns: int,
+    sandbox: Sandbox,
+) -> BaselineSuite:
+    admission = receipts.admit(store, binding)
+    if admission.action == "held":
+        assert admission.receipt is not None
+        return BaselineSuite(None, "held", admission.reason, admission.receipt["receipt"])
+    found = store.suite_lookup(key) if admission.action == "reuse" else None
     if found is not None:
-        return found, True
-    run = pytest_run.run(target, b_dir, None, reruns=reruns, deps=True, timeout=timeout)
+        assert admission.receipt is not None
+        return BaselineSuite(found, "reused", admission.reason, admission.receipt["receipt"])
+    receipt = receipts.begin(store, binding)
+    start = time.perf_counter()
+    run = pytest_run.run(target, b_dir, None, sandbox=sandbox, reruns=reruns, deps=True)
+    if run.budget_exhausted:  # no completion: the receipt stays held
+        return BaselineSuite(
+            None,
+            "held",
+            "the baseline suite outran the budget of %ss; receipt %s is held; reconcile with: %s"
+            % (sandbox.tier_budget, receipt, receipts.reconcile_hint(receipt)),
+            receipt,
+        )
     collected = tuple(run.content.collected or ())
     suite = SuiteRun(
         run_id=uuid.uuid4().hex[:16],
@@ -51,4 +84,5 @@ def baseline_suite(
         files=run.content.files,
     )
     store.suite_add(key, suite)
-    return suite, False
+    receipts.complete(store, receipt, run.exit_code, "", run.stderr_tail, False, time.perf_counter() - start)
+    return BaselineSuite(suite, "run now", admission.reason, receipt)

@@ -12,6 +12,7 @@ from pytest_evidence.store import Store
 from runner.checkout import checkouts
 from runner.errors import BadInput
 from runner.ladder import Ladder, Options, write_record
+from runner.sandbox import DEFAULT_SEED, DEFAULT_TEST_TIMEOUT
 from runner.target import Target
 from runner.verdict import EXIT_CODES
 
@@ -35,6 +36,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NODEID",
         help="an existing test C changes on purpose (repeatable)",
+    )
+    parser.add_argument(
+        "--tests-from",
+        metavar="REV|PATCH",
+        default=None,
+        help="the trusted tests: a revision, or a test patch onto the baseline (default: the baseline's)",
     )
     parser.add_argument("--full", action="store_true", help="climb every tier even after a failure")
     parser.add_argument("--out", required=True, type=pathlib.Path, help="where to write the evidence record")
@@ -67,7 +74,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="re-run a failing test at most N times (0-5, default 2)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=900.0, metavar="S", help="kill a pytest process after S seconds (default 900)"
+        "--tier-budget",
+        "--timeout",
+        dest="tier_budget",
+        type=_seconds,
+        default=900.0,
+        metavar="S",
+        help="time budget of one tier's pytest process; what it leaves unrun is recorded (default 900; 0: none)",
+    )
+    parser.add_argument(
+        "--test-timeout",
+        type=_seconds,
+        default=DEFAULT_TEST_TIMEOUT,
+        metavar="S",
+        help="per-test timeout through pytest-timeout, outcome `timeout` (default %g; 0: none)" % DEFAULT_TEST_TIMEOUT,
+    )
+    parser.add_argument(
+        "--seed",
+        type=_natural,
+        default=DEFAULT_SEED,
+        metavar="N",
+        help="seed of pytest-randomly and PYTHONHASHSEED, the same on B and C (default %d)" % DEFAULT_SEED,
     )
     parser.add_argument("--integration-marker", default="integration", metavar="NAME")
     parser.add_argument(
@@ -83,6 +110,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="the evidence store (default: evidence/store.sqlite3 in the repository's git dir)",
     )
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds" % value) from None
+    if seconds < 0:
+        raise argparse.ArgumentTypeError("%s: seconds cannot be negative" % value)
+    return seconds
+
+
+def _natural(value: str) -> int:
+    if not value.isdigit():
+        raise argparse.ArgumentTypeError("%r is not a whole number >= 0" % value)
+    return int(value)
 
 
 def default_store(repo: pathlib.Path) -> pathlib.Path:
@@ -103,9 +146,12 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
         expected_changes=tuple(args.expected_change),
         full=args.full,
         reruns=args.reruns,
-        timeout=args.timeout,
+        tier_budget=args.tier_budget or None,
+        test_timeout=args.test_timeout or None,
+        seed=args.seed,
         integration_marker=args.integration_marker,
         integration_globs=tuple(args.integration_glob) or ("*integration*",),
+        tests_from=args.tests_from,
     )
     with checkouts(args.repo, args.baseline, args.candidate, args.patch) as co:
         try:

@@ -15,7 +15,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import FrameType
 
@@ -43,6 +43,10 @@ class Checkouts:
     candidate: str
     scratch: pathlib.Path
     made: list[pathlib.Path] = field(default_factory=list)
+    tested: str = ""  # the commit the tests run on: C with the trusted tests laid over it
+
+    def __post_init__(self) -> None:
+        self.tested = self.tested or self.candidate
 
     def _tree(self, name: str, commit: str) -> pathlib.Path:
         dest = self.scratch / name
@@ -59,8 +63,38 @@ class Checkouts:
     def c_dir(self) -> pathlib.Path:
         return self._tree("C", self.candidate)
 
+    @property
+    def submitted_dir(self) -> pathlib.Path:
+        """The candidate exactly as submitted, before the trusted tests were laid over it."""
+        return self._tree("C-as-submitted", self.candidate)
+
     def read_candidate(self, path: str) -> bytes:
-        return gitops.show(str(self.repo), self.candidate, path)
+        return gitops.show(str(self.repo), self.tested, path)
+
+    def trusted_tests(self, source: str | None) -> tuple[str, str]:
+        """``(commit, label)`` of the trusted tests: B, a revision, or a test patch applied to B."""
+        if source is None:
+            return self.baseline, "baseline"
+        path = pathlib.Path(source)
+        if path.is_file():
+            tree = self._tree("T", self.baseline)
+            return _apply(tree, path.resolve(), "--tests-from"), "patch:%s" % path.name
+        try:
+            return gitops.resolve_commit(str(self.repo), source), "revision:%s" % source
+        except EvidenceError:
+            raise BadInput("--tests-from %s: neither a patch file nor a revision of %s" % (source, self.repo)) from None
+
+    def lay(self, files: Mapping[str, str | None]) -> None:
+        """Lay trusted blobs (None: remove the file) over C's worktree and commit: ``tested``."""
+        tree = self.c_dir
+        for path, blob in sorted(files.items()):
+            dest = tree / path
+            if blob is None:
+                dest.unlink(missing_ok=True)
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(gitops.git(["cat-file", "blob", blob], cwd=str(self.repo)).stdout)
+        self.tested = _commit(tree, "candidate with the trusted tests laid over it")
 
     def baseline_with_tests(self, plan: overlay.OverlayPlan) -> pathlib.Path:
         """A third worktree: B's source with C's test files laid over it ("run on B")."""
@@ -93,7 +127,7 @@ def checkouts(
     try:
         if c_sha is None:
             assert patch is not None
-            co.candidate = _apply(co.c_dir, patch.resolve())
+            co.candidate = co.tested = _apply(co.c_dir, patch.resolve())
         yield co
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -102,18 +136,23 @@ def checkouts(
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _apply(tree: pathlib.Path, patch: pathlib.Path) -> str:
+def _apply(tree: pathlib.Path, patch: pathlib.Path, option: str = "--patch") -> str:
     check = subprocess.run(["git", "apply", "--check", str(patch)], cwd=tree, capture_output=True, text=True)
     if check.returncode != 0:
         lines = [ln for ln in check.stderr.splitlines() if ln.startswith("error:")] or [check.stderr.strip()]
         raise PatchDoesNotApply(
-            "--patch %s does not apply to the baseline: %s" % (patch, lines[0].removeprefix("error: "))
+            "%s %s does not apply to the baseline: %s" % (option, patch, lines[0].removeprefix("error: "))
         )
+    subprocess.run(["git", "apply", str(patch)], cwd=tree, capture_output=True, text=True, check=True)
+    return _commit(tree, "%s %s" % (option, patch.name))
+
+
+def _commit(tree: pathlib.Path, message: str) -> str:
+    """Commit the worktree's state (a detached commit reachable from nothing) and return its sha."""
     env = dict(os.environ, **_IDENTITY)
     for cmd in (
-        ["git", "apply", str(patch)],
         ["git", "add", "-A"],
-        ["git", "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "candidate from %s" % patch.name],
+        ["git", "-c", "commit.gpgsign=false", "commit", "-q", "--allow-empty", "--no-verify", "-m", message],
     ):
         subprocess.run(cmd, cwd=tree, capture_output=True, text=True, check=True, env=env)
     return gitops.git(["rev-parse", "HEAD"], cwd=str(tree)).stdout.decode().strip()

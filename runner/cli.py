@@ -1,18 +1,20 @@
 """``evidence-runner``: the harness-side command line.
 
 Exit codes (docs/runner.md): 0 certified, 1 rejected, 3 inconclusive, 2 bad input, 4 internal
-error. Every user mistake ends in one line on stderr; a traceback is reserved for bugs.
+error; for ``baseline``, 0 green, 1 red, 3 held. Every user mistake ends in one line on stderr; a
+traceback is reserved for bugs.
 """
 
 from __future__ import annotations
 
 import argparse
+import pathlib
 import sys
 from collections.abc import Sequence
 
 from rich.console import Console
 
-from runner import certify, demo
+from runner import baseline_cmd, certify, demo, ledgers
 from runner.errors import EXIT_BAD_INPUT, EXIT_INTERNAL, RunnerError
 
 
@@ -23,6 +25,12 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--keep", action="store_true", help="keep the example repository and records")
     c = sub.add_parser("certify", help="climb the certification ladder T0-T7 and write the evidence record")
     certify.add_arguments(c)
+    b = sub.add_parser("baseline", help="run the operator's baseline command once, with a durable receipt")
+    baseline_cmd.add_arguments(b)
+    ledgers.add_arguments(
+        sub.add_parser("flaky", help="list or clear the tests quarantined as flaky"),
+        sub.add_parser("receipts", help="list baseline receipts, or reconcile a held one"),
+    )
     return parser
 
 
@@ -36,7 +44,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "demo":
             return demo.run(args.keep, Console())
-        code, line = certify.run(args, lambda msg: console.print("  " + msg, highlight=False))
+        if args.command == "certify":
+            code, line = certify.run(args, lambda msg: console.print("  " + msg, highlight=False))
+            print(line)
+            return code
+        store = args.store or certify.default_store(pathlib.Path(baseline_cmd.repo_root(args.repo)))
+        if args.command == "flaky":
+            return ledgers.flaky(args, store, print)
+        if args.command == "receipts":
+            code, line = ledgers.receipts_command(args, store, print)
+        else:
+            code, line = baseline_cmd.run(args, store)
         print(line)
         return code
     except RunnerError as exc:

@@ -70,6 +70,7 @@ class FileChange:
     b_spans: tuple[Span, ...] = ()  # changed definitions on B (what B's dependency data can hit)
     c_spans: tuple[Span, ...] = ()  # changed definitions on C
     module_level: bool = False
+    c_lines: frozenset[int] = frozenset()  # lines the candidate wrote (all of an added file)
 
 
 @dataclass(frozen=True)
@@ -156,8 +157,10 @@ def _safe_definitions(source: str) -> list[Span] | None:
 
 def _symbols(repo: str, b: str, c: str, change: FileChange) -> FileChange:
     if change.status == "A":
-        added = _safe_definitions(_source(repo, c, change.path)) or []
-        return FileChange(change.path, "A", change.kind, (), tuple(added), True)
+        text = _source(repo, c, change.path)
+        added = _safe_definitions(text) or []
+        every = frozenset(range(1, text.count("\n") + 2))
+        return FileChange(change.path, "A", change.kind, (), tuple(added), True, every)
     if change.status == "D":
         deleted = _safe_definitions(_source(repo, b, change.path)) or []
         return FileChange(change.path, "D", change.kind, tuple(deleted), (), True)
@@ -165,8 +168,11 @@ def _symbols(repo: str, b: str, c: str, change: FileChange) -> FileChange:
     old_lines, new_lines = _hunk_lines(patch)
     b_defs = _safe_definitions(_source(repo, b, change.path))
     c_defs = _safe_definitions(_source(repo, c, change.path))
+    written = frozenset(new_lines)
     if b_defs is None or c_defs is None:  # unparsable on one side: everything in it counts as changed
-        return FileChange(change.path, change.status, change.kind, tuple(b_defs or ()), tuple(c_defs or ()), True)
+        return FileChange(
+            change.path, change.status, change.kind, tuple(b_defs or ()), tuple(c_defs or ()), True, written
+        )
     b_spans, b_module = attribute(old_lines, b_defs)
     c_spans, c_module = attribute(new_lines, c_defs)
-    return FileChange(change.path, change.status, change.kind, b_spans, c_spans, b_module or c_module)
+    return FileChange(change.path, change.status, change.kind, b_spans, c_spans, b_module or c_module, written)

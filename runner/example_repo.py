@@ -112,6 +112,29 @@ def test_ten_items_get_discount():
 
 FIXED = PRICE_B.replace("qty > 10", "qty >= 10")
 
+CONFTEST_REWRITE = """import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    report.outcome = "passed"
+"""
+
+REPRODUCER_ONLINE = """import urllib.request
+
+from shop.price import bulk_discount
+
+
+def test_ten_items_get_discount():
+    try:
+        urllib.request.urlopen("http://example.com/discounts", timeout=5)
+    except OSError:
+        pass
+    assert bulk_discount(10) == 0.10
+"""
+
 BASELINE_FILES = {
     "shop/__init__.py": '"""The example shop."""\n',
     "shop/price.py": PRICE_B,
@@ -213,6 +236,44 @@ def test_flip_flop():
         {"shop/price.py": FIXED.replace('"%.2f" % amount', '"%.1f" % amount'), "tests/test_boundary.py": REPRODUCER},
         (),
     ),
+    "skip-tamper": (
+        "breaks large orders and skips the test that notices",
+        {
+            "shop/price.py": FIXED.replace("return 0.10", "return 0.10 if qty < 20 else 0.0"),
+            "tests/test_boundary.py": REPRODUCER,
+            "tests/test_price.py": TEST_PRICE.replace(
+                "def test_large_order_discount", "import pytest\n\n\n@pytest.mark.skip\ndef test_large_order_discount"
+            ),
+        },
+        (),
+    ),
+    "conftest-tamper": (
+        "leaves the bug and adds a conftest that reports every failure as a pass",
+        {"tests/test_boundary.py": REPRODUCER, "tests/conftest.py": CONFTEST_REWRITE},
+        (),
+    ),
+    "deselect-tamper": (
+        "breaks large orders and deselects the test that notices in addopts",
+        {
+            "shop/price.py": FIXED.replace("return 0.10", "return 0.10 if qty < 20 else 0.0"),
+            "tests/test_boundary.py": REPRODUCER,
+            "pyproject.toml": BASELINE_FILES["pyproject.toml"].replace(
+                'pythonpath = ["."]',
+                'pythonpath = ["."]\naddopts = "--deselect tests/test_price.py::test_large_order_discount"',
+            ),
+        },
+        (),
+    ),
+    "os-exit": (
+        "a fix whose module ends the test process with os._exit(0) when imported",
+        {"shop/price.py": "import os\n\nos._exit(0)\n" + FIXED, "tests/test_boundary.py": REPRODUCER},
+        (),
+    ),
+    "network": (
+        "a fix whose reproducer calls a web service first",
+        {"shop/price.py": FIXED, "tests/test_boundary.py": REPRODUCER_ONLINE},
+        (),
+    ),
 }
 
 #: What each candidate must get from ``certify``: (verdict, tier that halted, or None).
@@ -222,12 +283,28 @@ EXPECTED = {
     "vacuous": ("INCONCLUSIVE", "T3"),
     "regression": ("REJECTED", "T4"),
     "flaky-fix": ("INCONCLUSIVE", "T3"),
-    "empty": ("INCONCLUSIVE", "T3"),
+    "empty": ("REJECTED", None),
     "syntax-error": ("REJECTED", "T0"),
     "undefined-name": ("REJECTED", "T1"),
     "lint-warning": ("CERTIFIED", None),
     "type-error": ("REJECTED", "T2"),
     "integration-break": ("REJECTED", "T6"),
+    "skip-tamper": ("REJECTED", "T4"),
+    "conftest-tamper": ("REJECTED", "T3"),
+    "deselect-tamper": ("REJECTED", "T4"),
+    "os-exit": ("REJECTED", "T2"),
+    "network": ("INCONCLUSIVE", None),
+}
+
+#: The named detection (kind, detail) each adversarial candidate must leave in its record.
+EXPECTED_DETECTIONS = {
+    "empty": ("empty_collection", None),
+    "flaky-fix": ("flaky_quarantined", None),
+    "skip-tamper": ("tamper", "skip_marker"),
+    "conftest-tamper": ("tamper", "new_conftest"),
+    "deselect-tamper": ("tamper", "pytest_config"),
+    "os-exit": ("source_interference", "os_exit"),
+    "network": ("network_blocked", None),
 }
 
 

@@ -1,9 +1,13 @@
 """The certification ladder T0-T7: cheapest checks first, halt at the first failing tier.
 
-Each tier produces typed results (through ``type_evidence``, never by hand) and a
-``TierRecord``. Tests run in the target interpreter through the plugin in record mode
-(``pytest_run``); B's results for unchanged tests come from the baseline suite run, stored once
-per B (``baseline_suite``); reproducers run on B with C's test files laid over it.
+Before anything runs, ``verify_test_integrity`` compares the candidate's protected files with
+B's and lays the trusted tests over it, and the candidate's library code is scanned for
+interference with the test run. Each tier produces typed results (through ``type_evidence``,
+never by hand) and a ``TierRecord``. Tests run in the target interpreter through the plugin in
+record mode (``pytest_run``), every process pinned the same way (``sandbox``); B's results for
+unchanged tests come from the baseline suite run, stored once per B and receipted
+(``baseline_suite``); reproducers run on B with C's test files laid over it. Tests quarantined as
+flaky by any earlier run of this repository stay ``flaky`` until cleared.
 """
 
 from __future__ import annotations
@@ -16,15 +20,17 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pytest_evidence import overlay
-from pytest_evidence.assemble import Typed, flake_digest, type_evidence
+from pytest_evidence.assemble import Typed, flake_rows, network_detections, quarantine, type_evidence
 from pytest_evidence.model import (
     FAILING,
     Annotation,
     BCClass,
     Detection,
     DetectionKind,
+    Environment,
     EvidenceRecord,
     Finding,
     Observation,
@@ -36,11 +42,12 @@ from pytest_evidence.model import (
     ValidationResult,
 )
 from pytest_evidence.store import Store, SuiteRun
-from runner import baseline_suite, gates, pytest_run
+from runner import baseline_suite, gates, integrity, interference, pytest_run, receipts
 from runner.checkout import Checkouts
 from runner.diff import Diff, FileKind, compute
 from runner.errors import BadInput
 from runner.importgraph import ImportGraph
+from runner.sandbox import DEFAULT_SEED, DEFAULT_TEST_TIMEOUT, Sandbox, lockfile_digest, pin_environment
 from runner.selection import integration_tests, select_impacted_tests
 from runner.target import Target
 from runner.verdict import EXIT_CODES, decide
@@ -56,9 +63,12 @@ class Options:
     expected_changes: tuple[str, ...] = ()
     full: bool = False
     reruns: int = 2
-    timeout: float | None = 900.0
+    tier_budget: float | None = 900.0
+    test_timeout: float | None = DEFAULT_TEST_TIMEOUT
+    seed: int = DEFAULT_SEED
     integration_marker: str = "integration"
     integration_globs: tuple[str, ...] = ("*integration*",)
+    tests_from: str | None = None  # a revision or a test patch holding the trusted tests
 
 
 @dataclass
@@ -93,6 +103,27 @@ class Ladder:
         self.state = _State()
         self.watch: list[str] = []  # changed modules, whose import origin every C run reports
         self.outside: set[str] = set()
+        self.repo_key = os.path.realpath(co.repo)
+        self.held = store.quarantined(self.repo_key)  # as it stood before this climb
+        self._sandbox: Sandbox | None = None
+        self.b_environment: Environment | None = None
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """Pinned once, when the first test process is about to start (T0-T2 never need it)."""
+        if self._sandbox is None:
+            self._sandbox = pin_environment(
+                self.target, self.co.scratch, self.options.seed, self.options.test_timeout, self.options.tier_budget
+            )
+            for missing in self._sandbox.missing:
+                self.progress("pinning: missing %s" % missing)
+        return self._sandbox
+
+    def _pytest(self, checkout: pathlib.Path, ids: Sequence[str] | None, **kwargs: Any) -> pytest_run.PytestRun:
+        run = pytest_run.run(self.target, checkout, ids, sandbox=self.sandbox, **kwargs)
+        side = "B" if checkout.name.startswith("B") else "C"  # worktrees B, B-with-C-tests, C, C-as-submitted
+        self._add((), {}, [d for d in network_detections(run.content.network, side) if d not in self.state.detections])
+        return run
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -106,11 +137,11 @@ class Ladder:
         suite_size: int | None,
         note: str,
         findings: Sequence[Finding] = (),
+        not_run: Sequence[str] = (),
     ) -> None:
+        duration = round(time.perf_counter() - started, 3)
         self.state.tiers.append(
-            TierRecord(
-                tier, status, round(time.perf_counter() - started, 3), selected, run, suite_size, note, tuple(findings)
-            )
+            TierRecord(tier, status, duration, selected, run, suite_size, note, tuple(findings), tuple(not_run))
         )
         self.progress("%s %s: %s" % (tier.value, status.value, note))
         if status in (TierStatus.FAILED, TierStatus.INCONCLUSIVE) and not self.options.full:
@@ -130,23 +161,17 @@ class Ladder:
         self.state.detections.extend(detections)
 
     def _run_c(self, ids: Sequence[str]) -> pytest_run.PytestRun:
-        run = pytest_run.run(
-            self.target, self.co.c_dir, ids, reruns=self.options.reruns, timeout=self.options.timeout, watch=self.watch
-        )
-        self.state.ran_on_c.update(ids)
+        run = self._pytest(self.co.c_dir, ids, reruns=self.options.reruns, watch=self.watch)
+        self.state.ran_on_c.update(t for t in ids if run.observation(t) is not None)
         self._ledger(run, "C")
         self._provenance(run.content.module_origins, "the tests")
         return run
 
     def _ledger(self, run: pytest_run.PytestRun, side: str) -> None:
         now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-        rows = [
-            (o.test_id, self.run_id, side, ",".join(a.value for a in o.attempts), flake_digest(o), now)
-            for o in run.content.results.values()
-            if o.outcome is Outcome.FLAKY
-        ]
+        rows = flake_rows(self.run_id, side, run.content.results.values(), now)
         if rows:
-            self.store.add_flake_signatures(rows)
+            self.store.quarantine(self.repo_key, rows)
 
     def _type(
         self,
@@ -157,30 +182,45 @@ class Ladder:
         designated: Sequence[str] = (),
         expected: Sequence[str] = (),
         affected: bool = True,
-    ) -> Typed:
-        candidate = []
-        for tid in ids:
-            obs = c_run.observation(tid)
-            candidate.append(
-                obs if obs is not None else Observation(tid, Outcome.CRASH, 0.0, None, "", (Outcome.CRASH,))
+    ) -> tuple[Typed, list[str]]:
+        """Typed results of the tests that reported, and the ids that did not run at all."""
+        candidate = [quarantine(c_run.observation(t), self.held) for t in ids]
+        return (
+            type_evidence(
+                candidate=[o for o in candidate if o is not None],
+                baseline={t: quarantine(o, self.held) for t, o in baseline.items()},
+                origin_of=origin_of,
+                designated=set(designated),
+                expected_change=set(expected),
+                candidate_commit=self.co.candidate,
+                exit_code=c_run.exit_code,
+                flaky_history=self.store.flake_history(self.repo_key, ids),
+                affected=lambda _t: affected,
+            ),
+            [t for t, o in zip(ids, candidate, strict=True) if o is None],
+        )
+
+    def _unrun(self, run: pytest_run.PytestRun, not_run: Sequence[str]) -> tuple[TierStatus, str] | None:
+        """A tier whose tests did not all run proves nothing about the ones left out."""
+        if not not_run:
+            return None
+        if run.budget_exhausted:
+            return TierStatus.INCONCLUSIVE, "the tier's budget of %ss ran out: %d selected test(s) did not run" % (
+                self.sandbox.tier_budget,
+                len(not_run),
             )
-        return type_evidence(
-            candidate=candidate,
-            baseline=baseline,
-            origin_of=origin_of,
-            designated=set(designated),
-            expected_change=set(expected),
-            candidate_commit=self.co.candidate,
-            exit_code=c_run.exit_code,
-            flaky_history=self.store.flake_history(ids),
-            affected=lambda _t: affected,
+        return TierStatus.FAILED, "%d selected test(s) did not run: the test process ended early (exit %d)" % (
+            len(not_run),
+            run.exit_code,
         )
 
     # -- the climb -----------------------------------------------------------------------------
 
     def climb(self) -> EvidenceRecord:
         started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-        diff = compute(str(self.co.repo), self.co.baseline, self.co.candidate, PYTHON_FILES)
+        integrity = self._integrity()
+        diff = compute(str(self.co.repo), self.co.baseline, self.co.tested, PYTHON_FILES)
+        self._add((), {}, interference.scan(self.co.read_candidate, diff))
         present = [f.path for f in diff.files if f.status != "D"]
         sources = [f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D"]
         steps: list[Callable[[], None]] = [
@@ -197,20 +237,24 @@ class Ladder:
         c_suite: list[str] = []
         markers: Mapping[str, list[str]] = {}
         if not self._halted():
-            collect = pytest_run.run(
-                self.target, self.co.c_dir, None, reruns=0, collect_only=True, timeout=self.options.timeout
-            )
+            collect = self._pytest(self.co.c_dir, None, reruns=0, collect_only=True)
+            if not collect.content.finished:
+                message = "the candidate's collection process died (exit %d) before reporting" % collect.exit_code
+                self._add((), {}, [Detection(DetectionKind.CRASH, message)])
             c_suite = list(collect.content.collected or [])
             markers = collect.content.markers
+            if self.co.tested != self.co.candidate:
+                self._as_submitted()
             self._tests(diff, c_suite, markers)
         for tier in Tier:
             if not any(t.tier is tier for t in self.state.tiers):
                 self.state.tiers.append(TierRecord(tier, TierStatus.NOT_RUN, 0.0, 0, 0, None, "an earlier tier halted"))
         self.state.tiers.sort(key=lambda t: t.tier.value)
+        env_c = self._environment(self.co.tested, fresh=True)
+        env_b = self.b_environment
+        if env_b is not None and env_b.fingerprint != env_c.fingerprint:
+            self._add((), {}, [Detection(DetectionKind.ENVIRONMENT_DRIFT, _drift(env_b, env_c))])
         verdict = decide(self.state.tiers, self.state.results, self.state.detections)
-        # One interpreter runs both sides, so B and C cannot drift apart within a climb; the
-        # baseline suite is keyed by this fingerprint, so a changed environment re-runs B.
-        env_c = self.target.environment()
         return EvidenceRecord(
             run_id=self.run_id,
             created=started,
@@ -219,6 +263,7 @@ class Ladder:
             baseline_commit=self.co.baseline,
             candidate_commit=self.co.candidate,
             environment=env_c,
+            baseline_environment=env_b,
             results=tuple(self.state.results),
             annotations=self.state.annotations,
             detections=tuple(self.state.detections),
@@ -233,14 +278,56 @@ class Ladder:
                 "pytest_args": list(self.target.pytest_args),
                 "pythonpath": list(self.target.pythonpath),
                 "reruns": self.options.reruns,
-                "timeout": self.options.timeout,
+                "tier_budget": self.options.tier_budget,
+                "test_timeout": self.options.test_timeout,
+                "seed": self.options.seed,
                 "reproducers": list(self.options.reproducers),
                 "expected_changes": list(self.options.expected_changes),
                 "full": self.options.full,
                 "integration_marker": self.options.integration_marker,
                 "integration_globs": list(self.options.integration_globs),
+                "tests_from": self.options.tests_from,
             },
+            integrity=integrity,
+            pinning=None if self._sandbox is None else self._sandbox.to_dict(),
         )
+
+    def _as_submitted(self) -> None:
+        """What the tampering was for: does the candidate's own tree collect anything at all?"""
+        own = self._pytest(self.co.submitted_dir, None, reruns=0, collect_only=True)
+        if not own.content.collected:
+            message = "as submitted, the candidate's suite collects no test; the tiers ran the trusted tests"
+            self._add((), {}, [Detection(DetectionKind.EMPTY_COLLECTION, message)])
+
+    def _environment(self, commit: str, fresh: bool = False) -> Environment:
+        """The target's fingerprint with the lock and requirements files of ``commit`` folded in."""
+        return self.target.environment(fresh).with_lockfiles(lockfile_digest(str(self.co.repo), commit))
+
+    def _integrity(self) -> dict[str, object]:
+        """verify_test_integrity, before anything runs; the tests then run on the trusted ones."""
+        trusted, label = self.co.trusted_tests(self.options.tests_from)
+        report = integrity.verify_test_integrity(
+            str(self.co.repo),
+            self.co.baseline,
+            trusted,
+            self.co.candidate,
+            PYTHON_FILES,
+            self.options.expected_changes,
+        )
+        self._add((), {}, report.detections)
+        if report.lay:
+            self.co.lay(report.lay)
+            self.progress(
+                "integrity: %d tamper finding(s); %d protected file(s) laid from %s"
+                % (len(report.detections), len(report.lay), label)
+            )
+        return {
+            "trusted": label,
+            "protected": report.protected,
+            "reapplied": sorted(p for p, blob in report.lay.items() if blob is not None),
+            "removed": sorted(p for p, blob in report.lay.items() if blob is None),
+            "tested_commit": self.co.tested,
+        }
 
     def _static(self, tier: Tier, gate: gates.GateResult) -> None:
         start = time.perf_counter()
@@ -280,26 +367,26 @@ class Ladder:
             self._add((), {}, [Detection(DetectionKind.EMPTY_COLLECTION, "the candidate's suite collects no test")])
         plan = overlay.plan(str(self.co.c_dir), self.co.baseline, PYTHON_FILES)
         resolver = overlay.OriginResolver(str(self.co.c_dir), plan, "")
-        suite: SuiteRun | None = None
+        asked: list[baseline_suite.BaselineSuite] = []
 
-        def baseline() -> SuiteRun:
-            nonlocal suite
-            if suite is None:
-                env = self.target.environment()
-                key = baseline_suite.cache_key(self.co.repo, self.co.baseline, env, self.target, self.options.reruns)
-                suite, reused = baseline_suite.baseline_suite(
-                    self.store, key, self.target, self.co.b_dir, self.options.reruns, self.options.timeout
-                )
-                self.progress(
-                    "baseline suite on B: %s (%d tests)" % ("reused" if reused else "run now", len(suite.collected))
-                )
-            return suite
+        def baseline() -> SuiteRun | None:
+            if not asked:
+                asked.append(self._baseline_suite())
+            return asked[0].suite
 
         self._t3(plan, resolver, c_suite, baseline)
         if self._halted():
             return
+        suite = baseline()
+        if suite is None:
+            start = time.perf_counter()
+            for tier in (Tier.T4, Tier.T5, Tier.T6, Tier.T7):
+                self._tier(
+                    tier, TierStatus.INCONCLUSIVE, start, 0, 0, len(c_suite), "no baseline suite: its receipt is held"
+                )
+            return
         graph = ImportGraph(self.co.c_dir, roots)
-        selection = select_impacted_tests(c_suite, baseline(), diff, graph)
+        selection = select_impacted_tests(c_suite, suite, diff, graph)
         t6 = integration_tests(
             c_suite, markers, self.options.integration_marker, self.options.integration_globs, diff, graph, roots
         )
@@ -312,14 +399,36 @@ class Ladder:
         for tier, ids, what in tiers:
             if self._halted():
                 return
-            self._test_tier(tier, ids, what, baseline(), resolver, len(c_suite))
+            self._test_tier(tier, ids, what, suite, resolver, len(c_suite))
+
+    def _baseline_suite(self) -> baseline_suite.BaselineSuite:
+        env = self.target.environment()
+        key = baseline_suite.cache_key(self.co.repo, self.co.baseline, env, self.target, self.options.reruns)
+        binding = receipts.Binding(
+            kind="suite",
+            repo=self.repo_key,
+            ref=self.co.baseline,
+            head=self.co.baseline,
+            checkout=self.repo_key,
+            env_fingerprint=env.fingerprint,
+            command="pytest suite on B, cache key %s" % key,
+        )
+        got = baseline_suite.baseline_suite(
+            self.store, key, binding, self.target, self.co.b_dir, self.options.reruns, self.sandbox
+        )
+        if got.suite is None:
+            self._add((), {}, [Detection(DetectionKind.RECEIPT_HELD, got.note)])
+        else:
+            self.b_environment = self._environment(self.co.baseline)
+        self.progress("baseline suite on B: %s (%s)" % (got.how, got.note))
+        return got
 
     def _t3(
         self,
         plan: overlay.OverlayPlan,
         resolver: overlay.OriginResolver,
         c_suite: list[str],
-        baseline: Callable[[], SuiteRun],
+        baseline: Callable[[], SuiteRun | None],
     ) -> None:
         start = time.perf_counter()
         designated = _matches(self.options.reproducers, c_suite)
@@ -351,20 +460,23 @@ class Ladder:
             return
         c_run = self._run_c(ids)
         b_tree = self.co.baseline_with_tests(plan)
-        b_run = pytest_run.run(self.target, b_tree, ids, reruns=self.options.reruns, timeout=self.options.timeout)
+        b_run = self._pytest(b_tree, ids, reruns=self.options.reruns)
         self._ledger(b_run, "B")
+        if self.b_environment is None:
+            self.b_environment = self._environment(self.co.baseline)
         b_obs: dict[str, Observation | None] = {t: b_run.observation(t) for t in ids}
         if expected:
-            old = baseline().results
-            b_obs.update({t: old.get(t) for t in expected})
-        typed = self._type(ids, c_run, b_obs, resolver.origin, designated=reproducers, expected=expected)
+            suite = baseline()
+            b_obs.update({t: None if suite is None else suite.results.get(t) for t in expected})
+        typed, not_run = self._type(ids, c_run, b_obs, resolver.origin, designated=reproducers, expected=expected)
         self._add(typed.results, typed.annotations, typed.detections)
-        status, note = self._judge_t3(typed, reproducers, expected)
-        self._tier(Tier.T3, status, start, len(ids), len(ids), len(c_suite), note)
+        status, note = self._unrun(c_run, not_run) or self._judge_t3(typed, reproducers, expected)
+        self._tier(Tier.T3, status, start, len(ids), len(ids) - len(not_run), len(c_suite), note, not_run=not_run)
 
     def _judge_t3(self, typed: Typed, reproducers: Sequence[str], expected: Sequence[str]) -> tuple[TierStatus, str]:
         by_id = {r.test_id: r for r in typed.results}
         classes = {t: typed.annotations[t].bc_class for t in by_id}
+        reproducers = [t for t in reproducers if t in by_id]
         for tid in reproducers:
             if classes.get(tid) is BCClass.NO_FIX:
                 return TierStatus.FAILED, "no-fix: reproducer %s fails on B and on C" % tid
@@ -409,7 +521,7 @@ class Ladder:
             self._tier(tier, TierStatus.SKIPPED, start, len(ids), 0, suite_size, "%s: nothing new to run" % what)
             return
         c_run = self._run_c(todo)
-        typed = self._type(todo, c_run, suite.results, resolver.origin, affected=tier is not Tier.T7)
+        typed, not_run = self._type(todo, c_run, suite.results, resolver.origin, affected=tier is not Tier.T7)
         detections = list(typed.detections)
         flip = self._flip(typed)
         if tier is Tier.T7:
@@ -420,8 +532,11 @@ class Ladder:
                     )
         self._add(typed.results, typed.annotations, detections)
         quarantined = [r.test_id for r in typed.results if r.candidate_result is Outcome.FLAKY and tier is not Tier.T7]
+        unrun = self._unrun(c_run, not_run)
         if flip:
             status, note = TierStatus.FAILED, flip
+        elif unrun:
+            status, note = unrun
         elif quarantined:
             status, note = TierStatus.INCONCLUSIVE, "obligation test %s is quarantined as flaky" % quarantined[0]
         else:
@@ -430,7 +545,20 @@ class Ladder:
                 TierStatus.PASSED,
                 "%s: %d run, no flip%s" % (what, len(todo), "; %d already failing on B" % both if both else ""),
             )
-        self._tier(tier, status, start, len(ids), len(todo), suite_size, note)
+        self._tier(tier, status, start, len(ids), len(todo) - len(not_run), suite_size, note, not_run=not_run)
+
+
+def _drift(b: Environment, c: Environment) -> str:
+    parts = [
+        "%s %s -> %s" % (name, getattr(b, name), getattr(c, name))
+        for name in ("python", "implementation", "platform", "pytest", "distributions", "lockfiles")
+        if getattr(b, name) != getattr(c, name)
+    ]
+    return "B ran in environment %s, C in %s: %s" % (
+        b.fingerprint[:12],
+        c.fingerprint[:12],
+        "; ".join(parts) or "installed distributions changed",
+    )
 
 
 def write_record(record: EvidenceRecord, path: pathlib.Path) -> None:

@@ -1,10 +1,14 @@
 """One pytest process in a checkout, with the plugin in record mode; read back its stream.
 
 The runner never parses pytest's text. It hands the node ids to run in a file
-(``--evidence-select``), starts pytest in the target interpreter, and reads the observations,
-dependencies and module origins the plugin streamed. A process that has to be killed (it outran
-its time limit) still leaves every finished test in the stream; the test that was running is a
-``timeout`` and the rest are reported as not run.
+(``--evidence-select``), starts pytest in the target interpreter inside the sandbox, and reads the
+observations, dependencies, module origins and refused network attempts the plugin streamed.
+
+Every finished test is in the stream whatever happens to the process. A process that dies on
+its own (``os._exit``, a segfault, the OOM killer) -- or exits 0 having reported fewer tests than
+it collected -- makes the test that was running a ``crash``; one killed because the tier's time
+budget ran out leaves it, and the rest, not run (a ``timeout`` instead when no per-test timeout
+could be installed: then the budget is the only thing that notices a hang).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import dataclass
 from pytest_evidence import stream
 from pytest_evidence.model import Failure, FailureKind, Observation, Outcome
 from pytest_evidence.replay import INJECT_PLUGIN, observation_for
+from runner.sandbox import Sandbox
 from runner.target import Target
 
 
@@ -29,7 +34,7 @@ class PytestRun:
     exit_code: int
     duration: float
     stderr_tail: str
-    timed_out: bool
+    budget_exhausted: bool
     command: tuple[str, ...]
 
     def observation(self, test_id: str) -> Observation | None:
@@ -42,14 +47,15 @@ def run(
     checkout: pathlib.Path,
     test_ids: Sequence[str] | None,
     *,
+    sandbox: Sandbox,
     reruns: int,
     deps: bool = False,
     watch: Sequence[str] = (),
     collect_only: bool = False,
-    timeout: float | None = None,
 ) -> PytestRun:
     """Run ``test_ids`` (None: the whole suite as the repository configures it) in ``checkout``."""
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="evidence-pytest-"))
+    budget = sandbox.tier_budget
     stream_path = scratch / "stream.jsonl"
     cmd = [
         target.python,
@@ -64,6 +70,7 @@ def run(
         "--continue-on-collection-errors",
         "-q",
         "-rN",
+        *sandbox.pytest_args(),
     ]
     if deps:
         cmd.append(f"--evidence-deps={checkout}")
@@ -79,17 +86,23 @@ def run(
         files = sorted({t.split("::", 1)[0] for t in test_ids})
         cmd.extend(f for f in files if (checkout / f).exists())
     start = time.perf_counter()
-    timed_out = False
+    exhausted = False
     try:
         with subprocess.Popen(
-            cmd, cwd=checkout, env=target.env(checkout), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            cmd,
+            cwd=checkout,
+            env=sandbox.environ(target.env(checkout), scratch / "home"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=sandbox.preexec,
         ) as proc:
             try:
-                _, stderr = proc.communicate(timeout=timeout)
+                _, stderr = proc.communicate(timeout=budget)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 _, stderr = proc.communicate()
-                timed_out = True
+                exhausted = True
             except BaseException:  # Ctrl-C or SIGTERM: no test process outlives the runner
                 proc.kill()
                 proc.wait()
@@ -97,22 +110,24 @@ def run(
         content = stream.read(str(stream_path))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    if timed_out:
-        _mark_timeout(content, timeout)
+    if exhausted and not sandbox.test_timeout_held:
+        _mark_running(
+            content,
+            Outcome.TIMEOUT,
+            Failure(FailureKind.TIMEOUT, "the test process outran the tier's budget of %ss and was killed" % budget),
+        )
+    elif not exhausted and (not content.finished or proc.returncode == 0) and not collect_only:
+        how = "signal %d" % -proc.returncode if proc.returncode < 0 else "exit code %d" % proc.returncode
+        _mark_running(
+            content, Outcome.CRASH, Failure(FailureKind.CRASH, "the test process died (%s) in this test" % how)
+        )
     tail = "\n".join((stderr or "").strip().splitlines()[-20:])
-    return PytestRun(content, proc.returncode, round(time.perf_counter() - start, 3), tail, timed_out, tuple(cmd))
+    return PytestRun(content, proc.returncode, round(time.perf_counter() - start, 3), tail, exhausted, tuple(cmd))
 
 
-def _mark_timeout(content: stream.StreamContent, limit: float | None) -> None:
-    """The first collected test without a result was running when the process was killed."""
+def _mark_running(content: stream.StreamContent, outcome: Outcome, failure: Failure) -> None:
+    """The first collected test without a result was running when the process ended."""
     for test_id in content.collected or []:
         if test_id not in content.results:
-            content.results[test_id] = Observation(
-                test_id,
-                Outcome.TIMEOUT,
-                float(limit or 0),
-                Failure(FailureKind.TIMEOUT, "the test process outran its limit of %ss and was killed" % limit),
-                "",
-                (Outcome.TIMEOUT,),
-            )
+            content.results[test_id] = Observation(test_id, outcome, 0.0, failure, "", (outcome,))
             return

@@ -18,17 +18,23 @@ import tempfile
 from dataclasses import dataclass
 
 import pytest_evidence
-from pytest_evidence.environment import capture
+from pytest_evidence.environment import capture, versions
 from pytest_evidence.model import Environment
 from runner.errors import MissingTool
 
 #: Directory that holds the ``pytest_evidence`` package, put on the target's PYTHONPATH.
 PLUGIN_ROOT = str(pathlib.Path(pytest_evidence.__file__).resolve().parent.parent)
 
-#: One fingerprint per interpreter path for the life of the process.
-_ENVIRONMENTS: dict[str, Environment] = {}
+#: Distributions whose pytest plugins pin a test run (per-test timeout, seeded randomness).
+GUARD_DISTRIBUTIONS = ["pytest-timeout", "pytest-randomly"]
 
-_PROBE = "import json, pytest_evidence.environment as e; print(json.dumps(e.capture().to_dict()))"
+#: One probe (fingerprint, guard plugin versions) per interpreter path for the life of the process.
+_PROBED: dict[str, tuple[Environment, dict[str, str]]] = {}
+
+_PROBE = (
+    "import json, sys, pytest_evidence.environment as e; "
+    "print(json.dumps([e.capture().to_dict(), e.versions(sys.argv[1:])]))"
+)
 
 
 @dataclass(frozen=True)
@@ -62,21 +68,34 @@ class Target:
         if shutil.which(self.python) is None:
             raise MissingTool("--python %s: no such interpreter" % self.python)
 
-    def environment(self) -> Environment:
+    def environment(self, fresh: bool = False) -> Environment:
         """Fingerprint of the target interpreter's installed environment (the checkout left out).
 
         Also proves the interpreter can run the plugin at all. The runner's own interpreter is
         fingerprinted in-process (tens of milliseconds instead of an interpreter start).
+        ``fresh`` measures again: what the tests may have installed or removed since.
         """
-        if self.python not in _ENVIRONMENTS:
-            _ENVIRONMENTS[self.python] = capture() if self.python == sys.executable else self._probe()
-        return _ENVIRONMENTS[self.python]
+        if fresh:
+            _PROBED.pop(self.python, None)
+        return self._probed()[0]
 
-    def _probe(self) -> Environment:
+    def guard_versions(self) -> dict[str, str]:
+        """The installed version of each guard plugin in the target, or ``absent``."""
+        return self._probed()[1]
+
+    def _probed(self) -> tuple[Environment, dict[str, str]]:
+        if self.python not in _PROBED:
+            if self.python == sys.executable:
+                _PROBED[self.python] = (capture(), versions(GUARD_DISTRIBUTIONS))
+            else:
+                _PROBED[self.python] = self._probe()
+        return _PROBED[self.python]
+
+    def _probe(self) -> tuple[Environment, dict[str, str]]:
         env = dict(os.environ, PYTHONPATH=PLUGIN_ROOT)
         try:
             proc = subprocess.run(
-                [self.python, "-c", _PROBE],
+                [self.python, "-c", _PROBE, *GUARD_DISTRIBUTIONS],
                 capture_output=True,
                 text=True,
                 env=env,
@@ -90,4 +109,5 @@ class Target:
             raise MissingTool(
                 "--python %s cannot run the plugin (is pytest 7+ installed there?): %s" % (self.python, last)
             )
-        return Environment.from_dict(json.loads(proc.stdout))
+        env_doc, guards = json.loads(proc.stdout)
+        return Environment.from_dict(env_doc), dict(guards)

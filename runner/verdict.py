@@ -1,9 +1,10 @@
 """The verdict, by rules over what the ladder recorded. Pure: no I/O, no model.
 
 CERTIFIED only if every tier that ran passed, at least one result is bug-discriminating and no
-blocking detection was made. The first failed tier makes the patch REJECTED (and names the
-tier); otherwise a tier that could not prove its point, or a blocking detection, makes it
-INCONCLUSIVE.
+blocking detection was made. A failed tier makes the patch REJECTED (naming the first), and so
+does an attack on the referee -- tampering with the protected tests, or library code that reaches
+into pytest or kills the test process -- even though the tiers ran on the trusted tests. Otherwise
+a tier that could not prove its point, or a blocking detection, makes it INCONCLUSIVE.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pytest_evidence.model import (
     VerdictRecord,
 )
 from runner.errors import EXIT_CERTIFIED, EXIT_INCONCLUSIVE, EXIT_REJECTED
+from runner.interference import is_attack
 
 #: Detections that forbid certification even when every tier passed.
 BLOCKING = frozenset(
@@ -29,8 +31,15 @@ BLOCKING = frozenset(
         DetectionKind.ENVIRONMENT_DRIFT,
         DetectionKind.IMPORT_OUTSIDE_CHECKOUT,
         DetectionKind.RECEIPT_HELD,
+        DetectionKind.NETWORK_BLOCKED,  # a result obtained while the code reached for the network
     }
 )
+
+
+def rejects(detection: Detection) -> bool:
+    """An attack on the referee: the patch is rejected whatever the tests say."""
+    return detection.kind is DetectionKind.TAMPER or is_attack(detection)
+
 
 EXIT_CODES = {
     Verdict.CERTIFIED: EXIT_CERTIFIED,
@@ -43,9 +52,11 @@ def decide(
     tiers: Sequence[TierRecord], results: Sequence[ValidationResult], detections: Sequence[Detection]
 ) -> VerdictRecord:
     failed = [t for t in tiers if t.status is TierStatus.FAILED]
-    if failed:
-        first = failed[0]
-        return VerdictRecord(Verdict.REJECTED, first.tier, tuple("%s: %s" % (t.tier.value, t.note) for t in failed))
+    attacks = [d for d in detections if rejects(d)]
+    if failed or attacks:
+        reasons = ["%s: %s" % (t.tier.value, t.note) for t in failed]
+        reasons += ["%s: %s" % (d.kind.value, d.message) for d in attacks]
+        return VerdictRecord(Verdict.REJECTED, failed[0].tier if failed else None, tuple(reasons))
     inconclusive = [t for t in tiers if t.status is TierStatus.INCONCLUSIVE]
     blocking = [d for d in detections if d.kind in BLOCKING]
     if inconclusive or blocking:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import subprocess
 from collections.abc import Callable
@@ -13,6 +14,12 @@ import pytest
 
 import pytest_evidence
 from pytest_evidence.model import RESULT_FIELDS
+from runner.cli import main
+
+#: pytest-randomly (a dependency: the runner seeds with it) would shuffle every pytest this
+#: suite starts; the suite's own runs keep their written order. The runner's runs set their own.
+NO_SHUFFLE = "-p no:randomly"
+os.environ["PYTEST_ADDOPTS"] = NO_SHUFFLE
 
 SCHEMA_PATH = pathlib.Path(pytest_evidence.__file__).parent / "evidence.schema.json"
 GIT_ENV = {
@@ -24,6 +31,14 @@ GIT_ENV = {
 }
 
 Record = dict[str, Any]
+
+
+@pytest.fixture(autouse=True)
+def _no_shuffle_inside_pytester(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytester drops ``PYTEST_ADDOPTS`` when it starts; put it back for the runs it makes."""
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")
+        monkeypatch.setenv("PYTEST_ADDOPTS", NO_SHUFFLE)
 
 
 @pytest.fixture(scope="session")
@@ -139,3 +154,49 @@ def shop_repo(git_repo: GitRepo) -> tuple[GitRepo, str]:
 def fix(repo: GitRepo) -> None:
     """C: the honest fix plus a new reproducer test, left uncommitted in the working tree."""
     repo.write({"shop.py": BUGGY.replace("qty > 10", "qty >= 10"), "tests/test_boundary.py": NEW_TEST})
+
+
+# -- a small package with a bug at B, for the runner's end-to-end tests -------------------------
+
+PKG = {
+    "calc/__init__.py": "",
+    "calc/ops.py": "def half(n):\n    return n // 2 + 1\n\n\ndef double(n):\n    return n * 2\n",
+    "tests/test_ops.py": "from calc.ops import double\n\n\ndef test_double():\n    assert double(2) == 4\n",
+    "pyproject.toml": '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+}
+FIX = {
+    "calc/ops.py": PKG["calc/ops.py"].replace("n // 2 + 1", "n // 2"),
+    "tests/test_half.py": "from calc.ops import half\n\n\ndef test_half():\n    assert half(4) == 2\n",
+}
+
+
+class Repo:
+    def __init__(self, path: pathlib.Path) -> None:
+        self.path = path
+        path.mkdir(parents=True)
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str) -> str:
+        return subprocess.run(["git", *args], cwd=self.path, capture_output=True, text=True, check=True).stdout.strip()
+
+    def commit(self, files: dict[str, str], message: str = "c", delete: tuple[str, ...] = ()) -> str:
+        for name, text in files.items():
+            (self.path / name).parent.mkdir(parents=True, exist_ok=True)
+            (self.path / name).write_text(text)
+        for name in delete:
+            (self.path / name).unlink()
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+
+@pytest.fixture
+def repo(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    return Repo(tmp_path / "repo")
+
+
+def certify(repo: Repo, out: pathlib.Path, *args: str) -> tuple[int, Record | None]:
+    code = main(["certify", "--repo", str(repo.path), "--out", str(out), *args])
+    return code, json.loads(out.read_text()) if out.exists() else None

@@ -142,3 +142,30 @@ def test_corrupt_store_stops_the_session_before_tests_run(pytester: pytest.Pytes
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: evidence: evidence store * is corrupt*[[]store-corrupt]"])
     assert "Traceback" not in result.stderr.str()
+
+
+def test_no_network_blocks_and_names_every_address(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+    pytester.makepyfile(
+        test_net="""
+        import socket
+
+        def test_remote():
+            socket.create_connection(("192.0.2.1", 80), timeout=1)
+
+        def test_lookup():
+            socket.getaddrinfo("example.com", 443)
+
+        def test_loopback():
+            server = socket.socket()
+            server.bind(("127.0.0.1", 0))
+            server.listen()
+            socket.create_connection(server.getsockname()).close()
+            server.close()
+        """
+    )
+    _, doc = run_evidence("--evidence-no-network")
+    outcomes = {k: v["candidate_result"] for k, v in by_name(doc).items()}
+    assert outcomes == {"test_remote": "fail", "test_lookup": "fail", "test_loopback": "pass"}
+    blocked = {d["test_id"].split("::")[-1]: d["message"] for d in doc["detections"] if d["kind"] == "network_blocked"}
+    assert "192.0.2.1:80" in blocked["test_remote"] and "example.com" in blocked["test_lookup"]
+    assert "test_loopback" not in blocked

@@ -38,6 +38,42 @@ def test_candidate_gets_its_verdict(certified: dict[str, tuple[int, Record]], sc
         assert all(t["status"] == "not_run" for t in doc["tiers"] if t["tier"] > tier)
 
 
+@pytest.mark.parametrize("name", list(example_repo.EXPECTED_DETECTIONS))
+def test_adversarial_candidate_leaves_its_named_detection(certified: dict[str, tuple[int, Record]], name: str) -> None:
+    _, doc = certified[name]
+    kind, detail = example_repo.EXPECTED_DETECTIONS[name]
+    assert any(d["kind"] == kind and d["detail"] == detail for d in doc["detections"]), doc["detections"]
+    assert doc["verdict"]["verdict"] != "CERTIFIED"
+
+
+def test_tampered_tests_are_replaced_by_the_trusted_ones(certified: dict[str, tuple[int, Record]]) -> None:
+    _, doc = certified["conftest-tamper"]
+    assert doc["integrity"]["removed"] == ["tests/conftest.py"] and doc["integrity"]["trusted"] == "baseline"
+    assert doc["integrity"]["tested_commit"] != doc["candidate_commit"]
+    hook = next(d for d in doc["detections"] if d["detail"] == "hook")
+    assert (hook["path"], hook["line"]) == ("tests/conftest.py", 5)
+    reproducer = next(r for r in doc["results"] if r["test_id"].endswith("test_ten_items_get_discount"))
+    assert reproducer["candidate_result"] == "fail"  # the conftest's rewrite did not run
+    _, skip = certified["skip-tamper"]
+    assert skip["integrity"]["reapplied"] == ["tests/test_price.py"]
+    flip = next(r for r in skip["results"] if r["test_id"].endswith("test_large_order_discount"))
+    assert flip["candidate_result"] == "fail"  # the skip was taken away: the regression shows
+
+
+def test_every_test_process_is_pinned_the_same_way(certified: dict[str, tuple[int, Record]]) -> None:
+    _, doc = certified["honest-fix"]
+    pin = doc["pinning"]
+    assert pin["seed"] == doc["invocation"]["seed"] and pin["hashseed"] == pin["seed"] % 2**32
+    assert pin["network"] in ("netns", "socket_guard") and pin["home"] == "temporary"
+    assert set(pin["plugins"]) == {"pytest-timeout", "pytest-randomly"}
+    if pin["network"] == "netns":
+        assert pin["missing"] == []
+    else:
+        assert [m for m in pin["missing"] if m.startswith("network namespace")]
+    assert doc["baseline_environment"]["fingerprint"] == doc["environment"]["fingerprint"]
+    assert "http_proxy" in pin["scrubbed"] and "PYTEST_ADDOPTS" in pin["scrubbed"]
+
+
 def test_syntax_error_is_stopped_at_t0_with_nothing_else_run(certified: dict[str, tuple[int, Record]]) -> None:
     _, doc = certified["syntax-error"]
     assert {r["role"] for r in doc["results"]} == {"STATIC_GATE"}

@@ -6,7 +6,6 @@ exit 2; the user's working tree is never touched; the baseline suite runs once p
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import subprocess
@@ -15,54 +14,9 @@ import tempfile
 
 import jsonschema
 import pytest
-from conftest import Record
+from conftest import FIX, PKG, Record, Repo, certify
 
 from runner.cli import main
-
-PKG = {
-    "calc/__init__.py": "",
-    "calc/ops.py": "def half(n):\n    return n // 2 + 1\n\n\ndef double(n):\n    return n * 2\n",
-    "tests/test_ops.py": "from calc.ops import double\n\n\ndef test_double():\n    assert double(2) == 4\n",
-    "pyproject.toml": '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
-}
-FIX = {
-    "calc/ops.py": PKG["calc/ops.py"].replace("n // 2 + 1", "n // 2"),
-    "tests/test_half.py": "from calc.ops import half\n\n\ndef test_half():\n    assert half(4) == 2\n",
-}
-
-
-class Repo:
-    def __init__(self, path: pathlib.Path) -> None:
-        self.path = path
-        path.mkdir(parents=True)
-        self.git("init", "-q", "-b", "main")
-
-    def git(self, *args: str) -> str:
-        return subprocess.run(["git", *args], cwd=self.path, capture_output=True, text=True, check=True).stdout.strip()
-
-    def commit(self, files: dict[str, str], message: str = "c", delete: tuple[str, ...] = ()) -> str:
-        for name, text in files.items():
-            (self.path / name).parent.mkdir(parents=True, exist_ok=True)
-            (self.path / name).write_text(text)
-        for name in delete:
-            (self.path / name).unlink()
-        self.git("add", "-A")
-        self.git("commit", "-q", "-m", message)
-        return self.git("rev-parse", "HEAD")
-
-
-@pytest.fixture
-def repo(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
-    from conftest import GIT_ENV
-
-    for key, value in GIT_ENV.items():
-        monkeypatch.setenv(key, value)
-    return Repo(tmp_path / "repo")
-
-
-def certify(repo: Repo, out: pathlib.Path, *args: str) -> tuple[int, Record | None]:
-    code = main(["certify", "--repo", str(repo.path), "--out", str(out), *args])
-    return code, json.loads(out.read_text()) if out.exists() else None
 
 
 def test_patch_file_is_applied_onto_b(repo: Repo, tmp_path: pathlib.Path, schema: Record) -> None:
@@ -134,6 +88,7 @@ def test_test_module_importing_a_new_api_errors_on_b_without_aborting(repo: Repo
 
 
 def test_a_hanging_reproducer_is_a_timeout_and_rejected(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """pytest-timeout stops the test (outcome ``timeout``, not ``fail``); the process lives on."""
     base = repo.commit(PKG)
     cand = repo.commit(
         {
@@ -141,10 +96,12 @@ def test_a_hanging_reproducer_is_a_timeout_and_rejected(repo: Repo, tmp_path: pa
             "tests/test_half.py": FIX["tests/test_half.py"],
         }
     )
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--timeout", "5")
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--test-timeout", "2")
     assert doc is not None and code == 1
     res = next(r for r in doc["results"] if r["test_id"] == "tests/test_half.py::test_half")
     assert res["candidate_result"] == "timeout" and res["failure"]["kind"] == "timeout"
+    assert "pytest-timeout" in res["failure"]["message"]
+    assert doc["pinning"]["test_timeout"] == 2 and doc["pinning"]["plugins"]["pytest-timeout"].startswith("installed")
     assert doc["verdict"]["halted_at"] == "T3"
     assert "timeout" in doc["summary"]["detections"]
 

@@ -10,13 +10,18 @@ import pytest
 from pytest_evidence.errors import StoreCorrupt, StoreLocked, StoreVersionMismatch
 from pytest_evidence.model import Observation, Outcome
 from pytest_evidence.store import Store
+from runner import receipts
+from runner.receipts import Binding
 
 
 def _obs(tid: str) -> Observation:
     return Observation(tid, Outcome.PASS, 0.1, None, "", (Outcome.PASS,))
 
 
-@pytest.mark.parametrize("table", ["runs", "results", "flake_signatures", "baseline_cache", "meta"])
+@pytest.mark.parametrize(
+    "table",
+    ["runs", "results", "flake_ledger", "baseline_cache", "meta", "receipt_intents", "receipt_completions"],
+)
 @pytest.mark.parametrize("statement", ["UPDATE {t} SET rowid = rowid", "DELETE FROM {t}"])
 def test_rows_cannot_be_updated_or_deleted(tmp_path: pathlib.Path, table: str, statement: str) -> None:
     path = str(tmp_path / "s.sqlite3")
@@ -34,8 +39,11 @@ def test_rows_cannot_be_updated_or_deleted(tmp_path: pathlib.Path, table: str, s
             },
             [{"test_id": "t"}],
         )
-        store.add_flake_signatures([("t", "r", "C", "fail,pass", "abc", "now")])
+        store.quarantine("/repo", [("t", "r", "C", "fail,pass", "abc", "now")])
         store.baseline_add("k", "r", {"t": _obs("t")})
+        binding = Binding("command", "/repo", "main", "a" * 40, "/repo", "e" * 64, "true")
+        receipt = receipts.begin(store, binding)
+        receipts.complete(store, receipt, 0, "", "", False, 0.1)
     db = sqlite3.connect(path)
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         db.execute(statement.format(t=table))
@@ -51,11 +59,39 @@ def test_baseline_cache_newest_row_wins_and_absent_ids_are_misses(tmp_path: path
     assert "c" not in got
 
 
-def test_flake_history_is_ordered_per_test(tmp_path: pathlib.Path) -> None:
+def test_flake_ledger_is_per_repository_and_a_clear_ends_the_quarantine_not_the_history(
+    tmp_path: pathlib.Path,
+) -> None:
     with Store(str(tmp_path / "s.sqlite3")) as store:
-        store.add_flake_signatures([("t", "r1", "C", "fail,pass", "aaa", "x"), ("u", "r1", "B", "pass", "b", "x")])
-        store.add_flake_signatures([("t", "r2", "B", "error,pass", "ccc", "x")])
-        assert store.flake_history(["t"]) == {"t": ["r1:C:fail,pass:aaa", "r2:B:error,pass:ccc"]}
+        store.quarantine("/a", [("t", "r1", "C", "fail,pass", "aaa", "x"), ("u", "r1", "B", "pass", "b", "x")])
+        store.quarantine("/a", [("t", "r2", "B", "error,pass", "ccc", "x")])
+        store.quarantine("/b", [("v", "r3", "C", "fail,pass", "ddd", "x")])
+        assert store.flake_history("/a", ["t"]) == {"t": ["r1:C:fail,pass:aaa", "r2:B:error,pass:ccc"]}
+        assert sorted(store.quarantined("/a")) == ["t", "u"] and sorted(store.quarantined("/b")) == ["v"]
+        store.clear_quarantine("/a", "t", "2026-11-30")
+        assert sorted(store.quarantined("/a")) == ["u"]
+        assert store.flake_history("/a", ["t"])["t"][-1] == "cleared:2026-11-30"
+
+
+def test_format_1_store_is_upgraded_in_place_and_keeps_its_flake_signatures(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE meta (key TEXT NOT NULL, value TEXT NOT NULL);"
+        "INSERT INTO meta VALUES ('store_version', '1');"
+        "CREATE TABLE runs (run_id TEXT, created TEXT, repo TEXT, baseline_commit TEXT, candidate_commit TEXT,"
+        " env_fingerprint TEXT, complete INTEGER, exit_status INTEGER);"
+        "INSERT INTO runs VALUES ('r1', 'x', '/a', NULL, NULL, 'e', 1, 0);"
+        "CREATE TABLE flake_signatures (test_id TEXT, run_id TEXT, side TEXT, sequence TEXT,"
+        " message_digest TEXT, created TEXT);"
+        "INSERT INTO flake_signatures VALUES ('t', 'r1', 'C', 'fail,pass', 'aaa', 'x');"
+    )
+    db.commit()
+    db.close()
+    with Store(str(path)) as store:
+        assert store.quarantined("/a") == {"t": ["r1:C:fail,pass:aaa"]}
+    with Store(str(path)) as store:  # upgraded once: opening again adds nothing
+        assert store.quarantined("/a") == {"t": ["r1:C:fail,pass:aaa"]}
 
 
 def test_corrupt_store_is_one_clear_error(tmp_path: pathlib.Path) -> None:
@@ -84,7 +120,7 @@ def test_locked_store_is_one_clear_error(tmp_path: pathlib.Path) -> None:
     holder.execute("BEGIN EXCLUSIVE")
     try:
         with Store(path, timeout=0.05) as store, pytest.raises(StoreLocked, match="locked"):
-            store.add_flake_signatures([("t", "r", "C", "fail,pass", "d", "x")])
+            store.quarantine("/a", [("t", "r", "C", "fail,pass", "d", "x")])
     finally:
         holder.execute("ROLLBACK")
         holder.close()

@@ -1,0 +1,233 @@
+"""``pin_environment``: every test process of a climb runs the same way on B and on C.
+
+* No network: a fresh network namespace per process where the machine allows one
+  (``netns``), with the plugin's socket guard inside it as the detector; the guard alone
+  (``socket_guard``) where it does not. The record says which held.
+* Seeded randomness: ``PYTHONHASHSEED`` and pytest-randomly's per-test reseeding with one
+  recorded seed (test order kept: ``--randomly-dont-reorganize``), identical on B and C.
+* A scrubbed environment: no proxy variables, no ``PYTEST_ADDOPTS`` or plugin autoload switches,
+  a temporary ``HOME`` per process.
+* Per-test timeouts with pytest-timeout (``timeout``, distinct from ``fail``); the process
+  limit is the tier's budget.
+
+The target interpreter may lack pytest-timeout or pytest-randomly. The runner then copies its own
+into a private directory on the target's ``PYTHONPATH`` and loads it with ``-p`` (no entry point
+to collide with, since the target has none), after checking the copy declares support for the
+target's Python and imports there. Where that fails the guarantee is listed under ``missing`` --
+never silently dropped.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import importlib.metadata
+import importlib.util
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from packaging.specifiers import SpecifierSet
+
+from pytest_evidence import gitops
+from runner import netns
+from runner.target import PLUGIN_ROOT, Target
+
+DEFAULT_SEED = 20261130
+DEFAULT_TEST_TIMEOUT = 60.0
+
+PROXY_VARIABLES = tuple(
+    name
+    for base in ("http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy")
+    for name in (base, base.upper())
+)
+SCRUBBED = (
+    *PROXY_VARIABLES,
+    "PYTEST_ADDOPTS",
+    "PYTEST_PLUGINS",
+    "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+    "PYTEST_XDIST_WORKER",
+    "PYTHONSTARTUP",
+    "PYTHONBREAKPOINT",
+)
+
+
+#: Lock and requirements files: what CI would install. Their digest is part of the fingerprint.
+LOCKFILES = (
+    "requirements*.txt",
+    "requirements/*.txt",
+    "constraints*.txt",
+    "Pipfile.lock",
+    "poetry.lock",
+    "uv.lock",
+    "pdm.lock",
+)
+
+
+def lockfile_digest(repo: str, commit: str) -> str:
+    """sha256 over the path and blob of every lock or requirements file in ``commit``."""
+    digest = hashlib.sha256()
+    for path, blob in sorted(gitops.blobs(repo, commit).items()):
+        if any(fnmatch.fnmatch(path, pattern) for pattern in LOCKFILES):
+            digest.update(("%s\0%s\n" % (path, blob)).encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A pytest plugin distribution that pins one property of a run."""
+
+    distribution: str
+    module: str
+    guarantee: str
+    args: Callable[[Sandbox], list[str]]
+
+
+GUARDS = (
+    Guard(
+        "pytest-timeout",
+        "pytest_timeout",
+        "per-test timeout",
+        lambda s: ["--timeout=%g" % s.test_timeout, "--timeout-method=signal"] if s.test_timeout else [],
+    ),
+    Guard(
+        "pytest-randomly",
+        "pytest_randomly",
+        "seeded randomness per test",
+        lambda s: ["--randomly-seed=%d" % s.seed, "--randomly-dont-reorganize"],
+    ),
+)
+
+
+@dataclass
+class Sandbox:
+    """How the test processes of one climb run; ``pytest_args``, ``environ`` and ``preexec`` apply it."""
+
+    seed: int
+    test_timeout: float | None
+    tier_budget: float | None
+    network: str
+    plugins: dict[str, str] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    shim: str | None = None
+    _loaded: list[Guard] = field(default_factory=list)
+    _injected: list[Guard] = field(default_factory=list)
+
+    def pytest_args(self) -> list[str]:
+        args = ["--evidence-no-network"]
+        for guard in self._injected:
+            args += ["-p", guard.module]
+        for guard in self._loaded:
+            args += guard.args(self)
+        return args
+
+    def environ(self, base: Mapping[str, str], home: pathlib.Path) -> dict[str, str]:
+        env = {k: v for k, v in base.items() if k not in SCRUBBED}
+        home.mkdir(parents=True, exist_ok=True)
+        env["HOME"] = str(home)
+        env["PYTHONHASHSEED"] = str(self.seed % 2**32)
+        if self.shim:
+            env["PYTHONPATH"] = os.pathsep.join([*filter(None, [env.get("PYTHONPATH")]), self.shim])
+        return env
+
+    @property
+    def test_timeout_held(self) -> bool:
+        """A per-test timeout is in force: pytest-timeout is loaded and a limit is set."""
+        return bool(self.test_timeout) and any(g.distribution == "pytest-timeout" for g in self._loaded)
+
+    @property
+    def preexec(self) -> Callable[[], None] | None:
+        return netns.enter if self.network == "netns" else None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "network": self.network,
+            "seed": self.seed,
+            "hashseed": self.seed % 2**32,
+            "test_timeout": self.test_timeout,
+            "tier_budget": self.tier_budget,
+            "home": "temporary",
+            "scrubbed": sorted(SCRUBBED),
+            "plugins": dict(self.plugins),
+            "missing": list(self.missing),
+        }
+
+
+def pin_environment(
+    target: Target,
+    scratch: pathlib.Path,
+    seed: int = DEFAULT_SEED,
+    test_timeout: float | None = DEFAULT_TEST_TIMEOUT,
+    tier_budget: float | None = None,
+) -> Sandbox:
+    """Decide, once per climb, how every test process runs; ``scratch`` holds injected copies."""
+    network = "netns" if netns.available() else "socket_guard"
+    sandbox = Sandbox(seed, test_timeout or None, tier_budget, network)
+    if network != "netns":
+        sandbox.missing.append("network namespace: not permitted here; the in-process socket guard alone blocks")
+    installed = target.guard_versions()
+    python = target.environment().python
+    for guard in GUARDS:
+        version = installed.get(guard.distribution, "absent")
+        if version != "absent":
+            sandbox.plugins[guard.distribution] = "installed %s" % version
+            sandbox._loaded.append(guard)
+            continue
+        problem = _inject(guard, python, scratch / "guards")
+        if problem is None:
+            sandbox.shim = str(scratch / "guards")
+            sandbox._injected.append(guard)
+            sandbox._loaded.append(guard)
+            sandbox.plugins[guard.distribution] = "injected %s" % importlib.metadata.version(guard.distribution)
+        else:
+            sandbox.missing.append("%s: %s" % (guard.guarantee, problem))
+    for guard in list(sandbox._injected):
+        problem = _imports(target, sandbox.shim, guard.module)
+        if problem is not None:
+            sandbox._injected.remove(guard)
+            sandbox._loaded.remove(guard)
+            sandbox.plugins.pop(guard.distribution)
+            sandbox.missing.append(
+                "%s: the runner's %s does not import in the target: %s" % (guard.guarantee, guard.distribution, problem)
+            )
+    return sandbox
+
+
+def _inject(guard: Guard, python: str, into: pathlib.Path) -> str | None:
+    """Copy the runner's own copy of ``guard`` into ``into``; the reason it cannot be, or None."""
+    try:
+        meta = importlib.metadata.metadata(guard.distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "%s is installed neither in the target nor with the runner" % guard.distribution
+    requires = meta["Requires-Python"] or ""
+    if requires and python not in SpecifierSet(requires):
+        return "%s %s needs Python %s; the target has %s" % (guard.distribution, meta["Version"], requires, python)
+    spec = importlib.util.find_spec(guard.module)
+    if spec is None or spec.origin is None:
+        return "the runner's %s cannot be located" % guard.distribution
+    origin = pathlib.Path(spec.origin)
+    into.mkdir(parents=True, exist_ok=True)
+    if origin.name == "__init__.py":
+        shutil.copytree(origin.parent, into / origin.parent.name, dirs_exist_ok=True)
+    else:
+        shutil.copy2(origin, into / origin.name)
+    return None
+
+
+def _imports(target: Target, shim: str | None, module: str) -> str | None:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PLUGIN_ROOT, shim or ""]))
+    proc = subprocess.run(
+        [target.python, "-c", "import " + module],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tempfile.gettempdir(),
+        timeout=120,
+    )
+    if proc.returncode == 0:
+        return None
+    return (proc.stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1]

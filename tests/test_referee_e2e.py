@@ -1,0 +1,229 @@
+"""A referee that cannot be gamed, end to end on real repositories made in temp dirs.
+
+Each test names the attack or the accident it covers: a flake that must stay quarantined across
+runs, a runner killed during the baseline run, a test process that dies, a changed lock file,
+a trusted test patch, network access, and the candidate's own test edits that equal the
+trusted ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import FIX, PKG, Repo, certify
+
+from runner.cli import main
+
+FLIP = """import pathlib
+
+_STATE = pathlib.Path(__file__).with_name(".flip")
+
+
+def test_flip_flop():
+    n = int(_STATE.read_text()) if _STATE.exists() else 0
+    _STATE.write_text(str(n + 1))
+    assert n % 2 == 1
+"""
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_a_quarantined_test_stays_flaky_across_runs_until_cleared(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = repo.commit({**PKG, ".gitignore": ".flip\n"})
+    flaky = repo.commit({**FIX, "tests/test_flip.py": FLIP})
+    steady = repo.commit({"tests/test_flip.py": FLIP.replace("assert n % 2 == 1", "assert n >= 0")})
+    code, first = certify(repo, tmp_path / "1.json", "--baseline", base, "--candidate", flaky)
+    assert code == 3 and first is not None
+    flip_id = "tests/test_flip.py::test_flip_flop"
+    assert first["annotations"][flip_id]["reruns"] >= 1
+    assert next(r for r in first["results"] if r["test_id"] == flip_id)["candidate_result"] == "flaky"
+
+    code, out = _cli(capsys, "flaky", "list", "--repo", str(repo.path))
+    assert code == 0 and flip_id in out and first["run_id"] in out
+
+    # The test is steady now, but a quarantine is not lifted by a lucky run.
+    code, second = certify(repo, tmp_path / "2.json", "--baseline", base, "--candidate", steady)
+    assert code == 3 and second is not None
+    res = next(r for r in second["results"] if r["test_id"] == flip_id)
+    assert res["candidate_result"] == "flaky" and "flaky clear" in res["failure"]["message"]
+    assert res["flaky_history"][0].startswith(first["run_id"] + ":")
+    assert second["verdict"]["halted_at"] == "T3"
+
+    code, out = _cli(capsys, "flaky", "clear", flip_id, "--repo", str(repo.path))
+    assert code == 0 and "cleared" in out
+    code, third = certify(repo, tmp_path / "3.json", "--baseline", base, "--candidate", steady)
+    assert code == 0 and third is not None
+    res = next(r for r in third["results"] if r["test_id"] == flip_id)
+    assert res["candidate_result"] == "pass" and res["flaky_history"][-1].startswith("cleared:")
+
+    assert main(["flaky", "clear", flip_id, "--repo", str(repo.path)]) == 2  # no longer quarantined
+
+
+def _store(repo: Repo) -> pathlib.Path:
+    return repo.path / ".git" / "evidence" / "store.sqlite3"
+
+
+def _wait_for_intent(store: pathlib.Path, kind: str) -> str:
+    for _ in range(600):
+        if store.exists():
+            try:
+                row = (
+                    sqlite3.connect(store)
+                    .execute("SELECT receipt FROM receipt_intents WHERE kind = ?", (kind,))
+                    .fetchone()
+                )
+            except sqlite3.OperationalError:
+                row = None
+            if row:
+                return str(row[0])
+        time.sleep(0.1)
+    raise AssertionError("no %s intent was written" % kind)
+
+
+def test_kill_9_during_the_baseline_run_holds_the_receipt_until_reconciled(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gate = tmp_path / "slow"
+    gate.write_text("")
+    log = tmp_path / "runs.log"
+    slow = (
+        "import os\nimport time\n\n\ndef test_slow():\n"
+        f"    with open({str(log)!r}, 'a') as fh:\n        fh.write('ran\\n')\n"
+        f"    while os.path.exists({str(gate)!r}):\n        time.sleep(0.1)\n"
+    )
+    base = repo.commit({**PKG, "tests/test_slow.py": slow})
+    cand = repo.commit(FIX)
+    out = tmp_path / "killed.json"
+    cmd = [sys.executable, "-m", "runner.cli", "certify", "--repo", str(repo.path), "--baseline", base]
+    proc = subprocess.Popen(
+        [*cmd, "--candidate", cand, "--out", str(out)],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        held = _wait_for_intent(_store(repo), "suite")
+        while not log.exists():  # the B suite is running test_slow now
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        gate.unlink()
+    assert not out.exists()
+    runs_before = log.read_text().count("ran")
+
+    code, doc = certify(repo, tmp_path / "again.json", "--baseline", base, "--candidate", cand)
+    assert code == 3 and doc is not None
+    detection = next(d for d in doc["detections"] if d["kind"] == "receipt_held")
+    assert held in detection["message"] and "receipts reconcile %s" % held in detection["message"]
+    assert [t["status"] for t in doc["tiers"] if t["tier"] in ("T4", "T5", "T6", "T7")] == ["inconclusive"] * 4
+    assert log.read_text().count("ran") == runs_before  # B's suite was not replayed
+
+    code, listed = _cli(capsys, "receipts", "list", "--repo", str(repo.path))
+    assert code == 0 and held in listed and "held" in listed
+    code, said = _cli(capsys, "receipts", "reconcile", held, "--rerun", "--repo", str(repo.path))
+    assert code == 0 and "next certify" in said
+    code, doc = certify(repo, tmp_path / "fresh.json", "--baseline", base, "--candidate", cand)
+    assert code == 0 and doc is not None and doc["verdict"]["verdict"] == "CERTIFIED"
+    ran = log.read_text().count("ran")
+    code, doc = certify(repo, tmp_path / "reused.json", "--baseline", base, "--candidate", cand)
+    assert code == 0 and log.read_text().count("ran") == ran + 1  # only C's run: B's completion reused
+    assert main(["receipts", "reconcile", held, "--abandon", "--repo", str(repo.path)]) == 2  # not held now
+
+
+def test_baseline_command_receipts_complete_hold_and_refuse_changed_bindings(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = repo.commit(PKG)
+    count = tmp_path / "count"
+    command = f"echo ran >> {count}"
+    args = ["baseline", "--repo", str(repo.path), "--ref", "main", "--timeout", "30"]
+    code, out = _cli(capsys, *args, "--command", command)
+    assert code == 0 and "GREEN" in out
+    code, out = _cli(capsys, *args, "--command", command)
+    assert code == 0 and "reused" in out and count.read_text().count("ran") == 1  # nothing ran again
+    repo.commit({"README": "moved on\n"})
+    code, out = _cli(capsys, *args, "--command", command)
+    assert code == 0 and "head changed (%s" % base[:12] in out and count.read_text().count("ran") == 2
+    code, out = _cli(capsys, *args, "--command", "exit 3")
+    assert code == 1 and "RED" in out  # a red baseline is recorded, not an error
+    assert main([*args[:-1], "1", "--command", "sleep 5"]) == 3  # outran 1 s: held
+    code, out = _cli(capsys, *args, "--command", "true")
+    assert code == 3 and "HELD" in out and "reconcile" in out  # the held intent blocks the slot
+    assert main([*args[:-1], "121", "--command", "true"]) == 2  # limits are 1-120 s
+
+
+def test_a_test_process_that_dies_is_a_crash_and_the_rest_did_not_run(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit(PKG)
+    tests = (
+        "import os\n\nfrom calc.ops import half\n\n\ndef test_a():\n    assert half(4) == 2\n\n\n"
+        "def test_b():\n    os._exit(0)\n\n\ndef test_c():\n    assert half(2) == 1\n"
+    )
+    cand = repo.commit({**FIX, "tests/test_half.py": tests})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert code == 1 and doc is not None
+    by_id = {r["test_id"].split("::")[-1]: r for r in doc["results"]}
+    assert by_id["test_b"]["candidate_result"] == "crash" and "exit code 0" in by_id["test_b"]["failure"]["message"]
+    assert "test_c" not in by_id
+    t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
+    assert t3["status"] == "failed" and t3["not_run"] == ["tests/test_half.py::test_c"]
+    assert "crash" in doc["summary"]["detections"]
+
+
+def test_a_changed_lock_file_is_environment_drift(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit({**PKG, "requirements.txt": "attrs==23.1.0\n"})
+    cand = repo.commit({**FIX, "requirements.txt": "attrs==24.2.0\n"})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert code == 3 and doc is not None
+    drift = next(d for d in doc["detections"] if d["kind"] == "environment_drift")
+    assert "lockfiles" in drift["message"]
+    assert doc["baseline_environment"]["lockfiles"] != doc["environment"]["lockfiles"]
+
+
+def test_trusted_test_patch_is_laid_over_the_candidate(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """SWE-bench style: the hidden tests come from --tests-from; the candidate's copy of them is no tamper."""
+    base = repo.commit(PKG)
+    tests_rev = repo.commit({"tests/test_half.py": FIX["tests/test_half.py"]})
+    patch = tmp_path / "tests.patch"
+    patch.write_text(repo.git("diff", base, tests_rev) + "\n")
+    repo.git("checkout", "-q", base)
+    source_only = repo.commit({"calc/ops.py": FIX["calc/ops.py"]})
+    code, doc = certify(
+        repo, tmp_path / "e.json", "--baseline", base, "--candidate", source_only, "--tests-from", str(patch)
+    )
+    assert code == 0 and doc is not None
+    assert doc["integrity"]["trusted"] == "patch:tests.patch" and doc["integrity"]["reapplied"] == [
+        "tests/test_half.py"
+    ]
+    assert not [d for d in doc["detections"] if d["kind"] == "tamper"]
+    with_tests = repo.commit(FIX)  # the candidate wrote the same tests itself
+    code, doc = certify(
+        repo, tmp_path / "f.json", "--baseline", base, "--candidate", with_tests, "--tests-from", tests_rev
+    )
+    assert code == 0 and doc is not None and doc["integrity"]["reapplied"] == []
+    assert main(["certify", "--repo", str(repo.path), "--baseline", base, "--candidate", with_tests,
+                 "--tests-from", "no-such-rev", "--out", str(tmp_path / "g.json")]) == 2  # fmt: skip
+
+
+def test_record_of_issue_4_reads_back(repo: Repo, tmp_path: pathlib.Path) -> None:
+    from pytest_evidence.model import EvidenceRecord
+
+    base = repo.commit(PKG)
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert code == 0 and doc is not None
+    again = EvidenceRecord.from_dict(doc).to_dict()
+    assert json.dumps(again, sort_keys=True) == json.dumps(doc, sort_keys=True)

@@ -1,0 +1,180 @@
+"""Pure logic of the referee: what counts as tampering, as interference, and how runs are pinned."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+from conftest import GitRepo
+
+from pytest_evidence.model import Detection, DetectionKind, Tier, TierRecord, TierStatus, Verdict
+from runner import pyscan
+from runner.integrity import pytest_settings, verify_test_integrity
+from runner.interference import is_attack
+from runner.sandbox import SCRUBBED, Sandbox, lockfile_digest
+from runner.verdict import decide
+
+TESTS_B = """import pytest
+
+from lib import f
+
+
+@pytest.fixture
+def value():
+    return 2
+
+
+def helper():
+    return 1
+
+
+def test_one(value):
+    assert f(value) == 4
+    assert f(0) == 0
+
+
+def test_two():
+    assert f(1) == 2
+"""
+
+
+def _details(repo: GitRepo, base: str, files: dict[str, str], expected: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    repo.git("checkout", "-q", base)
+    cand = repo.commit("candidate", files)
+    report = verify_test_integrity(str(repo.path), base, base, cand, ("test_*.py",), expected)
+    return sorted((d.detail or "", d.path or "") for d in report.detections)
+
+
+@pytest.fixture
+def tests_repo(git_repo: GitRepo) -> tuple[GitRepo, str]:
+    base = git_repo.commit(
+        "B",
+        {
+            "lib.py": "def f(x):\n    return 2 * x\n",
+            "tests/test_lib.py": TESTS_B,
+            "tests/data/expected.txt": "4\n",
+            "pyproject.toml": '[project]\nname = "x"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n',
+        },
+    )
+    return git_repo, base
+
+
+@pytest.mark.parametrize(
+    ("edit", "detail"),
+    [
+        (TESTS_B.replace("def test_two():\n    assert f(1) == 2\n", ""), "deleted_test"),
+        (TESTS_B.replace("    assert f(0) == 0\n", ""), "weakened_assertion"),
+        (TESTS_B.replace("f(1) == 2", "f(1) == 2 or True"), "modified_test"),
+        (TESTS_B.replace("def test_two", "@pytest.mark.xfail\ndef test_two"), "skip_marker"),
+        (TESTS_B.replace("def test_two():\n", "def test_two():\n    pytest.skip('later')\n"), "skip_marker"),
+        (TESTS_B + "\npytestmark = pytest.mark.skip\n", "skip_marker"),
+        (TESTS_B.replace("return 2\n", "return 0\n"), "modified_fixture"),
+        (TESTS_B.replace("return 1\n", "return 0\n"), "modified_helper"),
+        (TESTS_B + "\n\ndef pytest_collection_modifyitems(items):\n    items.clear()\n", "hook"),
+        (TESTS_B + "\nimport sys\nsys.modules['lib'] = None\n", "sys_modules"),
+    ],
+)
+def test_edits_of_an_existing_test_file_are_tamper(tests_repo: tuple[GitRepo, str], edit: str, detail: str) -> None:
+    repo, base = tests_repo
+    assert (detail, "tests/test_lib.py") in _details(repo, base, {"tests/test_lib.py": edit})
+
+
+def test_new_tests_are_reproducers_not_tamper(tests_repo: tuple[GitRepo, str]) -> None:
+    repo, base = tests_repo
+    added = TESTS_B + "\n\ndef test_three():\n    assert f(2) == 4\n"
+    assert _details(repo, base, {"tests/test_lib.py": added, "tests/test_new.py": "def test_new():\n    pass\n"}) == []
+
+
+def test_a_declared_expected_change_may_edit_its_test(tests_repo: tuple[GitRepo, str]) -> None:
+    repo, base = tests_repo
+    edit = {"tests/test_lib.py": TESTS_B.replace("f(1) == 2", "f(1) == 3")}
+    assert _details(repo, base, edit, ("tests/test_lib.py::test_two",)) == []
+    assert _details(repo, base, edit) == [("modified_test", "tests/test_lib.py")]
+
+
+@pytest.mark.parametrize(
+    ("files", "detail"),
+    [
+        ({"tests/conftest.py": "import pytest\n"}, "new_conftest"),
+        ({"tests/test_x.py": "import _pytest.runner\n\ndef test_x():\n    pass\n"}, "patches_pytest"),
+        ({"tests/test_x.py": "pytest_plugins = ['evil']\n"}, "hook"),
+        ({"tests/data/expected.txt": "5\n"}, "fixture_data"),
+        (
+            {"pyproject.toml": '[project]\nname = "x"\n\n[tool.pytest.ini_options]\naddopts = "-q -k not_one"\n'},
+            "pytest_config",
+        ),
+        ({"pytest.ini": "[pytest]\ntestpaths = nowhere\n"}, "pytest_config"),
+    ],
+)
+def test_referee_files_the_candidate_may_not_add_or_change(
+    tests_repo: tuple[GitRepo, str], files: dict[str, str], detail: str
+) -> None:
+    repo, base = tests_repo
+    assert detail in [d for d, _ in _details(repo, base, files)]
+
+
+def test_non_pytest_parts_of_a_config_file_are_not_protected(tests_repo: tuple[GitRepo, str]) -> None:
+    repo, base = tests_repo
+    config = '[project]\nname = "x"\nversion = "2"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n'
+    assert _details(repo, base, {"pyproject.toml": config}) == []
+
+
+def test_pytest_settings_are_read_from_every_config_format() -> None:
+    assert pytest_settings("setup.cfg", b"[tool:pytest]\naddopts = -x\n") == {"addopts": "-x"}
+    assert pytest_settings("tox.ini", b"[tox]\nenvlist = py\n") == {}
+    assert pytest_settings("pytest.toml", b'[pytest]\ntestpaths = ["t"]\n') == {"testpaths": '["t"]'}
+    assert "<unparseable>" in pytest_settings("pyproject.toml", b"[tool.pytest")
+
+
+@pytest.mark.parametrize(
+    ("source", "detail"),
+    [
+        ("import _pytest.main\n", "pytest_internals"),
+        ("import pytest\n", "test_framework_import"),
+        ("from unittest import mock\n", "test_framework_import"),
+        ("import os\nos._exit(0)\n", "os_exit"),
+        ("import sys\nsys.exit(1)\n", "exit_at_import"),
+        ("import builtins\nbuiltins.len = lambda x: 0\n", "builtins_patch"),
+        ("class A:\n    def __eq__(self, other):\n        return True\n", "constant_comparison"),
+    ],
+)
+def test_library_code_that_fights_the_referee_is_named(source: str, detail: str) -> None:
+    tree = ast.parse(source)
+    hits = list(pyscan.interference(tree, set(range(1, 10))))
+    assert [h.detail for h in hits] == [detail]
+
+
+def test_only_the_lines_the_candidate_wrote_are_scanned() -> None:
+    tree = ast.parse("import pytest\nimport os\n")
+    assert list(pyscan.interference(tree, {2})) == []
+    assert not list(pyscan.interference(ast.parse("def stop():\n    import sys\n    sys.exit(0)\n"), {1, 2, 3}))
+
+
+def test_attacks_reject_and_tamper_rejects_even_when_every_tier_passed() -> None:
+    passed = [TierRecord(Tier.T3, TierStatus.PASSED, 0.1, 1, 1, 1, "ok")]
+    attack = Detection(DetectionKind.SOURCE_INTERFERENCE, "m", None, "a.py", 1, "os_exit")
+    mere = Detection(DetectionKind.SOURCE_INTERFERENCE, "m", None, "a.py", 1, "test_framework_import")
+    assert is_attack(attack) and not is_attack(mere)
+    assert decide(passed, [], [attack]).verdict is Verdict.REJECTED
+    assert decide(passed, [], [Detection(DetectionKind.TAMPER, "t")]).verdict is Verdict.REJECTED
+    assert decide(passed, [], [Detection(DetectionKind.NETWORK_BLOCKED, "n")]).verdict is Verdict.INCONCLUSIVE
+
+
+def test_sandbox_environment_is_scrubbed_seeded_and_homeless(tmp_path: pathlib.Path) -> None:
+    box = Sandbox(seed=2**32 + 7, test_timeout=60.0, tier_budget=None, network="socket_guard")
+    env = box.environ(
+        {"https_proxy": "http://p", "PYTEST_ADDOPTS": "-x", "PATH": "/bin", "HOME": "/root"}, tmp_path / "h"
+    )
+    assert env == {"PATH": "/bin", "HOME": str(tmp_path / "h"), "PYTHONHASHSEED": "7"}
+    assert "https_proxy" in SCRUBBED and box.preexec is None
+    assert box.pytest_args() == ["--evidence-no-network"]  # no guard plugin loaded: nothing pretends to pin
+    assert not box.test_timeout_held
+
+
+def test_lockfile_digest_follows_requirements_only(git_repo: GitRepo) -> None:
+    one = git_repo.commit("1", {"requirements.txt": "a==1\n", "lib.py": "x = 1\n"})
+    two = git_repo.commit("2", {"lib.py": "x = 2\n"})
+    three = git_repo.commit("3", {"requirements.txt": "a==2\n"})
+    digests = [lockfile_digest(str(git_repo.path), rev) for rev in (one, two, three)]
+    assert digests[0] == digests[1] != digests[2]
