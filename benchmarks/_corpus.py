@@ -93,6 +93,29 @@ class CaseRepo:
     python: pathlib.Path
     pytest_args: tuple[str, ...]
 
+    def certify_args(self, candidate: str, out: pathlib.Path, store: pathlib.Path) -> list[str]:
+        """``evidence-runner certify`` of ``candidate`` against B, in the case's own interpreter."""
+        return [
+            "certify",
+            "--repo",
+            str(self.path),
+            "--baseline",
+            self.baseline,
+            "--candidate",
+            candidate,
+            "--out",
+            str(out),
+            "--python",
+            str(self.python),
+            "--pythonpath",
+            self.case["pythonpath_root"],
+            "--tests-from",  # the release's own tests are the trusted ones, as a harness's test patch is
+            self.candidate,
+            "--store",
+            str(store),
+            *["--pytest-arg=%s" % a for a in self.pytest_args],
+        ]
+
 
 def prepare(case: dict[str, Any], work: pathlib.Path) -> CaseRepo:
     python = _venv(case)

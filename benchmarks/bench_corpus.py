@@ -44,25 +44,7 @@ def _naive(repo: CaseRepo) -> float:
 
 
 def _certify(repo: CaseRepo, candidate: str, out: pathlib.Path, *extra: str) -> tuple[int, float, dict[str, Any]]:
-    args = [
-        "certify",
-        "--repo",
-        str(repo.path),
-        "--baseline",
-        repo.baseline,
-        "--candidate",
-        candidate,
-        "--out",
-        str(out),
-        "--python",
-        str(repo.python),
-        "--pythonpath",
-        repo.case["pythonpath_root"],
-        "--store",
-        str(out.parent / "store.sqlite3"),
-        *extra,
-    ]
-    args += ["--pytest-arg=%s" % a for a in repo.pytest_args]
+    args = [*repo.certify_args(candidate, out, out.parent / "store.sqlite3"), *extra]
     start = time.perf_counter()
     code = runner_main(args)
     return code, time.perf_counter() - start, json.loads(out.read_text())

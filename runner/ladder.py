@@ -279,6 +279,7 @@ class Ladder:
                 "pythonpath": list(self.target.pythonpath),
                 "reruns": self.options.reruns,
                 "tier_budget": self.options.tier_budget,
+                "timeout": self.options.tier_budget,  # the 1.1 name of the tier budget
                 "test_timeout": self.options.test_timeout,
                 "seed": self.options.seed,
                 "reproducers": list(self.options.reproducers),

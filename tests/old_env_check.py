@@ -87,6 +87,15 @@ def _runner(repo: example_repo.ExampleRepo, old_python: str, work: pathlib.Path,
         if got != example_repo.EXPECTED[name] or doc["environment"]["python"] != version.split()[0]:
             print("FAIL: certify %s under %s gave %s (exit %d)" % (name, version, got, code))
             failures += 1
+        pin = doc["pinning"]
+        timeout_plugin = pin["plugins"].get("pytest-timeout", "")
+        randomly_said = "pytest-randomly" in pin["plugins"] or any("randomness" in m for m in pin["missing"])
+        if not (timeout_plugin.startswith("injected") and randomly_said):
+            print(
+                "FAIL: certify %s under %s: guard plugins neither injected nor reported missing: %s"
+                % (name, version, pin)
+            )
+            failures += 1
     if not failures:
         print("ok: evidence-runner certify --python (%s) gave the expected verdicts" % version)
     return 1 if failures else 0
