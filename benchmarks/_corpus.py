@@ -18,6 +18,7 @@ import sys
 import tarfile
 import venv
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,18 @@ RUNNER_FLAGS = {"-p", "no:cacheprovider", "-q", "-rA", "--continue-on-collection
 def cases() -> list[dict[str, Any]]:
     with open(CORPUS / "cases.jsonl") as fh:
         return [json.loads(line) for line in fh if line.strip()]
+
+
+def measure_cases(selection: str, measure: Callable[[dict[str, Any]], dict[str, Any]]) -> list[dict[str, Any]]:
+    """``measure`` each case named in ``selection`` (comma-separated ids; empty: all), printing rows."""
+    wanted = [c for c in selection.split(",") if c]
+    rows = []
+    for case in cases():
+        if wanted and case["id"] not in wanted:
+            continue
+        rows.append(measure(case))
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
 
 
 def _venv(case: dict[str, Any]) -> pathlib.Path:

@@ -24,7 +24,7 @@ import tempfile
 import time
 from typing import Any
 
-from _corpus import CaseRepo, cases, prepare
+from _corpus import CaseRepo, measure_cases, prepare
 from _suite import git
 
 from runner.cli import main as runner_main
@@ -98,14 +98,7 @@ def main() -> None:
     parser.add_argument("--cases", default="", help="comma-separated case ids (default: all)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    wanted = [c for c in args.cases.split(",") if c]
-    rows = []
-    for case in cases():
-        if wanted and case["id"] not in wanted:
-            continue
-        row = measure(case)
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+    rows = measure_cases(args.cases, measure)
     if args.out:
         pathlib.Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
 

@@ -24,7 +24,7 @@ import tempfile
 import time
 from typing import Any
 
-from _corpus import CaseRepo, cases, prepare
+from _corpus import CaseRepo, measure_cases, prepare
 
 from runner import integrity, netns
 from runner.cli import main as runner_main
@@ -37,7 +37,7 @@ def _nothing_found(*_args: Any, **_kwargs: Any) -> integrity.IntegrityReport:
 
 
 def _mode(referee: bool) -> None:
-    integrity.verify_test_integrity = _REAL_CHECK if referee else _nothing_found  # type: ignore[assignment]
+    integrity.verify_test_integrity = _REAL_CHECK if referee else _nothing_found
     netns._AVAILABLE[:] = [] if referee else [False]
 
 
@@ -74,14 +74,7 @@ def main() -> None:
     parser.add_argument("--cases", default="", help="comma-separated case ids (default: all)")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    wanted = [c for c in args.cases.split(",") if c]
-    rows = []
-    for case in cases():
-        if wanted and case["id"] not in wanted:
-            continue
-        row = measure(case, args.repeats)
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+    rows = measure_cases(args.cases, lambda case: measure(case, args.repeats))
     bare = sum(r["bare_s"] for r in rows)
     referee = sum(r["referee_s"] for r in rows)
     print(
