@@ -118,6 +118,8 @@ class Finisher:
             )
             if empty is not None and self.settings.proves_something and exitstatus == 0:
                 exitstatus = EXIT_NOTHING_PROVED
+            if exitstatus == 0 and any(o.test_id in held for o in observations):
+                exitstatus = int(pytest.ExitCode.TESTS_FAILED)  # a quarantined test is never green
             session.exitstatus = exitstatus
             candidate_commit = self._candidate_commit()
             typed = type_evidence(

@@ -40,6 +40,8 @@ def _first_line(data: bytes) -> str:
 
 def toplevel(path: str) -> str:
     """The root of the git working tree holding ``path``."""
+    if not os.path.isdir(path):  # else git's missing cwd would read as git itself missing
+        raise NotAGitRepository("%s is not a directory" % path)
     proc = git(["rev-parse", "--show-toplevel"], cwd=path, check=False)
     if proc.returncode != 0:
         raise NotAGitRepository("%s is not inside a git repository" % path)

@@ -1,7 +1,8 @@
 """The baseline run, once per B: the whole suite on B with per-test dependencies.
 
 Every candidate against the same B reuses it -- the key is B's tree, the target environment's
-fingerprint, the pytest arguments and the rerun policy, so a changed environment or policy
+fingerprint, the pytest arguments, the rerun policy and the pinning (seed, per-test timeout,
+network mechanism, guard plugins: B and C must run alike), so a changed environment or policy
 refuses reuse rather than serving stale evidence. The run is receipted (``receipts``): its intent
 is in the store before pytest starts, so a runner killed half-way leaves a held receipt, and no
 later climb replays it until someone reconciles it.
@@ -23,8 +24,10 @@ from runner.sandbox import Sandbox
 from runner.target import Target
 
 
-def cache_key(repo: pathlib.Path, baseline: str, env: Environment, target: Target, reruns: int) -> str:
+def cache_key(repo: pathlib.Path, baseline: str, env: Environment, target: Target, reruns: int, pinning: str) -> str:
+    """B's tree, the environment, the pytest arguments, the policy and how runs are pinned (seed...)."""
     parts = [
+        pinning,
         gitops.tree_of(str(repo), baseline),
         env.fingerprint,
         "\0".join(target.pytest_args),

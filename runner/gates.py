@@ -12,12 +12,14 @@ import json
 import pathlib
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence.model import Failure, FailureKind, Finding, Outcome, Role, ValidationResult
 from runner.errors import MissingTool
 from runner.importgraph import module_of
+from runner.sandbox import Sandbox
 from runner.target import Target
 
 if sys.version_info >= (3, 11):
@@ -27,6 +29,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 #: ruff rules that halt T1: syntax errors, undefined names and the like. Everything else warns.
 HARD_RUFF = ("E9", "F63", "F7", "F82")
+#: Seconds the import probe may take when neither a per-test timeout nor a tier budget is set.
+IMPORT_LIMIT = 300.0
 
 
 @dataclass(frozen=True)
@@ -240,8 +244,12 @@ def type_gate(
     candidate: str,
     target: Target,
     baseline: pathlib.Path,
+    sandbox: Sandbox,
 ) -> tuple[GateResult, dict[str, str | None]]:
     """T2: mypy where configured, then byte-compile and import every changed module on C.
+
+    The import runs the candidate's import-time code, so it runs pinned like a test process: no
+    network, scrubbed environment, temporary ``HOME``.
 
     A mypy error the same files already had on B (same file, code and message) is recorded but
     does not halt: real repositories often carry type errors, or miss stubs, that no candidate
@@ -272,20 +280,28 @@ def type_gate(
     # outside the declared roots is still imported -- and its provenance checked.
     roots = [str(r.relative_to(checkout)) if r != checkout else "" for r in target.roots(checkout)] + ["", "src"]
     probe = [(str(checkout / p), module_of(p, roots)) for p in py]
-    proc = subprocess.run(
-        [target.python, "-c", _IMPORT_PROBE, json.dumps(probe)],
-        cwd=checkout,
-        capture_output=True,
-        text=True,
-        env=target.env(checkout),
-        timeout=300,
-    )
+    limit = sandbox.test_timeout or sandbox.tier_budget or IMPORT_LIMIT
+    probe_exit: int | None
+    with tempfile.TemporaryDirectory(prefix="evidence-import-") as home:
+        try:
+            proc = subprocess.run(
+                [target.python, "-c", _IMPORT_PROBE, json.dumps(probe)],
+                cwd=checkout,
+                capture_output=True,
+                text=True,
+                env=sandbox.environ(target.env(checkout), pathlib.Path(home)),
+                preexec_fn=sandbox.preexec,
+                timeout=limit,
+            )
+            answer, probe_exit = proc.stdout, proc.returncode
+            died = "the import probe ended (exit %d) without an answer: %s" % (probe_exit, proc.stderr.strip()[-300:])
+        except subprocess.TimeoutExpired:
+            answer, probe_exit = "", None
+            died = "importing the changed modules did not finish in %gs" % limit
     try:
-        imported = json.loads(proc.stdout.strip().splitlines()[-1])
+        imported = json.loads(answer.strip().splitlines()[-1])
     except (IndexError, ValueError):
-        imported = {
-            str(checkout / p): {"ok": False, "error": "import probe died: %s" % proc.stderr.strip()[-300:]} for p in py
-        }
+        imported = {str(checkout / p): {"ok": False, "error": died.rstrip(": ")} for p in py}
     origins: dict[str, str | None] = {}
     for (abspath, name), path in zip(probe, py, strict=True):
         got = imported.get(abspath, {"ok": False, "error": "no answer from the import probe"})
@@ -294,7 +310,10 @@ def type_gate(
             findings.append(finding)
         if name and got["ok"]:
             origins[name] = got["file"]
-        results.append(_result("T2::import::" + path, candidate, finding, FailureKind.IMPORT_ERROR, proc.returncode))
+        results.append(_result("T2::import::" + path, candidate, finding, FailureKind.IMPORT_ERROR, probe_exit))
     hard = [f for f in findings if f.hard]
-    notes.append("%d module(s) imported" % len(origins))
+    failed = [f for f in findings if f.check == "import"]
+    notes.append(
+        "%d module(s) imported" % len(origins) + ("; %s: %s" % (failed[0].path, failed[0].message) if failed else "")
+    )
     return GateResult(not hard, tuple(results), tuple(findings), "; ".join(notes)), origins

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import configparser
 import json
+import pathlib
 import posixpath
 import shlex
 import sys
@@ -89,7 +90,7 @@ def pytest_settings(path: str, data: bytes | None) -> dict[str, str]:
     return {k: " ".join(v.split()) for k, v in parser.items(section)}
 
 
-def _words(raw: str) -> list[str]:
+def addopts_words(raw: str) -> list[str]:
     """An ``addopts`` value as words: TOML settings are canonical JSON, ini ones shell words."""
     try:
         value = json.loads(raw)
@@ -101,13 +102,28 @@ def _words(raw: str) -> list[str]:
         return []
 
 
+def disabled_plugins(root: pathlib.Path, args: Sequence[str]) -> set[str]:
+    """Plugin names ``-p no:NAME`` switches off, in the configuration files at ``root`` or ``args``."""
+    words = list(args)
+    for name in sorted({*CONFIG_SECTIONS, *TOML_CONFIGS}):
+        path = root / name
+        if path.is_file():
+            words += addopts_words(pytest_settings(name, path.read_bytes()).get("addopts", ""))
+    found = set()
+    for i, word in enumerate(words):
+        value = words[i + 1] if word == "-p" and i + 1 < len(words) else word[2:] if word.startswith("-p") else ""
+        if value.startswith("no:"):
+            found.add(value[3:])
+    return found
+
+
 def _plugin_paths(read: Callable[[str], bytes | None], paths: Sequence[str]) -> set[str]:
     """Local modules B's configuration loads (``-p NAME`` in addopts, ``pytest_plugins``)."""
     names: set[str] = set()
     for path in paths:
         base = posixpath.basename(path)
         if base in CONFIG_SECTIONS or base in TOML_CONFIGS:
-            words = _words(pytest_settings(path, read(path)).get("addopts", ""))
+            words = addopts_words(pytest_settings(path, read(path)).get("addopts", ""))
             for i, word in enumerate(words):
                 if word == "-p" and i + 1 < len(words):
                     names.add(words[i + 1])
@@ -283,8 +299,15 @@ def verify_test_integrity(
     """Compare the candidate's protected files with B's (and the trusted source's); plan the lay."""
     trees = {rev: gitops.blobs(repo, rev) for rev in {baseline, trusted, candidate}}
 
+    contents: dict[str, bytes] = {}
+
     def read(rev: str, path: str) -> bytes | None:
-        return gitops.show(repo, rev, path) if path in trees[rev] else None
+        blob = trees[rev].get(path)
+        if blob is None:
+            return None
+        if blob not in contents:  # B and the trusted source often share a blob: read it once
+            contents[blob] = gitops.git(["cat-file", "blob", blob], cwd=repo).stdout
+        return contents[blob]
 
     plugins = _plugin_paths(lambda p: read(baseline, p), sorted(trees[baseline]))
     paths = sorted(set().union(*trees.values()))

@@ -53,6 +53,7 @@ from runner.target import Target
 from runner.verdict import EXIT_CODES, decide
 
 PYTHON_FILES = ("test_*.py", "*_test.py")
+USAGE_ERROR = 4  # pytest.ExitCode.USAGE_ERROR, without importing pytest's API for one number
 #: Outcomes on C that fail a test tier (a quarantined flake is judged separately).
 C_FAILING = FAILING | {Outcome.TIMEOUT, Outcome.CRASH}
 
@@ -110,10 +111,15 @@ class Ladder:
 
     @property
     def sandbox(self) -> Sandbox:
-        """Pinned once, when the first test process is about to start (T0-T2 never need it)."""
+        """Pinned once, when the first candidate code is about to run (T0 and T1 never need it)."""
         if self._sandbox is None:
             self._sandbox = pin_environment(
-                self.target, self.co.scratch, self.options.seed, self.options.test_timeout, self.options.tier_budget
+                self.target,
+                self.co.scratch,
+                self.options.seed,
+                self.options.test_timeout,
+                self.options.tier_budget,
+                integrity.disabled_plugins(self.co.c_dir, self.target.pytest_args),
             )
             for missing in self._sandbox.missing:
                 self.progress("pinning: missing %s" % missing)
@@ -238,12 +244,16 @@ class Ladder:
         markers: Mapping[str, list[str]] = {}
         if not self._halted():
             collect = self._pytest(self.co.c_dir, None, reruns=0, collect_only=True)
+            if collect.exit_code == USAGE_ERROR and collect.content.collected is None:
+                lines = collect.stderr_tail.splitlines()
+                said = next((ln.strip() for ln in lines if ": error:" in ln), lines[-1] if lines else "no message")
+                raise BadInput("pytest refused its command line in the candidate's checkout: %s" % said)
             if not collect.content.finished:
                 message = "the candidate's collection process died (exit %d) before reporting" % collect.exit_code
                 self._add((), {}, [Detection(DetectionKind.CRASH, message)])
             c_suite = list(collect.content.collected or [])
             markers = collect.content.markers
-            if self.co.tested != self.co.candidate:
+            if any(d.kind is DetectionKind.TAMPER for d in self.state.detections):
                 self._as_submitted()
             self._tests(diff, c_suite, markers)
         for tier in Tier:
@@ -340,7 +350,9 @@ class Ladder:
 
     def _t2(self, sources: Sequence[str]) -> None:
         start = time.perf_counter()
-        gate, origins = gates.type_gate(self.co.c_dir, sources, self.co.candidate, self.target, self.co.b_dir)
+        gate, origins = gates.type_gate(
+            self.co.c_dir, sources, self.co.candidate, self.target, self.co.b_dir, self.sandbox
+        )
         self.watch = sorted(origins)
         self._provenance(origins, "the import probe")
         self._add(gate.results)
@@ -404,7 +416,9 @@ class Ladder:
 
     def _baseline_suite(self) -> baseline_suite.BaselineSuite:
         env = self.target.environment()
-        key = baseline_suite.cache_key(self.co.repo, self.co.baseline, env, self.target, self.options.reruns)
+        key = baseline_suite.cache_key(
+            self.co.repo, self.co.baseline, env, self.target, self.options.reruns, self.sandbox.identity()
+        )
         binding = receipts.Binding(
             kind="suite",
             repo=self.repo_key,

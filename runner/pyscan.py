@@ -15,6 +15,8 @@ from dataclasses import dataclass
 SKIP_NAMES = frozenset({"skip", "skipif", "xfail", "importorskip", "skipTest", "skipUnless", "expectedFailure"})
 #: Methods that change a mapping in place (applied to ``sys.modules``: swapping the code under test).
 SUT_MUTATORS = frozenset({"__setitem__", "__delitem__", "update", "pop", "setdefault", "clear", "popitem"})
+#: Calls that end a pytest session (or its whole process) from inside a test file.
+PROCESS_EXITS = frozenset({"os._exit", "pytest.exit", "sys.exit", "os.kill", "os.abort"})
 COMPARISONS = frozenset({"__eq__", "__ne__", "__hash__"})
 ASSERTING_CALLS = frozenset({"raises", "warns", "approx", "fail"})
 
@@ -162,6 +164,18 @@ def hostile(nodes: list[ast.stmt], top_level: bool) -> Iterator[Hit]:
             yield Hit("patches_pytest", line, "imports pytest internals or assigns onto pytest")
         if _touches_sys_modules(node):
             yield Hit("sys_modules", getattr(node, "lineno", 1), "rewrites sys.modules")
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and dotted(sub.func) in PROCESS_EXITS:
+                yield Hit("ends_session", sub.lineno, "calls %s, ending the test run early" % dotted(sub.func))
+
+
+def _is_main_guard(node: ast.AST) -> bool:
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
+        return False
+    parts = [node.test.left, *node.test.comparators]
+    return any(dotted(p) == "__name__" for p in parts) and any(
+        isinstance(p, ast.Constant) and p.value == "__main__" for p in parts
+    )
 
 
 def interference(tree: ast.Module, lines: set[int]) -> Iterator[Hit]:
@@ -170,12 +184,10 @@ def interference(tree: ast.Module, lines: set[int]) -> Iterator[Hit]:
     ``pytest_internals`` and ``os_exit`` can only be attacks on the test run; the rest are
     recorded for the reviewer (a library may legitimately ship a pytest plugin).
     """
-    in_function: set[int] = set()
+    not_at_import: set[int] = set()  # inside a function, or under ``if __name__ == "__main__":``
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            for sub in ast.walk(node):
-                if hasattr(sub, "lineno") and sub is not node:
-                    in_function.add(id(sub))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or _is_main_guard(node):
+            not_at_import.update(id(sub) for sub in ast.walk(node) if sub is not node)
     for node in ast.walk(tree):
         line = getattr(node, "lineno", None)
         if line is None or line not in lines:
@@ -195,7 +207,7 @@ def interference(tree: ast.Module, lines: set[int]) -> Iterator[Hit]:
             name = dotted(node.func)
             if name in ("os._exit", "_exit", "posix._exit"):
                 yield Hit("os_exit", line, "calls os._exit, which ends a test process without a report")
-            elif name in ("sys.exit", "exit", "quit") and id(node) not in in_function:
+            elif name in ("sys.exit", "exit", "quit") and id(node) not in not_at_import:
                 yield Hit("exit_at_import", line, "calls %s at import time" % name)
             elif name == "setattr" and node.args and dotted(node.args[0]) in ("builtins", "__builtins__"):
                 yield Hit("builtins_patch", line, "patches builtins")

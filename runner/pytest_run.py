@@ -13,8 +13,11 @@ could be installed: then the budget is the only thing that notices a hang).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -96,15 +99,16 @@ def run(
             stderr=subprocess.PIPE,
             text=True,
             preexec_fn=sandbox.preexec,
+            start_new_session=True,  # one process group: a kill takes the tests' own children too
         ) as proc:
             try:
                 _, stderr = proc.communicate(timeout=budget)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                _kill_group(proc.pid)
                 _, stderr = proc.communicate()
                 exhausted = True
             except BaseException:  # Ctrl-C or SIGTERM: no test process outlives the runner
-                proc.kill()
+                _kill_group(proc.pid)
                 proc.wait()
                 raise
         content = stream.read(str(stream_path))
@@ -123,6 +127,11 @@ def run(
         )
     tail = "\n".join((stderr or "").strip().splitlines()[-20:])
     return PytestRun(content, proc.returncode, round(time.perf_counter() - start, 3), tail, exhausted, tuple(cmd))
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):  # it may have ended on its own meanwhile
+        os.killpg(pid, signal.SIGKILL)
 
 
 def _mark_running(content: stream.StreamContent, outcome: Outcome, failure: Failure) -> None:

@@ -19,16 +19,20 @@ never silently dropped.
 
 from __future__ import annotations
 
+import ctypes
 import fnmatch
 import hashlib
 import importlib.metadata
 import importlib.util
+import json
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from packaging.specifiers import SpecifierSet
@@ -83,6 +87,7 @@ class Guard:
 
     distribution: str
     module: str
+    name: str  # the pytest11 entry point name, what ``-p no:NAME`` switches off
     guarantee: str
     args: Callable[[Sandbox], list[str]]
 
@@ -91,37 +96,43 @@ GUARDS = (
     Guard(
         "pytest-timeout",
         "pytest_timeout",
+        "timeout",
         "per-test timeout",
         lambda s: ["--timeout=%g" % s.test_timeout, "--timeout-method=signal"] if s.test_timeout else [],
     ),
     Guard(
         "pytest-randomly",
         "pytest_randomly",
+        "randomly",
         "seeded randomness per test",
         lambda s: ["--randomly-seed=%d" % s.seed, "--randomly-dont-reorganize"],
     ),
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Sandbox:
-    """How the test processes of one climb run; ``pytest_args``, ``environ`` and ``preexec`` apply it."""
+    """How the test processes of one climb run; ``pytest_args``, ``environ`` and ``preexec`` apply it.
+
+    ``loaded``: the guard plugins in force (installed in the target, or ``injected`` from the
+    runner's own copies, which live in ``shim``); ``plugins`` and ``missing`` say so in the record.
+    """
 
     seed: int
     test_timeout: float | None
     tier_budget: float | None
     network: str
-    plugins: dict[str, str] = field(default_factory=dict)
-    missing: list[str] = field(default_factory=list)
+    loaded: tuple[Guard, ...] = ()
+    injected: tuple[Guard, ...] = ()
     shim: str | None = None
-    _loaded: list[Guard] = field(default_factory=list)
-    _injected: list[Guard] = field(default_factory=list)
+    plugins: Mapping[str, str] = field(default_factory=dict)
+    missing: tuple[str, ...] = ()
 
     def pytest_args(self) -> list[str]:
         args = ["--evidence-no-network"]
-        for guard in self._injected:
+        for guard in self.injected:
             args += ["-p", guard.module]
-        for guard in self._loaded:
+        for guard in self.loaded:
             args += guard.args(self)
         return args
 
@@ -134,14 +145,20 @@ class Sandbox:
             env["PYTHONPATH"] = os.pathsep.join([*filter(None, [env.get("PYTHONPATH")]), self.shim])
         return env
 
+    def identity(self) -> str:
+        """What makes two runs comparable: everything pinned but the tier budget (a time limit)."""
+        pinned = {k: v for k, v in self.to_dict().items() if k != "tier_budget"}
+        return json.dumps(pinned, sort_keys=True)
+
     @property
     def test_timeout_held(self) -> bool:
         """A per-test timeout is in force: pytest-timeout is loaded and a limit is set."""
-        return bool(self.test_timeout) and any(g.distribution == "pytest-timeout" for g in self._loaded)
+        return bool(self.test_timeout) and any(g.distribution == "pytest-timeout" for g in self.loaded)
 
     @property
-    def preexec(self) -> Callable[[], None] | None:
-        return netns.enter if self.network == "netns" else None
+    def preexec(self) -> Callable[[], None]:
+        """Run in the child between fork and exec: die with the runner, enter the namespace."""
+        return _child_with_network_namespace if self.network == "netns" else _child
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -157,44 +174,69 @@ class Sandbox:
         }
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _child() -> None:
+    """A test process dies with the runner: ``kill -9`` of the runner leaves no pytest running."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _child_with_network_namespace() -> None:
+    _child()
+    netns.enter()
+
+
 def pin_environment(
     target: Target,
     scratch: pathlib.Path,
     seed: int = DEFAULT_SEED,
     test_timeout: float | None = DEFAULT_TEST_TIMEOUT,
     tier_budget: float | None = None,
+    disabled: Collection[str] = (),
 ) -> Sandbox:
-    """Decide, once per climb, how every test process runs; ``scratch`` holds injected copies."""
+    """Decide, once per climb, how every test process runs; ``scratch`` holds injected copies.
+
+    ``disabled``: plugin names the repository's configuration (or ``--pytest-arg``) switches off
+    with ``-p no:NAME``; a guard it names is not loaded (its options would be a usage error) and
+    its guarantee is listed as missing.
+    """
     network = "netns" if netns.available() else "socket_guard"
-    sandbox = Sandbox(seed, test_timeout or None, tier_budget, network)
-    if network != "netns":
-        sandbox.missing.append("network namespace: not permitted here; the in-process socket guard alone blocks")
+    missing = [] if network == "netns" else ["network namespace: not permitted here; the socket guard alone blocks"]
+    plugins: dict[str, str] = {}
+    loaded: list[Guard] = []
+    injected: list[Guard] = []
+    shim = scratch / "guards"
     installed = target.guard_versions()
     python = target.environment().python
     for guard in GUARDS:
         version = installed.get(guard.distribution, "absent")
-        if version != "absent":
-            sandbox.plugins[guard.distribution] = "installed %s" % version
-            sandbox._loaded.append(guard)
-            continue
-        problem = _inject(guard, python, scratch / "guards")
-        if problem is None:
-            sandbox.shim = str(scratch / "guards")
-            sandbox._injected.append(guard)
-            sandbox._loaded.append(guard)
-            sandbox.plugins[guard.distribution] = "injected %s" % importlib.metadata.version(guard.distribution)
+        problem = None
+        if guard.name in disabled or guard.module in disabled:
+            problem = "the repository's pytest configuration has -p no:%s" % guard.name
+        elif version != "absent":
+            plugins[guard.distribution] = "installed %s" % version
         else:
-            sandbox.missing.append("%s: %s" % (guard.guarantee, problem))
-    for guard in list(sandbox._injected):
-        problem = _imports(target, sandbox.shim, guard.module)
-        if problem is not None:
-            sandbox._injected.remove(guard)
-            sandbox._loaded.remove(guard)
-            sandbox.plugins.pop(guard.distribution)
-            sandbox.missing.append(
-                "%s: the runner's %s does not import in the target: %s" % (guard.guarantee, guard.distribution, problem)
-            )
-    return sandbox
+            problem = _inject(guard, python, shim) or _imports(target, shim, guard.module)
+            if problem is None:
+                injected.append(guard)
+                plugins[guard.distribution] = "injected %s" % importlib.metadata.version(guard.distribution)
+        if problem is None:
+            loaded.append(guard)
+        else:
+            missing.append("%s: %s" % (guard.guarantee, problem))
+    return Sandbox(
+        seed,
+        test_timeout or None,
+        tier_budget,
+        network,
+        tuple(loaded),
+        tuple(injected),
+        str(shim) if injected else None,
+        plugins,
+        tuple(missing),
+    )
 
 
 def _inject(guard: Guard, python: str, into: pathlib.Path) -> str | None:
@@ -218,8 +260,9 @@ def _inject(guard: Guard, python: str, into: pathlib.Path) -> str | None:
     return None
 
 
-def _imports(target: Target, shim: str | None, module: str) -> str | None:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PLUGIN_ROOT, shim or ""]))
+def _imports(target: Target, shim: pathlib.Path, module: str) -> str | None:
+    """Why the injected copy of ``module`` does not import in the target, or None."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PLUGIN_ROOT, str(shim)]))
     proc = subprocess.run(
         [target.python, "-c", "import " + module],
         capture_output=True,
@@ -230,4 +273,5 @@ def _imports(target: Target, shim: str | None, module: str) -> str | None:
     )
     if proc.returncode == 0:
         return None
-    return (proc.stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1]
+    last = (proc.stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1]
+    return "the runner's copy does not import in the target: %s" % last

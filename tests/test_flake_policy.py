@@ -54,3 +54,13 @@ def test_passing_tests_are_never_rerun(pytester: pytest.Pytester, run_evidence: 
     pytester.makepyfile("def test_ok():\n    pass\n")
     _, doc = run_evidence("--evidence-reruns=5")
     assert next(iter(doc["annotations"].values()))["attempts"] == ["pass"]
+
+
+def test_a_quarantine_outlives_the_run_that_saw_the_flip(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+    pytester.makepyfile(test_flaky=FLIP)
+    run_evidence()
+    pytester.makepyfile(test_flaky="def test_flip():\n    pass\n")  # steady now: still not green
+    result, doc = run_evidence()
+    flip = by_name(doc)["test_flip"]
+    assert flip["candidate_result"] == "flaky" and "flaky clear test_flaky.py::test_flip" in flip["failure"]["message"]
+    assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -9,7 +9,6 @@ trusted ones.
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import signal
 import sqlite3
@@ -99,10 +98,12 @@ def test_kill_9_during_the_baseline_run_holds_the_receipt_until_reconciled(
     gate = tmp_path / "slow"
     gate.write_text("")
     log = tmp_path / "runs.log"
+    beat = tmp_path / "beat"
     slow = (
         "import os\nimport time\n\n\ndef test_slow():\n"
         f"    with open({str(log)!r}, 'a') as fh:\n        fh.write('ran\\n')\n"
-        f"    while os.path.exists({str(gate)!r}):\n        time.sleep(0.1)\n"
+        f"    while os.path.exists({str(gate)!r}):\n"
+        f"        open({str(beat)!r}, 'w').write(repr(time.time()))\n        time.sleep(0.1)\n"
     )
     base = repo.commit({**PKG, "tests/test_slow.py": slow})
     cand = repo.commit(FIX)
@@ -118,8 +119,12 @@ def test_kill_9_during_the_baseline_run_holds_the_receipt_until_reconciled(
         held = _wait_for_intent(_store(repo), "suite")
         while not log.exists():  # the B suite is running test_slow now
             time.sleep(0.1)
-        os.killpg(proc.pid, signal.SIGKILL)
+        proc.send_signal(signal.SIGKILL)  # the runner alone: its pytest must die with it
         proc.wait()
+        time.sleep(1)
+        last = beat.read_text()
+        time.sleep(1)
+        assert beat.read_text() == last  # nothing is still running the B suite
     finally:
         gate.unlink()
     assert not out.exists()
@@ -166,17 +171,26 @@ def test_baseline_command_receipts_complete_hold_and_refuse_changed_bindings(
     assert main([*args[:-1], "121", "--command", "true"]) == 2  # limits are 1-120 s
 
 
-def test_a_test_process_that_dies_is_a_crash_and_the_rest_did_not_run(repo: Repo, tmp_path: pathlib.Path) -> None:
+@pytest.mark.parametrize(
+    ("library", "call", "how"),
+    [
+        ("import os\n\n\ndef stop():\n    os._exit(0)\n", "ops.stop()", "exit code 0"),  # exit 0, fewer results
+        ("import ctypes\n\n\ndef stop():\n    ctypes.string_at(0)\n", "ops.stop()", "signal 11"),  # a segfault
+    ],
+)
+def test_a_test_process_that_dies_is_a_crash_and_the_rest_did_not_run(
+    repo: Repo, tmp_path: pathlib.Path, library: str, call: str, how: str
+) -> None:
     base = repo.commit(PKG)
     tests = (
-        "import os\n\nfrom calc.ops import half\n\n\ndef test_a():\n    assert half(4) == 2\n\n\n"
-        "def test_b():\n    os._exit(0)\n\n\ndef test_c():\n    assert half(2) == 1\n"
+        "from calc import ops\n\n\ndef test_a():\n    assert ops.half(4) == 2\n\n\n"
+        f"def test_b():\n    {call}\n\n\ndef test_c():\n    assert ops.half(2) == 1\n"
     )
-    cand = repo.commit({**FIX, "tests/test_half.py": tests})
+    cand = repo.commit({**FIX, "calc/ops.py": library + "\n\n" + FIX["calc/ops.py"], "tests/test_half.py": tests})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert code == 1 and doc is not None
     by_id = {r["test_id"].split("::")[-1]: r for r in doc["results"]}
-    assert by_id["test_b"]["candidate_result"] == "crash" and "exit code 0" in by_id["test_b"]["failure"]["message"]
+    assert by_id["test_b"]["candidate_result"] == "crash" and how in by_id["test_b"]["failure"]["message"]
     assert "test_c" not in by_id
     t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
     assert t3["status"] == "failed" and t3["not_run"] == ["tests/test_half.py::test_c"]
@@ -227,3 +241,44 @@ def test_record_of_issue_4_reads_back(repo: Repo, tmp_path: pathlib.Path) -> Non
     assert code == 0 and doc is not None
     again = EvidenceRecord.from_dict(doc).to_dict()
     assert json.dumps(again, sort_keys=True) == json.dumps(doc, sort_keys=True)
+
+
+def test_a_guard_plugin_the_repository_disables_is_reported_missing(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = PKG["pyproject.toml"] + 'addopts = "-p no:randomly"\n'
+    base = repo.commit({**PKG, "pyproject.toml": config})
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert code == 0 and doc is not None
+    assert "pytest-randomly" not in doc["pinning"]["plugins"]
+    assert [m for m in doc["pinning"]["missing"] if "-p no:randomly" in m]
+    code, _ = certify(repo, tmp_path / "f.json", "--baseline", base, "--candidate", cand, "--pytest-arg=--no-such")
+    assert code == 2 and "unrecognized arguments: --no-such" in capsys.readouterr().err
+
+
+def test_b_and_c_run_with_the_same_seed_and_a_new_seed_reruns_b(repo: Repo, tmp_path: pathlib.Path) -> None:
+    log = tmp_path / "draws.log"
+    draw = (
+        "import os\nimport pathlib\nimport random\n\n\ndef test_draw():\n"
+        f"    with open({str(log)!r}, 'a') as fh:\n"
+        "        side = pathlib.Path(__file__).parts[-3]\n"
+        "        fh.write('%s %s %s\\n' % (side, random.random(), os.environ['PYTHONHASHSEED']))\n"
+    )
+    base = repo.commit({**PKG, "tests/test_draw.py": draw})
+    cand = repo.commit(FIX)
+    for seed in ("1", "2"):
+        code, doc = certify(repo, tmp_path / f"{seed}.json", "--baseline", base, "--candidate", cand, "--seed", seed)
+        assert code == 0 and doc is not None and doc["pinning"]["seed"] == int(seed)
+    draws = [line.split() for line in log.read_text().splitlines()]
+    assert [(side, hashseed) for side, _, hashseed in draws] == [("B", "1"), ("C", "1"), ("B", "2"), ("C", "2")]
+    assert draws[0][1] == draws[1][1] != draws[2][1] == draws[3][1]  # one seed per climb, B and C alike
+
+
+def test_a_module_that_hangs_on_import_is_stopped_at_t2(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit(PKG)
+    cand = repo.commit({**FIX, "calc/ops.py": "while True:\n    pass\n" + FIX["calc/ops.py"]})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--test-timeout", "2")
+    assert code == 1 and doc is not None and doc["verdict"]["halted_at"] == "T2"
+    t2 = next(t for t in doc["tiers"] if t["tier"] == "T2")
+    assert "did not finish in 2s" in t2["note"]

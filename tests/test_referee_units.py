@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import ast
+import errno
+import os
 import pathlib
+import shutil
+import subprocess
+import tempfile
 
 import pytest
 from conftest import GitRepo
 
 from pytest_evidence.model import Detection, DetectionKind, Tier, TierRecord, TierStatus, Verdict
-from runner import pyscan
-from runner.integrity import pytest_settings, verify_test_integrity
+from runner import netns, pyscan
+from runner.integrity import disabled_plugins, pytest_settings, verify_test_integrity
 from runner.interference import is_attack
 from runner.sandbox import SCRUBBED, Sandbox, lockfile_digest
 from runner.verdict import decide
@@ -149,6 +154,8 @@ def test_only_the_lines_the_candidate_wrote_are_scanned() -> None:
     tree = ast.parse("import pytest\nimport os\n")
     assert list(pyscan.interference(tree, {2})) == []
     assert not list(pyscan.interference(ast.parse("def stop():\n    import sys\n    sys.exit(0)\n"), {1, 2, 3}))
+    main_guard = "import sys\n\nif __name__ == '__main__':\n    sys.exit(main())\n"
+    assert not list(pyscan.interference(ast.parse(main_guard), {1, 2, 3, 4}))
 
 
 def test_attacks_reject_and_tamper_rejects_even_when_every_tier_passed() -> None:
@@ -167,7 +174,7 @@ def test_sandbox_environment_is_scrubbed_seeded_and_homeless(tmp_path: pathlib.P
         {"https_proxy": "http://p", "PYTEST_ADDOPTS": "-x", "PATH": "/bin", "HOME": "/root"}, tmp_path / "h"
     )
     assert env == {"PATH": "/bin", "HOME": str(tmp_path / "h"), "PYTHONHASHSEED": "7"}
-    assert "https_proxy" in SCRUBBED and box.preexec is None
+    assert "https_proxy" in SCRUBBED and box.preexec.__name__ == "_child"  # no namespace to enter
     assert box.pytest_args() == ["--evidence-no-network"]  # no guard plugin loaded: nothing pretends to pin
     assert not box.test_timeout_held
 
@@ -178,3 +185,48 @@ def test_lockfile_digest_follows_requirements_only(git_repo: GitRepo) -> None:
     three = git_repo.commit("3", {"requirements.txt": "a==2\n"})
     digests = [lockfile_digest(str(git_repo.path), rev) for rev in (one, two, three)]
     assert digests[0] == digests[1] != digests[2]
+
+
+def test_disabled_plugins_come_from_addopts_and_arguments(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p no:randomly -pno:cacheprovider\n")
+    assert disabled_plugins(tmp_path, ["-p", "no:timeout", "-p", "xdist"]) == {"randomly", "cacheprovider", "timeout"}
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("setpriv") or not os.access("/usr/bin/python3", os.X_OK),
+    reason="needs root to switch to an unprivileged user, setpriv, and a system python3",
+)
+def test_network_namespace_as_an_unprivileged_user_keeps_the_uid() -> None:
+    """Not root: a user namespace maps the user to itself; loopback works, the internet does not.
+
+    The probe runs from a world-readable directory of its own: pytest's tmp_path is root-only.
+    """
+    where = pathlib.Path(tempfile.mkdtemp(prefix="evidence-netns-"))
+    where.chmod(0o755)
+    shutil.copy(netns.__file__, where / "netns.py")
+    probe = (
+        "import netns, subprocess, sys\n"
+        'child = \'import os, socket; s = socket.socket(); print(os.getuid(), s.connect_ex(("192.0.2.1", 80)));'
+        ' socket.socket().bind(("127.0.0.1", 0))\'\n'
+        "print(netns.available(), subprocess.run([sys.executable, '-c', child], preexec_fn=netns.enter,"
+        " capture_output=True, text=True).stdout.strip())\n"
+    )
+    try:
+        proc = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", probe],
+            cwd=where,
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        shutil.rmtree(where)
+    assert proc.stdout.split() == ["True", "65534", str(errno.ENETUNREACH)], proc.stderr
+
+
+def test_a_new_test_file_may_not_end_the_session(tests_repo: tuple[GitRepo, str]) -> None:
+    repo, base = tests_repo
+    files = {
+        "tests/test_zz.py": "import os\n\nos._exit(0)\n",
+        "tests/test_yy.py": "import pytest\npytest.exit('done')\n",
+    }
+    assert [d for d, _ in _details(repo, base, files)] == ["ends_session", "ends_session"]

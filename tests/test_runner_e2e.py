@@ -129,6 +129,9 @@ def test_changed_module_imported_from_outside_the_checkout_blocks_certification(
     ("case", "needle"),
     [
         ("not-a-repo", "not inside a git repository"),
+        ("no-such-dir", "no-such-dir is not a directory"),
+        ("unknown-tests-from", "--tests-from nope: neither a patch file nor a revision"),
+        ("unknown-pytest-option", "unrecognized arguments: --no-such-option"),
         ("unknown-rev", "unknown revision 'nope'"),
         ("bad-patch", "does not apply to the baseline: patch failed: calc/ops.py:1"),
         ("unknown-test", "no collected test matches tests/test_ops.py::test_nope"),
@@ -146,6 +149,12 @@ def test_bad_input_is_one_line_and_exit_2(
     if case == "not-a-repo":
         target = tmp_path / "plain"
         target.mkdir()
+    elif case == "no-such-dir":
+        target = tmp_path / "no-such-dir"
+    elif case == "unknown-tests-from":
+        args += ["--tests-from", "nope"]
+    elif case == "unknown-pytest-option":
+        args += ["--pytest-arg=--no-such-option"]
     elif case == "unknown-rev":
         args[1] = "nope"
     elif case == "bad-patch":
