@@ -54,8 +54,9 @@ def decide(
     failed = [t for t in tiers if t.status is TierStatus.FAILED]
     attacks = [d for d in detections if rejects(d)]
     if failed or attacks:
-        reasons = ["%s: %s" % (t.tier.value, t.note) for t in failed]
-        reasons += ["%s: %s" % (d.kind.value, d.message) for d in attacks]
+        # An attack on the referee comes first: it is what a reviewer must see before any tier.
+        reasons = ["%s: %s" % (d.kind.value, d.message) for d in attacks]
+        reasons += ["%s: %s" % (t.tier.value, t.note) for t in failed]
         return VerdictRecord(Verdict.REJECTED, failed[0].tier if failed else None, tuple(reasons))
     inconclusive = [t for t in tiers if t.status is TierStatus.INCONCLUSIVE]
     blocking = [d for d in detections if d.kind in BLOCKING]

@@ -230,3 +230,10 @@ def test_a_new_test_file_may_not_end_the_session(tests_repo: tuple[GitRepo, str]
         "tests/test_yy.py": "import pytest\npytest.exit('done')\n",
     }
     assert [d for d, _ in _details(repo, base, files)] == ["ends_session", "ends_session"]
+
+
+def test_an_attack_is_the_first_reason_even_when_a_tier_failed_too() -> None:
+    failed = [TierRecord(Tier.T4, TierStatus.FAILED, 0.1, 1, 1, 1, "regression: t")]
+    verdict = decide(failed, [], [Detection(DetectionKind.TAMPER, "tests/t.py: skip added")])
+    assert (verdict.verdict, verdict.halted_at) == (Verdict.REJECTED, Tier.T4)
+    assert verdict.reasons == ("tamper: tests/t.py: skip added", "T4: regression: t")
