@@ -226,11 +226,12 @@ class Ladder:
         started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         integrity = self._integrity()
         diff = compute(str(self.co.repo), self.co.baseline, self.co.tested, PYTHON_FILES)
-        self._add((), {}, interference.scan(self.co.read_candidate, diff))
         present = [f.path for f in diff.files if f.status != "D"]
         sources = [f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D"]
         steps: list[Callable[[], None]] = [
             lambda: self._static(Tier.T0, gates.parse_gate(self.co.read_candidate, present, self.co.candidate)),
+            # Scanned once the sources parse: a patch T0 rejects costs no more than before.
+            lambda: self._add((), {}, interference.scan(self.co.read_candidate, diff)),
             lambda: self._static(
                 Tier.T1, gates.lint_gate(self.co.c_dir, [p for p in present if p.endswith(".py")], self.co.candidate)
             ),
@@ -260,7 +261,8 @@ class Ladder:
             if not any(t.tier is tier for t in self.state.tiers):
                 self.state.tiers.append(TierRecord(tier, TierStatus.NOT_RUN, 0.0, 0, 0, None, "an earlier tier halted"))
         self.state.tiers.sort(key=lambda t: t.tier.value)
-        env_c = self._environment(self.co.tested, fresh=True)
+        # Measured again only if candidate code ran: it may have changed what is installed.
+        env_c = self._environment(self.co.tested, fresh=self._sandbox is not None)
         env_b = self.b_environment
         if env_b is not None and env_b.fingerprint != env_c.fingerprint:
             self._add((), {}, [Detection(DetectionKind.ENVIRONMENT_DRIFT, _drift(env_b, env_c))])
