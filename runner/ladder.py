@@ -1,8 +1,8 @@
 """The certification ladder T0-T7: cheapest checks first, halt at the first failing tier.
 
-Before anything runs, ``verify_test_integrity`` compares the candidate's protected files with
-B's and lays the trusted tests over it, and the candidate's library code is scanned for
-interference with the test run. Each tier produces typed results (through ``type_evidence``,
+Once T0 has parsed the candidate, and before anything runs its code, ``verify_test_integrity``
+compares its protected files with B's and lays the trusted tests over it, and its library code is
+scanned for interference with the test run. Each tier produces typed results (through ``type_evidence``,
 never by hand) and a ``TierRecord``. Tests run in the target interpreter through the plugin in
 record mode (``pytest_run``), every process pinned the same way (``sandbox``); B's results for
 unchanged tests come from the baseline suite run, stored once per B and receipted
@@ -224,23 +224,20 @@ class Ladder:
 
     def climb(self) -> EvidenceRecord:
         started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-        integrity = self._integrity()
-        diff = compute(str(self.co.repo), self.co.baseline, self.co.tested, PYTHON_FILES)
-        present = [f.path for f in diff.files if f.status != "D"]
-        sources = [f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D"]
-        steps: list[Callable[[], None]] = [
-            lambda: self._static(Tier.T0, gates.parse_gate(self.co.read_candidate, present, self.co.candidate)),
-            # Scanned once the sources parse: a patch T0 rejects costs no more than before.
-            lambda: self._add((), {}, interference.scan(self.co.read_candidate, diff)),
-            lambda: self._static(
-                Tier.T1, gates.lint_gate(self.co.c_dir, [p for p in present if p.endswith(".py")], self.co.candidate)
-            ),
-            lambda: self._t2(sources),
-        ]
-        for step in steps:
-            if self._halted():
-                break
-            step()
+        diff = compute(str(self.co.repo), self.co.baseline, self.co.candidate, PYTHON_FILES)
+        self._static(Tier.T0, gates.parse_gate(self.co.read_candidate, _present(diff), self.co.candidate))
+        integrity: dict[str, object] | None = None
+        if not self._halted():
+            # After the cheapest rung, before anything runs the candidate's code: a patch T0
+            # rejects costs no more than it did, and every later tier sees the trusted tests.
+            self._add((), {}, interference.scan(self.co.read_candidate, diff))
+            integrity = self._integrity()
+            if self.co.tested != self.co.candidate:
+                diff = compute(str(self.co.repo), self.co.baseline, self.co.tested, PYTHON_FILES)
+            py = [p for p in _present(diff) if p.endswith(".py")]
+            self._static(Tier.T1, gates.lint_gate(self.co.c_dir, py, self.co.candidate))
+        if not self._halted():
+            self._t2([f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D"])
         c_suite: list[str] = []
         markers: Mapping[str, list[str]] = {}
         if not self._halted():
@@ -563,6 +560,10 @@ class Ladder:
                 "%s: %d run, no flip%s" % (what, len(todo), "; %d already failing on B" % both if both else ""),
             )
         self._tier(tier, status, start, len(ids), len(todo) - len(not_run), suite_size, note, not_run=not_run)
+
+
+def _present(diff: Diff) -> list[str]:
+    return [f.path for f in diff.files if f.status != "D"]
 
 
 def _drift(b: Environment, c: Environment) -> str:
