@@ -31,6 +31,17 @@ import pytest
 #: Attribute carrying ``(functions, files)`` on a test's teardown report (it survives xdist).
 DEPS_ATTR = "evidence_deps"
 
+#: The recorder the process-wide audit hook reports to; empty between sessions. An audit hook
+#: cannot be removed once added, so there is one per process and it forwards to whoever
+#: recorder is configured now (pytester runs several sessions in one process).
+_AUDITED: List[DependencyRecorder] = []
+_AUDIT_INSTALLED: List[bool] = []
+
+
+def _audit(event: str, args: Tuple[Any, ...]) -> None:
+    if _AUDITED:
+        _AUDITED[0].opened(event, args)
+
 
 def choose_engine(requested: str) -> str:
     """The cheapest engine that stays safe here (``docs/benchmarks.md`` has the measurements).
@@ -75,7 +86,10 @@ class DependencyRecorder:
             self._coverage = coverage.Coverage(
                 data_file=os.path.join(self._data, "data"), config_file=False, source=[self.root], branch=False
             )
-        sys.addaudithook(self._audit)
+        if not _AUDIT_INSTALLED:
+            sys.addaudithook(_audit)
+            _AUDIT_INSTALLED.append(True)
+        _AUDITED[:] = [self]
 
     def _key(self, code: CodeType) -> Optional[str]:
         key = None
@@ -91,9 +105,20 @@ class DependencyRecorder:
         if key is not None and self._functions is not None:
             self._functions.add(key)
 
-    def _audit(self, event: str, args: Tuple[Any, ...]) -> None:
+    def opened(self, event: str, args: Tuple[Any, ...]) -> None:
         if event == "open" and self._files is not None and args and isinstance(args[0], str):
             self._files.add(args[0])
+
+    def pytest_unconfigure(self) -> None:
+        """Give back what the session took: the audit hook's attention and the monitoring tool id."""
+        if _AUDITED and _AUDITED[0] is self:
+            _AUDITED.clear()
+        if self._tool is not None:
+            monitoring = sys.monitoring  # type: ignore[attr-defined,unused-ignore]
+            monitoring.set_events(self._tool, 0)
+            monitoring.register_callback(self._tool, monitoring.events.PY_START, None)
+            monitoring.free_tool_id(self._tool)
+            self._tool = None
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: Optional[pytest.Item]) -> Any:

@@ -7,25 +7,28 @@ it. Registered on the process that holds the ``Recorder`` (never on an xdist wor
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import uuid
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 import pytest
 
 from pytest_evidence import environment, gitops, overlay, replay, summary
 from pytest_evidence.assemble import empty_collection, flake_rows, network_detections, quarantine, type_evidence
-from pytest_evidence.errors import EvidenceError, UnknownTestId
-from pytest_evidence.model import EvidenceRecord, Observation, Origin
+from pytest_evidence.errors import EvidenceError, StoreError, ToolFailed, UnknownTestId
+from pytest_evidence.model import Detection, DetectionKind, EvidenceRecord, Observation, Origin
 from pytest_evidence.options import Settings
+from pytest_evidence.output import write_json
 from pytest_evidence.recorder import Recorder
 from pytest_evidence.store import Store
+
+T = TypeVar("T")
 
 #: Exit status when evidence was asked for and the run proved nothing (nothing ran).
 EXIT_NOTHING_PROVED = 5
 
 _INCOMPLETE_STATUSES = (2, 3, 4)  # interrupted, internal error, usage error
+_USAGE_ERROR = 4  # pytest.ExitCode.USAGE_ERROR: how the plugin reports every EvidenceError
 
 
 def match_designated(specs: Sequence[str], test_ids: Sequence[str]) -> Dict[str, List[str]]:
@@ -64,6 +67,35 @@ class BaselinePlan:
         )
 
 
+class _StoreSession:
+    """The store at session end. A store that cannot be used costs the ledger, never the record.
+
+    Reads answer ``default`` once the store has failed; the first failure is kept and reported
+    (a ``store_unavailable`` detection, pytest's usage-error status and one line on stderr).
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.error: Optional[EvidenceError] = None
+        self.store: Optional[Store] = None
+        try:
+            self.store = Store(settings.store, settings.store_timeout)
+        except StoreError as exc:
+            self.error = exc
+
+    def call(self, action: Callable[[Store], T], default: T) -> T:
+        if self.store is None:
+            return default
+        try:
+            return action(self.store)
+        except StoreError as exc:
+            self.error = self.error or exc
+            return default
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+
 class Finisher:
     """Owns the session's end: everything after the last test report."""
 
@@ -75,84 +107,110 @@ class Finisher:
         self.recorder = recorder
         self.baseline = baseline
         self.record: Optional[Dict[str, Any]] = None
+        self.problem: Optional[str] = None  # one line for the terminal: why the status is not the tests'
+        self.refused = False
         self.run_id = uuid.uuid4().hex[:16]
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         unknown = unknown_designated(self.settings.reproducers, [i.nodeid for i in session.items])
         if unknown:
-            raise pytest.UsageError(str(UnknownTestId("--reproducer names no collected test: %s" % ", ".join(unknown))))
+            self.refused = True  # bad input: no test runs, no record, no stream left behind
+            self.recorder.discard_stream()
+            error = UnknownTestId("--reproducer names no collected test: %s" % ", ".join(unknown))
+            raise pytest.UsageError(error.line("evidence"))
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        try:
-            self._finish(session, int(exitstatus))
-        except EvidenceError as exc:
-            self.recorder.finish_stream(int(session.exitstatus))
-            pytest.exit("evidence: %s" % exc, returncode=4)
+        if self.refused:
+            return
+        session.exitstatus = self._finish(int(exitstatus))
 
-    def _finish(self, session: pytest.Session, exitstatus: int) -> None:
+    def _finish(self, exitstatus: int) -> int:
         observations = list(self.recorder.observed.values())
         collected = self.recorder.collected or []
         complete = exitstatus not in _INCOMPLETE_STATUSES and len(observations) >= len(collected)
         env = environment.capture()
         repo = os.path.realpath(str(self.config.rootpath))
-        with Store(self.settings.store) as store:
-            baseline, baseline_run = self._baseline(store, observations, env.fingerprint, complete)
-            now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-            rows = flake_rows(self.run_id, "C", observations, now)
-            rows += flake_rows(self.run_id, "B", (baseline or {}).values(), now)
-            held = store.quarantined(repo)  # before this run's flips join it: they are flaky already
-            history = store.flake_history(repo, [o.test_id for o in observations])
-            if rows:
-                store.quarantine(repo, rows)
-            observations = [quarantine(o, held) or o for o in observations]
-            if baseline is not None:
-                baseline = {t: quarantine(o, held) for t, o in baseline.items()}
-            designated = {
-                t
-                for ids in match_designated(self.settings.reproducers, [o.test_id for o in observations]).values()
-                for t in ids
-            }
-            empty = empty_collection(
-                len(collected) + self.recorder.deselected, len(collected), [o.outcome for o in observations]
+        ledger = _StoreSession(self.settings)
+        try:
+            baseline, baseline_run = self._baseline(ledger, observations, env.fingerprint, complete)
+        except (KeyboardInterrupt, ToolFailed) as exc:
+            # What ran on C stands; what B would have said is unknown, and the record says why.
+            why = "interrupted" if isinstance(exc, KeyboardInterrupt) else exc.line("evidence")
+            baseline, baseline_run = {}, {"executed": 0, "cached": 0, "exit_code": None, "skipped": why}
+            complete = False
+            exitstatus = int(pytest.ExitCode.INTERRUPTED if isinstance(exc, KeyboardInterrupt) else _USAGE_ERROR)
+            self.problem = "the baseline replay did not finish: %s" % why
+        now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        rows = flake_rows(self.run_id, "C", observations, now)
+        rows += flake_rows(self.run_id, "B", (baseline or {}).values(), now)
+        nothing: Dict[str, List[str]] = {}
+        held = ledger.call(lambda s: s.quarantined(repo), nothing)  # before this run's flips join it
+        history = ledger.call(lambda s: s.flake_history(repo, [o.test_id for o in observations]), nothing)
+        if rows:
+            ledger.call(lambda s: s.quarantine(repo, rows), None)
+        observations = [quarantine(o, held) or o for o in observations]
+        if baseline is not None:
+            baseline = {t: quarantine(o, held) for t, o in baseline.items()}
+        designated = {
+            t
+            for ids in match_designated(self.settings.reproducers, [o.test_id for o in observations]).values()
+            for t in ids
+        }
+        empty = empty_collection(
+            len(collected) + self.recorder.deselected, len(collected), [o.outcome for o in observations]
+        )
+        if empty is not None and self.settings.proves_something and exitstatus == 0:
+            exitstatus = EXIT_NOTHING_PROVED
+        if exitstatus == 0 and any(o.test_id in held for o in observations):
+            exitstatus = int(pytest.ExitCode.TESTS_FAILED)  # a quarantined test is never green
+            quarantined = [o.test_id for o in observations if o.test_id in held]
+            self.problem = "exit 1: %d test(s) quarantined as flaky, first %s" % (len(quarantined), quarantined[0])
+        candidate_commit = self._candidate_commit()
+        typed = type_evidence(
+            candidate=observations,
+            baseline=baseline,
+            origin_of=self.baseline.origins.origin if self.baseline else (lambda _t: Origin.UNKNOWN),
+            designated=designated,
+            expected_change=(),
+            candidate_commit=candidate_commit,
+            exit_code=exitstatus,
+            flaky_history=history,
+            affected=lambda _t: None,
+        )
+        detections = ([empty] if empty is not None else []) + list(typed.detections)
+        detections += network_detections(self.recorder.network, "C")
+        if ledger.error is not None:
+            detections.append(
+                Detection(
+                    DetectionKind.STORE_UNAVAILABLE,
+                    "%s: the flake ledger was not consulted or updated" % ledger.error.line("evidence"),
+                )
             )
-            if empty is not None and self.settings.proves_something and exitstatus == 0:
-                exitstatus = EXIT_NOTHING_PROVED
-            if exitstatus == 0 and any(o.test_id in held for o in observations):
-                exitstatus = int(pytest.ExitCode.TESTS_FAILED)  # a quarantined test is never green
-            session.exitstatus = exitstatus
-            candidate_commit = self._candidate_commit()
-            typed = type_evidence(
-                candidate=observations,
-                baseline=baseline,
-                origin_of=self.baseline.origins.origin if self.baseline else (lambda _t: Origin.UNKNOWN),
-                designated=designated,
-                expected_change=(),
-                candidate_commit=candidate_commit,
-                exit_code=exitstatus,
-                flaky_history=history,
-                affected=lambda _t: None,
-            )
-            detections = ([empty] if empty is not None else []) + list(typed.detections)
-            detections += network_detections(self.recorder.network, "C")
-            record = EvidenceRecord(
-                run_id=self.run_id,
-                created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                complete=complete,
-                repo=str(self.config.rootpath),
-                baseline_commit=None if self.baseline is None else self.baseline.plan.baseline_commit,
-                candidate_commit=candidate_commit,
-                environment=env,
-                results=typed.results,
-                annotations=typed.annotations,
-                detections=tuple(detections),
-                exit_status=exitstatus,
-                baseline_run=baseline_run,
-                collected=len(collected),
-                not_run=tuple(t for t in collected if t not in self.recorder.observed),
-            )
-            doc = record.to_dict()
-            store.add_run(
+            exitstatus = _USAGE_ERROR
+            self.problem = ledger.error.line("evidence") + "; the record was written without it"
+        record = EvidenceRecord(
+            run_id=self.run_id,
+            created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            complete=complete,
+            repo=str(self.config.rootpath),
+            baseline_commit=None if self.baseline is None else self.baseline.plan.baseline_commit,
+            candidate_commit=candidate_commit,
+            environment=env,
+            results=typed.results,
+            annotations=typed.annotations,
+            detections=tuple(detections),
+            exit_status=exitstatus,
+            baseline_run=baseline_run,
+            collected=len(collected),
+            not_run=tuple(t for t in collected if t not in self.recorder.observed),
+        )
+        doc = record.to_dict()
+        self.record = doc
+        if self.settings.out:
+            write_json(self.settings.out, doc)
+        ledger.call(
+            lambda s: s.add_run(
                 {
                     "run_id": self.run_id,
                     "created": record.created,
@@ -164,15 +222,16 @@ class Finisher:
                     "exit_status": exitstatus,
                 },
                 doc["results"],
-            )
-        self.record = doc
-        if self.settings.out:
-            _write_json(self.settings.out, doc)
+            ),
+            None,
+        )
+        ledger.close()
         self.recorder.finish_stream(exitstatus)
+        return exitstatus
 
     def _baseline(
-        self, store: Store, observations: Sequence[Observation], fingerprint: str, complete: bool
-    ) -> tuple[Optional[Dict[str, Optional[Observation]]], Optional[Dict[str, Any]]]:
+        self, ledger: _StoreSession, observations: Sequence[Observation], fingerprint: str, complete: bool
+    ) -> Tuple[Optional[Dict[str, Optional[Observation]]], Optional[Dict[str, Any]]]:
         if self.baseline is None:
             return None, None
         if not complete:
@@ -180,11 +239,12 @@ class Finisher:
         request = self.baseline.request(fingerprint)
         key = request.cache_key()
         ids = [o.test_id for o in observations]
-        cached = store.baseline_lookup(key, ids)
+        uncached: Dict[str, Optional[Observation]] = {}
+        cached = ledger.call(lambda s: s.baseline_lookup(key, ids), uncached)
         todo = replay.missing(ids, cached)
         fresh = replay.run_on_baseline(request, todo) if todo else None
         if fresh is not None:
-            store.baseline_add(key, self.run_id, fresh.observed)
+            ledger.call(lambda s: s.baseline_add(key, self.run_id, fresh.observed), None)
         info: Dict[str, Any] = {
             "cache_key": key,
             "executed": len(todo),
@@ -198,8 +258,10 @@ class Finisher:
 
     def _candidate_commit(self) -> Optional[str]:
         root = self.baseline.git_root if self.baseline else str(self.config.rootpath)
+        own = [p for p in (self.settings.out, self.settings.stream, self.settings.store) if p]
+        own += [p + suffix for p in own for suffix in ("-wal", "-shm")]
         try:
-            return gitops.head_state(root)
+            return gitops.head_state(root, own)
         except EvidenceError:
             return None
 
@@ -209,18 +271,5 @@ class Finisher:
         terminalreporter.section("evidence")
         for text, warn in summary.lines(self.record, self.settings.out or ""):
             terminalreporter.write_line(text, yellow=warn, bold=warn)
-
-
-def _write_json(path: str, doc: Mapping[str, Any]) -> None:
-    """Write atomically: a reader never sees half a record.
-
-    Compact on purpose: ``indent`` forces json's pure-Python encoder, which alone cost more
-    than the rest of the plugin on a 2,000-test suite (pretty-print with ``python -m json.tool``).
-    """
-    parent = os.path.dirname(os.path.abspath(path))
-    os.makedirs(parent, exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(doc, separators=(",", ":")))
-        fh.write("\n")
-    os.replace(tmp, path)
+        if self.problem:
+            terminalreporter.write_line(self.problem, red=True, bold=True)

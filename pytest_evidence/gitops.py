@@ -56,18 +56,33 @@ def resolve_commit(root: str, rev: str) -> str:
     return proc.stdout.decode().strip()
 
 
+def is_directory(root: str, commit: str, path: str) -> bool:
+    """Whether ``path`` is a directory in ``commit``."""
+    proc = git(["cat-file", "-t", "%s:%s" % (commit, path.strip("/"))], cwd=root, check=False)
+    return proc.returncode == 0 and proc.stdout.strip() == b"tree"
+
+
 def tree_of(root: str, commit: str) -> str:
     return git(["rev-parse", commit + "^{tree}"], cwd=root).stdout.decode().strip()
 
 
-def head_state(root: str) -> Optional[str]:
-    """``HEAD``'s sha, suffixed ``+dirty`` when the working tree differs from it."""
+def head_state(root: str, own: Sequence[str] = ()) -> Optional[str]:
+    """``HEAD``'s sha, suffixed ``+dirty`` when the working tree differs from it.
+
+    ``own``: files this session writes itself (the record, the stream, the store); they are not
+    the candidate's changes and do not make it dirty.
+    """
     proc = git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=root, check=False)
     if proc.returncode != 0:
         return None
     sha = proc.stdout.decode().strip()
-    status = git(["status", "--porcelain", "-z"], cwd=root).stdout
-    return sha + "+dirty" if status else sha
+    mine = {os.path.realpath(p) for p in own}
+    status = git(["status", "--porcelain", "-z", "--untracked-files=all"], cwd=root).stdout
+    entries = [e for e in status.split(b"\0") if len(e) > 3]
+    dirty = [
+        e for e in entries if os.path.realpath(os.path.join(root, e[3:].decode("utf-8", "surrogateescape"))) not in mine
+    ]
+    return sha + "+dirty" if dirty else sha
 
 
 def blobs(root: str, commit: str) -> Dict[str, str]:

@@ -16,19 +16,25 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   environment, ``baseline_environment``, ``pinning`` (how the runs were sandboxed and seeded,
   and which guarantee is missing) and ``integrity`` (what was protected and reapplied) on the
   record, ``not_run`` on a tier. 1.0 and 1.1 records still read.
+* ``1.3`` -- an engine that fails to answer is never a pass: the tier status ``error``, and
+  ``incomplete_reason`` on the record (why ``complete`` is false); ``flip`` on annotations (what a
+  suspected PASS->FAIL flip rests on: B's full run and B in the C run's own selection); the
+  detection kinds ``order_dependent`` and ``store_unavailable``; ``injected`` on an environment
+  (what the runner put on the target's path). The ``invocation`` object is typed in the schema.
+  Earlier 1.x records still read.
 """
 
 from __future__ import annotations
 
 import enum
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 
 #: Record versions this model reads: same major version.
-READABLE_VERSIONS = ("1.0", "1.1", "1.2")
+READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (
@@ -125,6 +131,8 @@ class DetectionKind(str, enum.Enum):
     REPRODUCER_NOT_FAILING_ON_BASELINE = "reproducer_not_failing_on_baseline"
     RECEIPT_HELD = "receipt_held"
     SOURCE_INTERFERENCE = "source_interference"
+    ORDER_DEPENDENT = "order_dependent"
+    STORE_UNAVAILABLE = "store_unavailable"
 
 
 class FailureKind(str, enum.Enum):
@@ -321,6 +329,7 @@ class Annotation:
     typing_failure: Optional[str]
     attempts: Tuple[Outcome, ...]
     baseline_failure: Optional[Failure] = None
+    flip: Optional[Mapping[str, Any]] = None  # what a suspected PASS->FAIL flip rests on (runner)
 
     @property
     def reruns(self) -> int:
@@ -335,6 +344,7 @@ class Annotation:
             "attempts": [a.value for a in self.attempts],
             "reruns": self.reruns,
             "baseline_failure": None if self.baseline_failure is None else self.baseline_failure.to_dict(),
+            "flip": None if self.flip is None else dict(self.flip),
         }
 
     @classmethod
@@ -347,6 +357,7 @@ class Annotation:
             typing_failure=data["typing_failure"],
             attempts=tuple(Outcome(a) for a in data["attempts"]),
             baseline_failure=None if bf is None else Failure.from_dict(bf),
+            flip=data.get("flip"),
         )
 
 
@@ -366,12 +377,11 @@ class Environment:
     pytest: str
     distributions: int
     lockfiles: Optional[str] = None
+    injected: Optional[Mapping[str, str]] = None  # what the runner put on the path, not installed
 
     def with_lockfiles(self, digest: str) -> Environment:
         combined = hashlib.sha256(("%s\0%s" % (self.fingerprint, digest)).encode()).hexdigest()
-        return Environment(
-            combined, self.python, self.implementation, self.platform, self.pytest, self.distributions, digest
-        )
+        return replace(self, fingerprint=combined, lockfiles=digest)
 
     def to_dict(self) -> Dict[str, Any]:
         return {
@@ -382,6 +392,7 @@ class Environment:
             "pytest": self.pytest,
             "distributions": self.distributions,
             "lockfiles": self.lockfiles,
+            "injected": None if self.injected is None else dict(self.injected),
         }
 
     @classmethod
@@ -394,6 +405,7 @@ class Environment:
             data["pytest"],
             data["distributions"],
             data.get("lockfiles"),
+            data.get("injected"),
         )
 
 
@@ -407,6 +419,7 @@ class TierStatus(str, enum.Enum):
     PASSED = "passed"
     FAILED = "failed"  # the tier falsified the patch
     INCONCLUSIVE = "inconclusive"  # the tier could not prove what it exists to prove
+    ERROR = "error"  # an engine ended without a usable answer: never a pass
     SKIPPED = "skipped"  # nothing to run at this tier
     NOT_RUN = "not_run"  # an earlier tier halted the ladder
 
@@ -526,6 +539,7 @@ class EvidenceRecord:
     baseline_environment: Optional[Environment] = None
     pinning: Optional[Mapping[str, Any]] = None
     integrity: Optional[Mapping[str, Any]] = None
+    incomplete_reason: Optional[str] = None
     schema_version: str = SCHEMA_VERSION
 
     def to_dict(self) -> Dict[str, Any]:
@@ -534,6 +548,7 @@ class EvidenceRecord:
             "run_id": self.run_id,
             "created": self.created,
             "complete": self.complete,
+            "incomplete_reason": self.incomplete_reason,
             "repo": self.repo,
             "baseline_commit": self.baseline_commit,
             "candidate_commit": self.candidate_commit,
@@ -571,6 +586,7 @@ class EvidenceRecord:
             run_id=data["run_id"],
             created=data["created"],
             complete=data["complete"],
+            incomplete_reason=data.get("incomplete_reason"),
             repo=data["repo"],
             baseline_commit=data["baseline_commit"],
             candidate_commit=data["candidate_commit"],

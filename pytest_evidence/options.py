@@ -13,7 +13,9 @@ from typing import Any, Optional, Tuple
 
 import pytest
 
+from pytest_evidence.errors import BadInput
 from pytest_evidence.flake import MAX_RERUNS
+from pytest_evidence.output import check_writable
 
 OUT = "--evidence-out"
 STREAM = "--evidence-stream"
@@ -27,8 +29,10 @@ DEPS = "--evidence-deps"
 DEPS_ENGINE = "--evidence-deps-engine"
 WATCH = "--evidence-watch"
 NO_NETWORK = "--evidence-no-network"
+STORE_TIMEOUT = "--evidence-store-timeout"
 
 DEFAULT_RERUNS = 2
+DEFAULT_STORE_TIMEOUT = 10.0
 PLUGIN_NAMES = ("evidence", "pytest_evidence.plugin")
 
 
@@ -37,10 +41,21 @@ def reruns_type(value: str) -> int:
     try:
         n = int(value)
     except ValueError:
-        raise pytest.UsageError("%s takes a whole number, not %r" % (RERUNS, value)) from None
+        raise BadInput("%s takes a whole number, not %r" % (RERUNS, value)) from None
     if not 0 <= n <= MAX_RERUNS:
-        raise pytest.UsageError("%s must be between 0 and %d, not %d" % (RERUNS, MAX_RERUNS, n))
+        raise BadInput("%s must be between 0 and %d, not %d" % (RERUNS, MAX_RERUNS, n))
     return n
+
+
+def seconds_type(value: str) -> float:
+    """``--evidence-store-timeout``: seconds, 0 or more."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise BadInput("%s takes a number of seconds, not %r" % (STORE_TIMEOUT, value)) from None
+    if seconds < 0:
+        raise BadInput("%s cannot be negative, not %s" % (STORE_TIMEOUT, value))
+    return seconds
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -68,7 +83,6 @@ def add_options(parser: pytest.Parser) -> None:
         dest="evidence_reruns",
         metavar="N",
         default=None,
-        type=reruns_type,
         help="re-run a failing test at most N times (0-%d, default %d); a test whose "
         "outcome changes is quarantined as flaky." % (MAX_RERUNS, DEFAULT_RERUNS),
     )
@@ -86,6 +100,14 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="PATH",
         default=None,
         help="the evidence store (SQLite; default .pytest_cache/evidence/store.sqlite3).",
+    )
+    group.addoption(
+        STORE_TIMEOUT,
+        dest="evidence_store_timeout",
+        metavar="S",
+        default=None,
+        help="how long to wait for another process's lock on the store before giving up on it "
+        "(default %g s); the record is written either way." % DEFAULT_STORE_TIMEOUT,
     )
     group.addoption(
         RECORD_MODE,
@@ -135,6 +157,7 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("evidence_reruns", "default for " + RERUNS, default=None)
     parser.addini("evidence_reproducers", "default for " + REPRODUCER, type="linelist", default=[])
     parser.addini("evidence_store", "default for " + STORE, default=None)
+    parser.addini("evidence_store_timeout", "default for " + STORE_TIMEOUT, default=None)
 
 
 @dataclass(frozen=True)
@@ -153,6 +176,7 @@ class Settings:
     deps_engine: str
     watch: Tuple[str, ...]
     no_network: bool = False
+    store_timeout: float = DEFAULT_STORE_TIMEOUT
 
     @property
     def proves_something(self) -> bool:
@@ -188,6 +212,7 @@ def is_active(config: pytest.Config) -> bool:
             "evidence_reruns",
             "evidence_reproducers",
             "evidence_store",
+            "evidence_store_timeout",
             "evidence_record_mode",
             "evidence_select",
             "evidence_deps",
@@ -198,6 +223,7 @@ def is_active(config: pytest.Config) -> bool:
 
 
 def settings(config: pytest.Config) -> Settings:
+    """Every value checked now (``BadInput``), before any test runs."""
     out = _pick(config, "evidence_out", "evidence_out")
     stream = _pick(config, "evidence_stream", "evidence_stream")
     if stream is None and out:
@@ -206,12 +232,18 @@ def settings(config: pytest.Config) -> Settings:
     # parses the command line surfaces as a pluggy warning with a traceback.
     raw = config.getoption("evidence_reruns") or config.getini("evidence_reruns")
     reruns = reruns_type(raw) if raw else DEFAULT_RERUNS
+    raw_timeout = _pick(config, "evidence_store_timeout", "evidence_store_timeout")
+    store_timeout = seconds_type(raw_timeout) if raw_timeout else DEFAULT_STORE_TIMEOUT
     store = _pick(config, "evidence_store", "evidence_store") or _default_store(str(config.rootpath))
     reproducers = tuple(config.getoption("evidence_reproducers") or config.getini("evidence_reproducers"))
     here = str(config.invocation_params.dir)
+    out, stream = _absolute(here, out), _absolute(here, stream)
+    for option, path in ((OUT, out), (STREAM, stream)):
+        if path:
+            check_writable(path, option, create_parents=True)
     return Settings(
-        out=_absolute(here, out),
-        stream=_absolute(here, stream),
+        out=out,
+        stream=stream,
         baseline=_pick(config, "evidence_baseline", "evidence_baseline"),
         reruns=reruns,
         reproducers=reproducers,
@@ -222,6 +254,7 @@ def settings(config: pytest.Config) -> Settings:
         deps_engine=config.getoption("evidence_deps_engine"),
         watch=_read_lines(_absolute(here, config.getoption("evidence_watch"))),
         no_network=bool(config.getoption("evidence_no_network")),
+        store_timeout=store_timeout,
     )
 
 

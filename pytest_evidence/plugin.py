@@ -24,7 +24,7 @@ import pytest
 
 from pytest_evidence import options
 from pytest_evidence.deps import DependencyRecorder, choose_engine
-from pytest_evidence.errors import EvidenceError
+from pytest_evidence.errors import EvidenceError, StoreLocked
 from pytest_evidence.finish import BaselinePlan, Finisher
 from pytest_evidence.flake import FlakePolicy
 from pytest_evidence.netguard import NetworkGuard
@@ -43,7 +43,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if not options.is_active(config):
         return
-    settings = options.settings(config)
+    try:
+        settings = options.settings(config)
+        # Bad input fails here, before any test runs and before anything is written.
+        baseline = BaselinePlan(config, settings) if settings.baseline and not settings.record_mode else None
+        if not settings.record_mode:
+            _check_store(settings)
+    except EvidenceError as exc:
+        raise pytest.UsageError(exc.line("evidence")) from None
     config.stash[settings_key] = settings
     is_worker = hasattr(config, "workerinput")
     is_controller = config.pluginmanager.has_plugin("dsession")
@@ -72,12 +79,19 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.record_mode:
         config.pluginmanager.register(_RecordModeEnd(recorder, list(settings.watch)), "evidence-record-mode")
         return
-    try:
-        Store(settings.store).close()  # a corrupt or locked store fails now, not after the tests
-        baseline = BaselinePlan(config, settings) if settings.baseline else None
-    except EvidenceError as exc:
-        raise pytest.UsageError("evidence: %s" % exc) from None
     config.pluginmanager.register(Finisher(config, settings, recorder, baseline), "evidence-finisher")
+
+
+def _check_store(settings: options.Settings) -> None:
+    """A corrupt store, or one of another format, fails now rather than after the tests.
+
+    A store that is only locked may be free by the session's end; if it is not, the record is
+    written without it and the failure reported then.
+    """
+    try:
+        Store(settings.store, settings.store_timeout).close()
+    except StoreLocked:
+        pass
 
 
 def _guard(config: pytest.Config, report: Callable[[Optional[str], str], None]) -> None:

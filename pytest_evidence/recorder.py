@@ -104,6 +104,12 @@ class Recorder:
             origins[name] = getattr(module, "__file__", None) if module is not None else None
         self._emit("modules", {"origins": origins})
 
+    def discard_stream(self) -> None:
+        """The session was refused as bad input: what it streamed describes nothing."""
+        if self.stream is not None:
+            self.stream.discard()
+            self.stream = None
+
     def finish_stream(self, exit_status: int) -> None:
         self._emit("session_finish", {"exit_status": exit_status})
         if self.stream is not None:

@@ -20,10 +20,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from pytest_evidence import gitops, overlay, stream
+from pytest_evidence.inject import INJECT_PLUGIN, private_copy
 from pytest_evidence.model import Failure, FailureKind, Observation, Outcome, bounded
-
-#: How a child pytest loads this plugin, whether or not the package is installed there.
-INJECT_PLUGIN = ("-p", "no:evidence", "-p", "pytest_evidence.plugin")
 
 #: Bumped when the meaning of a cached B observation changes.
 POLICY_VERSION = "1"
@@ -67,7 +65,8 @@ def run_on_baseline(request: BaselineRequest, test_ids: Sequence[str]) -> Baseli
         stream_path = os.path.join(scratch, "baseline.jsonl")
         files = sorted({tid.split("::", 1)[0] for tid in test_ids})
         present = [f for f in files if os.path.exists(os.path.join(cwd, f))]
-        proc = _run_pytest(request, cwd, tree, select, stream_path, present)
+        plugin = private_copy(os.path.join(scratch, "plugin"))
+        proc = _run_pytest(request, cwd, tree, plugin, select, stream_path, present)
         content = stream.read(stream_path)
         observed = {tid: observation_for(tid, content) for tid in test_ids}
         return BaselineRun(observed, proc.returncode, bounded(proc.stderr.decode("utf-8", "replace"), 2000))
@@ -77,21 +76,18 @@ def run_on_baseline(request: BaselineRequest, test_ids: Sequence[str]) -> Baseli
 
 
 def _run_pytest(
-    request: BaselineRequest, cwd: str, tree: str, select: str, stream_path: str, files: Sequence[str]
+    request: BaselineRequest, cwd: str, tree: str, plugin: str, select: str, stream_path: str, files: Sequence[str]
 ) -> subprocess.CompletedProcess[bytes]:
     env = dict(os.environ)
-    # The checkout's own source first, then wherever this plugin was loaded from.
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # The checkout's own source first, then the plugin's private copy (never a whole site-packages).
     paths = [tree] + ([os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else [])
-    paths += [here] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    paths += [plugin] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env.pop("PYTEST_XDIST_WORKER", None)
     cmd = [
         sys.executable,
         "-m",
         "pytest",
-        # By module path, with the entry point name blocked: when the target environment has
-        # the package installed too, loading both would register the same module twice.
         *INJECT_PLUGIN,
         "--evidence-record-mode",
         "--evidence-stream=" + stream_path,

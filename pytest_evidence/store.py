@@ -16,11 +16,12 @@ Store format history (``STORE_VERSION``):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from pytest_evidence.errors import StoreCorrupt, StoreLocked, StoreVersionMismatch
 from pytest_evidence.model import Observation
@@ -169,34 +170,60 @@ class SuiteRun:
 
 
 class Store:
-    """An open store. Use as a context manager; every write is its own short transaction."""
+    """An open store. Use as a context manager; every write is its own short transaction.
 
-    def __init__(self, path: str, timeout: float = 10.0) -> None:
+    ``option`` is the command-line option that chose ``path`` (the plugin's ``--evidence-store``,
+    the runner's ``--store``): every error names it, so the user is told what to change.
+    ``timeout`` bounds how long a write waits for another process's lock.
+    """
+
+    def __init__(self, path: str, timeout: float = 10.0, option: str = "--evidence-store") -> None:
         self.path = path
-        parent = os.path.dirname(os.path.abspath(path))
-        os.makedirs(parent, exist_ok=True)
-        try:
+        self.option = option
+        with self._translated():
+            parent = os.path.dirname(os.path.abspath(path))
+            os.makedirs(parent, exist_ok=True)
             self._db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(SCHEMA + _triggers())
             self._check_version()
+
+    @contextlib.contextmanager
+    def _translated(self) -> Iterator[None]:
+        """The one place where SQLite's and the file system's complaints become ours."""
+        try:
+            yield
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
-                raise StoreLocked("evidence store %s is locked by another process" % path) from None
-            raise StoreCorrupt("evidence store %s cannot be used: %s" % (path, exc)) from None
+                raise StoreLocked(
+                    "evidence store %s is locked by another process; wait, or choose another with %s"
+                    % (self.path, self.option)
+                ) from None
+            raise StoreCorrupt(
+                "evidence store %s cannot be used (%s); choose another with %s" % (self.path, exc, self.option)
+            ) from None
         except sqlite3.DatabaseError as exc:
             raise StoreCorrupt(
-                "evidence store %s is corrupt (%s); move it aside or choose another with --evidence-store" % (path, exc)
+                "evidence store %s is corrupt (%s); move it aside or choose another with %s"
+                % (self.path, exc, self.option)
+            ) from None
+        except OSError as exc:
+            raise StoreCorrupt(
+                "evidence store %s cannot be created (%s); choose another with %s"
+                % (self.path, exc.strerror or exc, self.option)
             ) from None
 
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> List[Tuple[Any, ...]]:
+        with self._translated():
+            return list(self._db.execute(sql, args))
+
     def _check_version(self) -> None:
-        row = self._db.execute(
-            "SELECT value FROM meta WHERE key = 'store_version' ORDER BY rowid DESC LIMIT 1"
-        ).fetchone()
+        rows = list(self._db.execute("SELECT value FROM meta WHERE key = 'store_version' ORDER BY rowid DESC LIMIT 1"))
+        row = rows[0] if rows else None
         if row is not None and row[0] not in READABLE_STORE_VERSIONS:
             raise StoreVersionMismatch(
-                "evidence store %s has format %s; this version reads formats %s"
-                % (self.path, row[0], ", ".join(READABLE_STORE_VERSIONS))
+                "evidence store %s has format %s; this version reads formats %s; choose another with %s"
+                % (self.path, row[0], ", ".join(READABLE_STORE_VERSIONS), self.option)
             )
         if row is None or row[0] != STORE_VERSION:
             with self._db:
@@ -224,14 +251,9 @@ class Store:
         self._db.close()
 
     def _write(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        try:
-            with self._db:
-                self._db.execute("BEGIN IMMEDIATE")
-                self._db.executemany(sql, rows)
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise StoreLocked("evidence store %s is locked by another process" % self.path) from None
-            raise
+        with self._translated(), self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(sql, rows)
 
     # -- runs and results -------------------------------------------------------------------
 
@@ -268,12 +290,10 @@ class Store:
         self._write("INSERT INTO flake_ledger VALUES (?, ?, 'clear', 'cli', '', '', '', ?)", [(repo, test_id, created)])
 
     def _ledger(self, repo: str) -> List[Tuple[str, str, str, str, str, str, str]]:
-        return list(
-            self._db.execute(
-                "SELECT test_id, event, run_id, side, sequence, message_digest, created FROM flake_ledger "
-                "WHERE repo = ? ORDER BY rowid",
-                (repo,),
-            )
+        return self._read(
+            "SELECT test_id, event, run_id, side, sequence, message_digest, created FROM flake_ledger "
+            "WHERE repo = ? ORDER BY rowid",
+            (repo,),
         )
 
     def quarantined(self, repo: str) -> Dict[str, List[str]]:
@@ -303,7 +323,7 @@ class Store:
         """Cached B observations for ``test_ids`` (newest row wins); absent ids are not cached."""
         wanted = set(test_ids)
         found: Dict[str, Optional[Observation]] = {}
-        for test_id, payload in self._db.execute(
+        for test_id, payload in self._read(
             "SELECT test_id, payload FROM baseline_cache WHERE cache_key = ? ORDER BY rowid",
             (cache_key,),
         ):
@@ -324,18 +344,18 @@ class Store:
 
     def suite_lookup(self, cache_key: str) -> Optional[SuiteRun]:
         """The newest complete suite run stored under ``cache_key``, if any."""
-        row = self._db.execute(
+        rows = self._read(
             "SELECT run_id, collected, markers, exit_code FROM suite_runs WHERE cache_key = ? "
             "ORDER BY rowid DESC LIMIT 1",
             (cache_key,),
-        ).fetchone()
-        if row is None:
+        )
+        if not rows:
             return None
-        run_id, collected, markers, exit_code = row
+        run_id, collected, markers, exit_code = rows[0]
         results: Dict[str, Optional[Observation]] = {}
         functions: Dict[str, List[str]] = {}
         files: Dict[str, List[str]] = {}
-        for test_id, payload, funcs, opened in self._db.execute(
+        for test_id, payload, funcs, opened in self._read(
             "SELECT test_id, payload, functions, files FROM suite_tests WHERE cache_key = ? AND run_id = ?",
             (cache_key, run_id),
         ):
@@ -404,17 +424,27 @@ class Store:
         if where:
             sql += " WHERE " + " AND ".join(where)
         found = []
-        for values in self._db.execute(sql + " ORDER BY rowid", args):
+        for values in self._read(sql + " ORDER BY rowid", args):
             intent = dict(zip(RECEIPT_INTENT_FIELDS, values))  # noqa: B905 - the SELECT names these fields
-            done = self._db.execute(
-                "SELECT %s FROM receipt_completions WHERE receipt = ? ORDER BY rowid LIMIT 1"
-                % ", ".join(RECEIPT_COMPLETION_FIELDS),
-                (intent["receipt"],),
-            ).fetchone()
-            decided = self._db.execute(
-                "SELECT decision, created FROM receipt_decisions WHERE receipt = ? ORDER BY rowid LIMIT 1",
-                (intent["receipt"],),
-            ).fetchone()
+            done = next(
+                iter(
+                    self._read(
+                        "SELECT %s FROM receipt_completions WHERE receipt = ? ORDER BY rowid LIMIT 1"
+                        % ", ".join(RECEIPT_COMPLETION_FIELDS),
+                        (intent["receipt"],),
+                    )
+                ),
+                None,
+            )
+            decided = next(
+                iter(
+                    self._read(
+                        "SELECT decision, created FROM receipt_decisions WHERE receipt = ? ORDER BY rowid LIMIT 1",
+                        (intent["receipt"],),
+                    )
+                ),
+                None,
+            )
             intent["completion"] = None if done is None else dict(zip(RECEIPT_COMPLETION_FIELDS, done))  # noqa: B905
             intent["decision"] = None if decided is None else {"decision": decided[0], "created": decided[1]}
             found.append(intent)

@@ -25,23 +25,36 @@ LINE_TYPES = frozenset(
 
 
 class StreamWriter:
-    """Appends tagged JSON lines to a file, flushing each one."""
+    """Appends tagged JSON lines to a file, flushing each one.
+
+    The file is created by the first line, not before: a session refused as bad input while
+    pytest starts leaves no empty stream behind, and ``discard`` removes what a refused session
+    wrote.
+    """
 
     def __init__(self, path: str) -> None:
-        parent = os.path.dirname(os.path.abspath(path))
-        os.makedirs(parent, exist_ok=True)
         self.path = path
-        self._fh: IO[str] = open(path, "w", encoding="utf-8")
+        self._fh: Optional[IO[str]] = None
 
     def write(self, line_type: str, payload: Mapping[str, Any]) -> None:
         assert line_type in LINE_TYPES, line_type
+        if self._fh is None:
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+            self._fh = open(self.path, "w", encoding="utf-8")
         doc = {"type": line_type}
         doc.update(payload)
         self._fh.write(json.dumps(doc, separators=(",", ":")) + "\n")
         self._fh.flush()
 
     def close(self) -> None:
-        self._fh.close()
+        if self._fh is not None:
+            self._fh.close()
+
+    def discard(self) -> None:
+        """Close and remove the stream: the session it describes was refused."""
+        self.close()
+        if self._fh is not None and os.path.exists(self.path):
+            os.remove(self.path)
 
 
 @dataclass

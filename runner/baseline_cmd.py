@@ -21,11 +21,10 @@ import tempfile
 import time
 
 from pytest_evidence import gitops
-from pytest_evidence.errors import EvidenceError
+from pytest_evidence.errors import EXIT_CERTIFIED, EXIT_INCONCLUSIVE, EXIT_REJECTED, BadInput
 from pytest_evidence.model import bounded
 from pytest_evidence.store import Store
 from runner import netns, receipts
-from runner.errors import EXIT_CERTIFIED, EXIT_INCONCLUSIVE, EXIT_REJECTED, BadInput
 from runner.sandbox import DEFAULT_SEED, Sandbox
 from runner.target import Target
 
@@ -51,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def repo_root(repo: pathlib.Path) -> str:
     try:
         return os.path.realpath(gitops.toplevel(str(repo)))
-    except (EvidenceError, FileNotFoundError, NotADirectoryError) as exc:
+    except OSError as exc:
         raise BadInput(str(exc)) from None
 
 
@@ -60,7 +59,7 @@ def run(args: argparse.Namespace, store_path: pathlib.Path) -> tuple[int, str]:
         raise BadInput("--timeout must be between 1 and 120 seconds, not %g" % args.timeout)
     root = repo_root(args.repo)
     binding = bind(root, args.ref, args.command, args.timeout, args.python)
-    with Store(str(store_path)) as store:
+    with Store(str(store_path), option="--store") as store:
         admission = receipts.admit(store, binding)
         if admission.action == "held":
             return EXIT_INCONCLUSIVE, "HELD: %s" % admission.reason
@@ -72,10 +71,7 @@ def run(args: argparse.Namespace, store_path: pathlib.Path) -> tuple[int, str]:
 
 
 def bind(root: str, ref: str, command: str, timeout: float | None, python: str | None) -> receipts.Binding:
-    try:
-        head = gitops.resolve_commit(root, ref)
-    except EvidenceError as exc:
-        raise BadInput(str(exc)) from None
+    head = gitops.resolve_commit(root, ref)
     target = Target(python or sys.executable, (), ())
     target.check()
     return receipts.Binding(
@@ -128,7 +124,7 @@ def execute(store: Store, binding: receipts.Binding) -> tuple[int, str]:
                     % (
                         binding.timeout or 0,
                         receipt,
-                        receipts.reconcile_hint(receipt),
+                        receipts.reconcile_hint(receipt, binding.repo),
                     ),
                 )
             except BaseException:

@@ -14,6 +14,7 @@ import hashlib
 import pathlib
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pytest_evidence import gitops
@@ -56,7 +57,9 @@ def baseline_suite(
     b_dir: pathlib.Path,
     reruns: int,
     sandbox: Sandbox,
+    on_intent: Callable[[str], None] = lambda _receipt: None,
 ) -> BaselineSuite:
+    """B's suite, reused or run now; ``on_intent`` learns the receipt before pytest starts."""
     admission = receipts.admit(store, binding)
     if admission.action == "held":
         assert admission.receipt is not None
@@ -66,6 +69,7 @@ def baseline_suite(
         assert admission.receipt is not None
         return BaselineSuite(found, "reused", admission.reason, admission.receipt["receipt"])
     receipt = receipts.begin(store, binding)
+    on_intent(receipt)
     start = time.perf_counter()
     run = pytest_run.run(target, b_dir, None, sandbox=sandbox, reruns=reruns, deps=True)
     if run.budget_exhausted:  # no completion: the receipt stays held
@@ -73,7 +77,7 @@ def baseline_suite(
             None,
             "held",
             "the baseline suite outran the budget of %ss; receipt %s is held; reconcile with: %s"
-            % (sandbox.tier_budget, receipt, receipts.reconcile_hint(receipt)),
+            % (sandbox.tier_budget, receipt, receipts.reconcile_hint(receipt, binding.repo)),
             receipt,
         )
     collected = tuple(run.content.collected or ())

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 
 from pytest_evidence import gitops
-from pytest_evidence.errors import EvidenceError
+from pytest_evidence.errors import BadInput, InternalError, Interrupted
+from pytest_evidence.output import check_writable
 from pytest_evidence.store import Store
-from runner.checkout import checkouts
-from runner.errors import BadInput
-from runner.ladder import Ladder, Options, write_record
+from runner import crash_report, receipts, tools
+from runner.checkout import Checkouts, checkouts
+from runner.ladder import Invocation, Ladder, write_record
 from runner.sandbox import DEFAULT_SEED, DEFAULT_TEST_TIMEOUT
-from runner.target import Target
 from runner.verdict import EXIT_CODES
 
 
@@ -56,7 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="ARG",
-        help="passed to every pytest run, e.g. --pytest-arg=-o --pytest-arg=addopts= (repeatable)",
+        help="passed to every pytest run (repeatable); or put pytest's arguments after --, "
+        "as in: certify ... -- -o addopts= -p no:xdist",
     )
     parser.add_argument(
         "--pythonpath",
@@ -110,6 +113,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="the evidence store (default: evidence/store.sqlite3 in the repository's git dir)",
     )
+    parser.set_defaults(passthrough=[])
 
 
 def _seconds(value: str) -> float:
@@ -133,15 +137,11 @@ def default_store(repo: pathlib.Path) -> pathlib.Path:
     return (repo / common / "evidence" / "store.sqlite3").resolve()
 
 
-def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int, str]:
-    """Certify; returns ``(exit code, one-line verdict)``."""
-    import sys
-
-    target = Target(
-        python=args.python or sys.executable, pythonpath=tuple(args.pythonpath), pytest_args=tuple(args.pytest_arg)
-    )
-    target.check()
-    options = Options(
+def invocation(args: argparse.Namespace) -> Invocation:
+    return Invocation(
+        python=args.python or sys.executable,
+        pytest_args=(*args.pytest_arg, *args.passthrough),
+        pythonpath=tuple(args.pythonpath),
         reproducers=tuple(args.reproducer),
         expected_changes=tuple(args.expected_change),
         full=args.full,
@@ -153,15 +153,58 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
         integration_globs=tuple(args.integration_glob) or ("*integration*",),
         tests_from=args.tests_from,
     )
+
+
+def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int, str]:
+    """Certify; returns ``(exit code, one-line verdict)``.
+
+    Everything the user can get wrong is checked first (bad input, exit 2, nothing written).
+    From the first tier on, every ending writes a record: a verdict, or ``complete: false`` with
+    the reason -- an engine that stopped answering, an interrupt, a defect of the runner.
+    """
+    how = invocation(args)
+    check_writable(str(args.out), "--out", create_parents=False)
+    tools.require()
+    how.target.check()
     with checkouts(args.repo, args.baseline, args.candidate, args.patch) as co:
-        try:
-            store_path = args.store or default_store(co.repo)
-            with Store(str(store_path)) as store:
-                record = Ladder(co, target, store, options, progress).climb()
-        except EvidenceError as exc:
-            raise BadInput(str(exc)) from None
+        _check_pythonpath(co, how.pythonpath)
+        co.trusted_tests(how.tests_from)
+        how.target.check_pytest_args(co.b_dir)
+        store_path = args.store or default_store(co.repo)
+        with Store(str(store_path), option="--store") as store:
+            ladder = Ladder(co, store, how, progress)
+            try:
+                record = ladder.climb()
+            except KeyboardInterrupt:
+                write_record(ladder.record(incomplete="interrupted", judged=False), args.out)
+                raise Interrupted(_interrupted(ladder, co.repo, args)) from None
+            except BadInput:
+                raise
+            except Exception as exc:
+                trace = crash_report.write(exc)
+                reason = "internal error: %s: %s; traceback in %s" % (type(exc).__name__, exc, trace)
+                write_record(ladder.record(incomplete=reason, judged=False), args.out)
+                raise InternalError("%s; the record of what ran is %s" % (reason, args.out)) from exc
     write_record(record, args.out)
     verdict = record.verdict
     assert verdict is not None
     where = " at %s" % verdict.halted_at.value if verdict.halted_at else ""
     return EXIT_CODES[verdict.verdict], "%s%s: %s" % (verdict.verdict.value, where, verdict.reasons[0])
+
+
+def _interrupted(ladder: Ladder, repo: pathlib.Path, args: argparse.Namespace) -> str:
+    said = "interrupted; temporary worktrees removed; the record of what ran is %s" % args.out
+    if ladder.open_receipt:
+        store = str(args.store) if args.store else None
+        said += "; baseline receipt %s is held, reconcile it with: %s" % (
+            ladder.open_receipt,
+            receipts.reconcile_hint(ladder.open_receipt, os.path.realpath(repo), store),
+        )
+    return said
+
+
+def _check_pythonpath(co: Checkouts, roots: Sequence[str]) -> None:
+    """Every ``--pythonpath`` must be a directory of B or of C: a typo is not a failing tier."""
+    for root in roots:
+        if root and not any(gitops.is_directory(str(co.repo), rev, root) for rev in (co.baseline, co.candidate)):
+            raise BadInput("--pythonpath %s is a directory in neither the baseline nor the candidate" % root)

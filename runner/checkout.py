@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 
 from pytest_evidence import gitops, overlay
-from pytest_evidence.errors import EvidenceError
-from runner.errors import BadInput, PatchDoesNotApply
+from pytest_evidence.errors import BadInput, EvidenceError, PatchDoesNotApply
 
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "evidence-runner",
@@ -44,6 +43,7 @@ class Checkouts:
     scratch: pathlib.Path
     made: list[pathlib.Path] = field(default_factory=list)
     tested: str = ""  # the commit the tests run on: C with the trusted tests laid over it
+    trusted: tuple[str, str] | None = None  # (commit, label) of the trusted tests, once resolved
 
     def __post_init__(self) -> None:
         self.tested = self.tested or self.candidate
@@ -72,7 +72,15 @@ class Checkouts:
         return gitops.show(str(self.repo), self.tested, path)
 
     def trusted_tests(self, source: str | None) -> tuple[str, str]:
-        """``(commit, label)`` of the trusted tests: B, a revision, or a test patch applied to B."""
+        """``(commit, label)`` of the trusted tests: B, a revision, or a test patch applied to B.
+
+        Resolved once (the runner asks before any tier, so a bad ``--tests-from`` is bad input).
+        """
+        if self.trusted is None:
+            self.trusted = self._trusted(source)
+        return self.trusted
+
+    def _trusted(self, source: str | None) -> tuple[str, str]:
         if source is None:
             return self.baseline, "baseline"
         path = pathlib.Path(source)
@@ -117,10 +125,12 @@ def checkouts(
         repo = pathlib.Path(gitops.toplevel(str(repo_dir)))
         b_sha = gitops.resolve_commit(str(repo), baseline)
         c_sha = gitops.resolve_commit(str(repo), candidate) if candidate is not None else None
-    except (EvidenceError, FileNotFoundError, NotADirectoryError) as exc:
+    except OSError as exc:
         raise BadInput(str(exc)) from None
     if patch is not None and not patch.is_file():
-        raise BadInput("--patch %s: no such file" % patch)
+        raise BadInput(
+            "--patch %s: %s" % (patch, "a directory, not a patch file" if patch.is_dir() else "no such file")
+        )
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="evidence-runner-"))
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     co = Checkouts(repo, b_sha, c_sha or b_sha, scratch)

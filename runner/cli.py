@@ -1,8 +1,9 @@
 """``evidence-runner``: the harness-side command line.
 
-Exit codes (docs/runner.md): 0 certified, 1 rejected, 3 inconclusive, 2 bad input, 4 internal
-error; for ``baseline``, 0 green, 1 red, 3 held. Every user mistake ends in one line on stderr; a
-traceback is reserved for bugs.
+Exit codes (docs/runner.md) mean one thing each: 0 certified, 1 rejected, 3 inconclusive -- a
+verdict, with a record -- 2 bad input (one line, one slug, nothing run), 4 an internal error or an
+interrupt (one line; a traceback goes to a file the line names). For ``baseline``: 0 green, 1
+red, 3 held. Every error is caught here, once.
 """
 
 from __future__ import annotations
@@ -11,19 +12,34 @@ import argparse
 import pathlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from rich.console import Console
 
-from runner import baseline_cmd, certify, demo, ledgers
-from runner.errors import EXIT_BAD_INPUT, EXIT_INTERNAL, RunnerError
+from pytest_evidence.errors import EXIT_INTERNAL, EvidenceError, Usage
+from runner import baseline_cmd, certify, crash_report, demo, ledgers
+
+PROGRAM = "evidence-runner"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line with a slug like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        raise Usage("%s: %s (see %s --help)" % (self.prog, message, self.prog))
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="evidence-runner", description="Certify or falsify a candidate patch.")
+    parser = _Parser(prog=PROGRAM, description="Certify or falsify a candidate patch.")
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="certify every candidate of the built-in example repository")
     d.add_argument("--keep", action="store_true", help="keep the example repository and records")
-    c = sub.add_parser("certify", help="climb the certification ladder T0-T7 and write the evidence record")
+    c = sub.add_parser(
+        "certify",
+        help="climb the certification ladder T0-T7 and write the evidence record",
+        usage="%(prog)s --repo DIR --baseline REV (--candidate REV | --patch FILE) --out FILE [options] "
+        "[-- PYTEST_ARGS ...]",
+    )
     certify.add_arguments(c)
     b = sub.add_parser("baseline", help="run the operator's baseline command once, with a durable receipt")
     baseline_cmd.add_arguments(b)
@@ -35,34 +51,52 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    passthrough: list[str] = []
+    if "--" in words:  # everything after -- is pytest's, as with tox and nox
+        cut = words.index("--")
+        words, passthrough = words[:cut], words[cut + 1 :]
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return EXIT_BAD_INPUT if exc.code else 0
-    console = Console(stderr=True)
-    try:
-        if args.command == "demo":
-            return demo.run(args.keep, Console())
-        if args.command == "certify":
-            code, line = certify.run(args, lambda msg: console.print("  " + msg, highlight=False))
-            print(line)
-            return code
-        store = args.store or certify.default_store(pathlib.Path(baseline_cmd.repo_root(args.repo)))
-        if args.command == "flaky":
-            return ledgers.flaky(args, store, print)
-        if args.command == "receipts":
-            code, line = ledgers.receipts_command(args, store, print)
-        else:
-            code, line = baseline_cmd.run(args, store)
-        print(line)
-        return code
-    except RunnerError as exc:
-        print("evidence-runner: %s [%s]" % (exc, exc.slug), file=sys.stderr)
+        try:
+            args = _parser().parse_args(words)
+        except SystemExit as exc:  # --help
+            return 0 if not exc.code else EXIT_INTERNAL
+        if passthrough and args.command != "certify":
+            raise Usage("arguments after -- are pytest's, and only certify takes them")
+        args.passthrough = passthrough
+        return _dispatch(args)
+    except EvidenceError as exc:
+        print(exc.line(PROGRAM), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("evidence-runner: interrupted; temporary worktrees removed", file=sys.stderr)
+        print("%s: interrupted; temporary worktrees removed [interrupted]" % PROGRAM, file=sys.stderr)
         return EXIT_INTERNAL
+    except Exception as exc:
+        path = crash_report.write(exc)
+        print(
+            "%s: internal error: %s: %s; traceback in %s [internal]" % (PROGRAM, type(exc).__name__, exc, path),
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    console = Console(stderr=True)
+    if args.command == "demo":
+        return demo.run(args.keep, Console())
+    if args.command == "certify":
+        code, line = certify.run(args, lambda msg: console.print("  " + msg, highlight=False))
+        print(line)
+        return code
+    store = args.store or certify.default_store(pathlib.Path(baseline_cmd.repo_root(args.repo)))
+    if args.command == "flaky":
+        return ledgers.flaky(args, store, print)
+    if args.command == "receipts":
+        code, line = ledgers.receipts_command(args, store, print)
+    else:
+        code, line = baseline_cmd.run(args, store)
+    print(line)
+    return code
 
 
 if __name__ == "__main__":

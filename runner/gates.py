@@ -1,24 +1,29 @@
 """The static gates T0-T2: parse, lint, type check and import the changed files.
 
 Each gate turns its tool's structured output (``ast``/``tomllib``/``json`` exceptions, ruff's and
-mypy's JSON) into ``Finding`` objects and ``STATIC_GATE`` results; nothing here reads a tool's
-human-oriented text. A gate fails only on hard findings; the rest are recorded and pass through.
+mypy's JSON) into ``Finding`` objects and ``STATIC_GATE`` results. A gate fails only on hard
+findings that are the candidate's own (``findings``): what B already had, and what is in trusted
+files, is recorded and passes through. A tool that ends without a usable answer is a
+``ToolFailed`` -- its message is the tool's own -- and never a pass.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import os
 import pathlib
+import secrets
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
+from pytest_evidence.errors import ToolFailed
 from pytest_evidence.model import Failure, FailureKind, Finding, Outcome, Role, ValidationResult
-from runner.errors import MissingTool
-from runner.importgraph import module_of
+from runner import findings as judged
+from runner.importgraph import owned_module
 from runner.sandbox import Sandbox
 from runner.target import Target
 
@@ -104,11 +109,17 @@ def parse_gate(read: Callable[[str], bytes], paths: Sequence[str], candidate: st
 # -- T1 -----------------------------------------------------------------------------------------
 
 
-def lint_gate(checkout: pathlib.Path, paths: Sequence[str], candidate: str) -> GateResult:
-    """T1: ruff with the repository's own configuration; only ``HARD_RUFF`` findings halt."""
-    py = [p for p in paths if p.endswith(".py")]
-    if not py:
-        return GateResult(True, (), (), "no Python file changed")
+def _read(checkout: pathlib.Path) -> Callable[[str], str | None]:
+    def read(path: str) -> str | None:
+        try:
+            return (checkout / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    return read
+
+
+def _ruff(checkout: pathlib.Path, paths: Sequence[str]) -> tuple[list[Finding], int]:
     cmd = [
         sys.executable,
         "-m",
@@ -117,25 +128,52 @@ def lint_gate(checkout: pathlib.Path, paths: Sequence[str], candidate: str) -> G
         "--output-format=json",
         "--no-fix",
         "--exit-zero",
+        "--no-cache",
         "--extend-select",
         ",".join(HARD_RUFF),
-        *py,
+        *paths,
     ]
     try:
         proc = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True, timeout=300)
-    except FileNotFoundError:  # pragma: no cover - sys.executable always exists
-        raise MissingTool("ruff cannot be started") from None
-    if proc.returncode != 0 or not proc.stdout.strip().startswith("["):
-        if "No module named ruff" in proc.stderr:
-            raise MissingTool("ruff is not installed for the runner (%s)" % sys.executable)
-        raise MissingTool("ruff failed on the candidate: %s" % (proc.stderr.strip().splitlines() or ["?"])[-1])
-    findings = []
-    for item in json.loads(proc.stdout):
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise ToolFailed("ruff could not be run: %s" % exc) from None
+    try:
+        items = json.loads(proc.stdout)
+        assert isinstance(items, list)
+    except (ValueError, AssertionError):
+        raise ToolFailed("ruff ended (exit %d) without an answer: %s" % (proc.returncode, _said(proc))) from None
+    found = []
+    for item in items:
         code = item.get("code")
         rel = str(pathlib.Path(item["filename"]).resolve().relative_to(checkout.resolve()))
         hard = code is None or code.startswith(HARD_RUFF)
         loc = item.get("location") or {}
-        findings.append(Finding("ruff", rel, loc.get("row"), loc.get("column"), code, item["message"], hard))
+        found.append(Finding("ruff", rel, loc.get("row"), loc.get("column"), code, item["message"], hard))
+    return found, proc.returncode
+
+
+def lint_gate(
+    checkout: pathlib.Path,
+    paths: Sequence[str],
+    candidate: str,
+    baseline: Callable[[], pathlib.Path],
+    trusted: Collection[str] = (),
+) -> GateResult:
+    """T1: ruff with the repository's own configuration; only the candidate's ``HARD_RUFF`` findings halt.
+
+    ``baseline`` gives B's checkout, asked for only when there is a hard finding to compare.
+    """
+    py = [p for p in paths if p.endswith(".py")]
+    if not py:
+        return GateResult(True, (), (), "no Python file changed")
+    found, code = _ruff(checkout, py)
+    on_b: list[Finding] = []
+    b_dir: pathlib.Path | None = None
+    if any(f.hard and f.path not in trusted for f in found):
+        b_dir = baseline()
+        present = [p for p in py if (b_dir / p).is_file()]
+        on_b = _ruff(b_dir, present)[0] if present else []
+    findings = judged.judge(found, on_b, _read(checkout), _read(b_dir) if b_dir else lambda _p: None, trusted)
     results = []
     for path in py:
         mine = [f for f in findings if f.path == path]
@@ -144,25 +182,25 @@ def lint_gate(checkout: pathlib.Path, paths: Sequence[str], candidate: str) -> G
             "%s:%s:%s %s %s" % (f.path, f.line, f.column, f.code, f.message) for f in mine if not f.hard
         )
         results.append(
-            _result(
-                "T1::ruff::" + path,
-                candidate,
-                hard[0] if hard else None,
-                FailureKind.LINT,
-                proc.returncode,
-                warnings[:4096],
-            )
+            _result("T1::ruff::" + path, candidate, hard[0] if hard else None, FailureKind.LINT, code, warnings[:4096])
         )
     hard_all = [f for f in findings if f.hard]
     note = (
         "%d hard finding(s), first %s %s:%s" % (len(hard_all), hard_all[0].code, hard_all[0].path, hard_all[0].line)
         if hard_all
-        else "%d warning(s), no hard finding" % len(findings)
+        else "%d warning(s), no hard finding of the candidate's" % len(findings)
     )
     return GateResult(not hard_all, tuple(results), tuple(findings), note)
 
 
 # -- T2 -----------------------------------------------------------------------------------------
+
+
+def _said(proc: subprocess.CompletedProcess[str]) -> str:
+    """A tool's own complaint: its first ``error`` line, else its last line of any kind."""
+    lines = [ln.strip() for ln in (proc.stderr + "\n" + proc.stdout).splitlines() if ln.strip()]
+    flagged = [ln for ln in lines if "error" in ln.lower() and not ln.startswith("{")]
+    return (flagged or lines or ["no output"])[0 if flagged else -1][:500]
 
 
 def mypy_configured(checkout: pathlib.Path) -> bool:
@@ -180,6 +218,7 @@ def mypy_configured(checkout: pathlib.Path) -> bool:
 
 
 def _mypy(checkout: pathlib.Path, py: Sequence[str], target: Target) -> tuple[list[Finding], int]:
+    """mypy on ``py`` against the target's installed packages; its cache is not written."""
     cmd = [
         sys.executable,
         "-m",
@@ -188,54 +227,89 @@ def _mypy(checkout: pathlib.Path, py: Sequence[str], target: Target) -> tuple[li
         "json",
         "--no-error-summary",
         "--hide-error-context",
+        "--cache-dir",
+        os.devnull,
         "--python-executable",
         target.python,
         *py,
     ]
-    env = target.env(checkout)
-    env["MYPYPATH"] = env["PYTHONPATH"]
-    proc = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True, env=env, timeout=900)
-    if "No module named mypy" in proc.stderr:
-        raise MissingTool("mypy is not installed for the runner (%s)" % sys.executable)
-    findings = []
+    env = dict(os.environ)
+    env["MYPYPATH"] = os.pathsep.join(str(r) for r in target.roots(checkout))  # the checkout's roots only
+    try:
+        proc = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True, env=env, timeout=900)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise ToolFailed("mypy could not be run: %s" % exc) from None
+    found = []
     for line in proc.stdout.splitlines():
         if not line.startswith("{"):
             continue
         item = json.loads(line)
         hard = item.get("severity") == "error"
-        findings.append(
+        found.append(
             Finding("mypy", item["file"], item.get("line"), item.get("column"), item.get("code"), item["message"], hard)
         )
-    return findings, proc.returncode
+    if proc.returncode not in (0, 1) or (proc.returncode == 1 and not any(f.hard for f in found)):
+        raise ToolFailed("mypy ended (exit %d) without an answer: %s" % (proc.returncode, _said(proc)))
+    return found, proc.returncode
 
 
-def _new_on_c(findings: list[Finding], baseline: pathlib.Path, paths: Sequence[str], target: Target) -> list[Finding]:
-    """Demote the findings B already had to warnings."""
-    on_b = {(f.path, f.code, f.message) for f in _mypy(baseline, paths, target)[0]} if paths else set()
-    return [
-        Finding(f.check, f.path, f.line, f.column, f.code, f.message + " (also on the baseline)", False)
-        if f.hard and (f.path, f.code, f.message) in on_b
-        else f
-        for f in findings
-    ]
-
-
+#: Imports each owned module, byte-compiles the rest. Before each import it says which module it
+#: imports, so a module that kills or hangs the probe is named; the answer line carries a nonce
+#: read from stdin, so the code being imported cannot print a forged one.
 _IMPORT_PROBE = """
 import importlib, json, sys
+nonce = sys.stdin.readline().strip()
+sys.stdin.close()
 out = {}
 for path, name in json.loads(sys.argv[1]):
     try:
         with open(path, "rb") as fh:
             compile(fh.read(), path, "exec")  # byte-compile without writing .pyc files
         if name:
+            print("IMPORTING " + json.dumps(path), flush=True)
             mod = importlib.import_module(name)
             out[path] = {"ok": True, "file": getattr(mod, "__file__", None)}
         else:
             out[path] = {"ok": True, "file": None}
     except BaseException as exc:
         out[path] = {"ok": False, "error": "%s: %s" % (type(exc).__name__, exc)}
-print(json.dumps(out))
+print("ANSWER-" + nonce + " " + json.dumps(out), flush=True)
 """
+
+
+def _probe(
+    checkout: pathlib.Path, probe: Sequence[tuple[str, str | None]], target: Target, sandbox: Sandbox
+) -> tuple[dict[str, dict[str, object]], int | None]:
+    """The probe's answer per file; a module that ended or hung the probe is that module's failure."""
+    limit = sandbox.test_timeout or sandbox.tier_budget or IMPORT_LIMIT
+    nonce = secrets.token_hex(16)
+    with tempfile.TemporaryDirectory(prefix="evidence-import-") as home:
+        try:
+            proc = subprocess.run(
+                [target.python, "-c", _IMPORT_PROBE, json.dumps(list(probe))],
+                cwd=checkout,
+                input=nonce + "\n",
+                capture_output=True,
+                text=True,
+                errors="replace",
+                env=sandbox.environ(target.env(checkout), pathlib.Path(home)),
+                preexec_fn=sandbox.preexec,
+                timeout=limit,
+            )
+            stdout, code = proc.stdout, proc.returncode
+            ended = "ended the import probe (exit %d): %s" % (code, _said(proc))
+        except subprocess.TimeoutExpired as exc:
+            raw = exc.stdout or b""
+            stdout, code = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw, None
+            ended = "did not finish in %gs" % limit
+    lines = stdout.splitlines()
+    for line in reversed(lines):
+        if line.startswith("ANSWER-%s " % nonce):
+            return json.loads(line.split(" ", 1)[1]), code
+    importing = [json.loads(ln.split(" ", 1)[1]) for ln in lines if ln.startswith("IMPORTING ")]
+    if not importing:
+        raise ToolFailed("the import probe %s before importing anything" % ended)
+    return {importing[-1]: {"ok": False, "error": "importing it %s" % ended}}, code
 
 
 def type_gate(
@@ -243,77 +317,65 @@ def type_gate(
     paths: Sequence[str],
     candidate: str,
     target: Target,
-    baseline: pathlib.Path,
+    baseline: Callable[[], pathlib.Path],
     sandbox: Sandbox,
 ) -> tuple[GateResult, dict[str, str | None]]:
-    """T2: mypy where configured, then byte-compile and import every changed module on C.
+    """T2: mypy where configured, then import every changed module the library owns on C.
 
+    Changed files the library does not own (``setup.py``, ``docs/``, scripts, examples) are
+    byte-compiled, not imported: importing them would run a build or need a documentation theme.
     The import runs the candidate's import-time code, so it runs pinned like a test process: no
     network, scrubbed environment, temporary ``HOME``.
 
-    A mypy error the same files already had on B (same file, code and message) is recorded but
-    does not halt: real repositories often carry type errors, or miss stubs, that no candidate
-    introduced. Returns the gate and, per changed module, the file it was imported from.
+    A mypy error B already had (``findings``) is recorded but does not halt: real repositories
+    often carry type errors, or miss stubs, that no candidate introduced. Returns the gate and,
+    per changed module, the file it was imported from.
     """
     py = [p for p in paths if p.endswith(".py")]
     if not py:
         return GateResult(True, (), (), "no Python file changed"), {}
-    findings: list[Finding] = []
-    results: list[ValidationResult] = []
-    notes = []
-    if mypy_configured(checkout):
-        mypy_findings, code = _mypy(checkout, py, target)
-        if any(f.hard for f in mypy_findings):
-            mypy_findings = _new_on_c(mypy_findings, baseline, [p for p in py if (baseline / p).is_file()], target)
-        findings.extend(mypy_findings)
-        for path in py:
-            bad = [f for f in mypy_findings if f.path == path and f.hard]
-            results.append(
-                _result("T2::mypy::" + path, candidate, bad[0] if bad else None, FailureKind.TYPE_ERROR, code)
-            )
-        errors = [f for f in mypy_findings if f.hard]
-        first = " (first %s:%s %s)" % (errors[0].path, errors[0].line, errors[0].message) if errors else ""
-        notes.append("mypy: %d new error(s)%s" % (len(errors), first))
-    else:
-        notes.append("mypy not configured by the repository")
     # The declared roots first; the checkout root and src/ as fallbacks, so that a changed module
     # outside the declared roots is still imported -- and its provenance checked.
     roots = [str(r.relative_to(checkout)) if r != checkout else "" for r in target.roots(checkout)] + ["", "src"]
-    probe = [(str(checkout / p), module_of(p, roots)) for p in py]
-    limit = sandbox.test_timeout or sandbox.tier_budget or IMPORT_LIMIT
-    probe_exit: int | None
-    with tempfile.TemporaryDirectory(prefix="evidence-import-") as home:
-        try:
-            proc = subprocess.run(
-                [target.python, "-c", _IMPORT_PROBE, json.dumps(probe)],
-                cwd=checkout,
-                capture_output=True,
-                text=True,
-                env=sandbox.environ(target.env(checkout), pathlib.Path(home)),
-                preexec_fn=sandbox.preexec,
-                timeout=limit,
+    owned = {p: owned_module(checkout, p, roots) for p in py}
+    findings: list[Finding] = []
+    results: list[ValidationResult] = []
+    notes = []
+    typed = [p for p in py if owned[p]]
+    if mypy_configured(checkout) and typed:
+        found, code = _mypy(checkout, typed, target)
+        if any(f.hard for f in found):
+            b_dir = baseline()
+            on_b = [p for p in typed if (b_dir / p).is_file()]
+            b_found = _mypy(b_dir, on_b, target)[0] if on_b else []
+            found = judged.judge(found, b_found, _read(checkout), _read(b_dir))
+        findings.extend(found)
+        for path in typed:
+            bad = [f for f in found if f.path == path and f.hard]
+            results.append(
+                _result("T2::mypy::" + path, candidate, bad[0] if bad else None, FailureKind.TYPE_ERROR, code)
             )
-            answer, probe_exit = proc.stdout, proc.returncode
-            died = "the import probe ended (exit %d) without an answer: %s" % (probe_exit, proc.stderr.strip()[-300:])
-        except subprocess.TimeoutExpired:
-            answer, probe_exit = "", None
-            died = "importing the changed modules did not finish in %gs" % limit
-    try:
-        imported = json.loads(answer.strip().splitlines()[-1])
-    except (IndexError, ValueError):
-        imported = {str(checkout / p): {"ok": False, "error": died.rstrip(": ")} for p in py}
+        errors = [f for f in found if f.hard]
+        first = " (first %s:%s %s)" % (errors[0].path, errors[0].line, errors[0].message) if errors else ""
+        notes.append("mypy: %d new error(s)%s" % (len(errors), first))
+    else:
+        notes.append("mypy not configured by the repository" if typed else "no changed module to type-check")
+    probe = [(str(checkout / p), owned[p]) for p in py]
+    imported, probe_exit = _probe(checkout, probe, target, sandbox)
     origins: dict[str, str | None] = {}
     for (abspath, name), path in zip(probe, py, strict=True):
-        got = imported.get(abspath, {"ok": False, "error": "no answer from the import probe"})
-        finding = None if got["ok"] else Finding("import", path, None, None, "import", got["error"], True)
+        got = imported.get(abspath, {"ok": False, "error": "not reached: the import probe ended before it"})
+        finding = None if got["ok"] else Finding("import", path, None, None, "import", str(got["error"]), True)
         if finding:
             findings.append(finding)
         if name and got["ok"]:
-            origins[name] = got["file"]
-        results.append(_result("T2::import::" + path, candidate, finding, FailureKind.IMPORT_ERROR, probe_exit))
+            origins[name] = str(got["file"]) if got["file"] else None
+        check = "import" if name else "compile"
+        results.append(_result("T2::%s::%s" % (check, path), candidate, finding, FailureKind.IMPORT_ERROR, probe_exit))
     hard = [f for f in findings if f.hard]
     failed = [f for f in findings if f.check == "import"]
     notes.append(
-        "%d module(s) imported" % len(origins) + ("; %s: %s" % (failed[0].path, failed[0].message) if failed else "")
+        "%d module(s) imported, %d file(s) byte-compiled only" % (len(origins), sum(1 for p in py if not owned[p]))
+        + ("; %s: %s" % (failed[0].path, failed[0].message) if failed else "")
     )
     return GateResult(not hard, tuple(results), tuple(findings), "; ".join(notes)), origins

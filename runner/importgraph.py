@@ -60,6 +60,35 @@ def module_of(path: str, roots: Sequence[str]) -> str | None:
     return None
 
 
+#: Top-level files that are tools of the repository, not modules of its library.
+TOOL_SCRIPTS = frozenset(
+    {"setup", "conftest", "noxfile", "toxfile", "tasks", "fabfile", "dodo", "runtests", "hatch_build", "bootstrap"}
+)
+
+
+def owned_module(checkout: pathlib.Path, path: str, roots: Sequence[str]) -> str | None:
+    """The module name of ``path`` if the repository's library owns it, else None.
+
+    Owned: a module inside a package (every directory from its import root down holds an
+    ``__init__.py``), or a top-level module at an import root that is not one of the
+    repository's tool scripts. ``docs/conf.py``, ``setup.py``, scripts and examples are not
+    owned: importing them runs a build or needs tools the tests never install.
+    """
+    name = module_of(path, roots)
+    if name is None:
+        return None
+    parts = name.split(".")
+    root = path[: len(path) - len("/".join(parts)) - (len("/__init__.py") if path.endswith("__init__.py") else 3)]
+    base = checkout / root if root else checkout
+    packages = parts if path.endswith("__init__.py") else parts[:-1]
+    if not packages:
+        return None if parts[0] in TOOL_SCRIPTS else name
+    for depth in range(1, len(packages) + 1):
+        if not (base.joinpath(*packages[:depth]) / "__init__.py").is_file():
+            return None
+    return name
+
+
 class ImportGraph:
     def __init__(self, checkout: pathlib.Path, roots: list[str]) -> None:
         self.checkout = checkout

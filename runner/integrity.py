@@ -60,6 +60,7 @@ class IntegrityReport:
     detections: tuple[Detection, ...]
     lay: Mapping[str, str | None]
     protected: int
+    trusted: frozenset[str] = frozenset()  # files the trusted source changed: not the candidate's code
 
 
 def pytest_settings(path: str, data: bytes | None) -> dict[str, str]:
@@ -328,4 +329,7 @@ def verify_test_integrity(
         final = t if t != b else (b if found else c)
         if final != c:
             lay[path] = final
-    return IntegrityReport(tuple(detections), lay, protected)
+    changed_by_trusted = frozenset(
+        p for p in paths if trusted != baseline and trees[trusted].get(p) != trees[baseline].get(p)
+    )
+    return IntegrityReport(tuple(detections), lay, protected, changed_by_trusted)

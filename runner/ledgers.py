@@ -17,9 +17,9 @@ import argparse
 import pathlib
 from collections.abc import Callable
 
+from pytest_evidence.errors import EXIT_CERTIFIED, BadInput
 from pytest_evidence.store import Store
 from runner import baseline_cmd, receipts
-from runner.errors import EXIT_CERTIFIED, BadInput
 
 Print = Callable[[str], None]
 
@@ -47,7 +47,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def flaky(args: argparse.Namespace, store_path: pathlib.Path, out: Print) -> int:
     root = baseline_cmd.repo_root(args.repo)
-    with Store(str(store_path)) as store:
+    with Store(str(store_path), option="--store") as store:
         held = store.quarantined(root)
         if args.action == "list":
             if not held:
@@ -67,7 +67,7 @@ def flaky(args: argparse.Namespace, store_path: pathlib.Path, out: Print) -> int
 
 def receipts_command(args: argparse.Namespace, store_path: pathlib.Path, out: Print) -> tuple[int, str]:
     root = baseline_cmd.repo_root(args.repo)
-    with Store(str(store_path)) as store:
+    with Store(str(store_path), option="--store") as store:
         if args.action == "list":
             found = store.receipts(repo=root)
             for r in found:

@@ -25,8 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_evidence import stream
+from pytest_evidence.inject import INJECT_PLUGIN
 from pytest_evidence.model import Failure, FailureKind, Observation, Outcome
-from pytest_evidence.replay import INJECT_PLUGIN, observation_for
+from pytest_evidence.replay import observation_for
 from runner.sandbox import Sandbox
 from runner.target import Target
 
@@ -39,6 +40,18 @@ class PytestRun:
     stderr_tail: str
     budget_exhausted: bool
     command: tuple[str, ...]
+
+    @property
+    def answered(self) -> bool:
+        """The plugin started and reported: whatever happened next, the stream says it."""
+        return self.content.started is not None
+
+    @property
+    def said(self) -> str:
+        """pytest's own complaint: its ``error:`` line, else the last line it wrote."""
+        lines = [ln.strip() for ln in self.stderr_tail.splitlines() if ln.strip()]
+        flagged = [ln for ln in lines if "error:" in ln.lower()]
+        return (flagged or lines or ["no message"])[-1 if not flagged else 0]
 
     def observation(self, test_id: str) -> Observation | None:
         """The outcome of ``test_id``: its result, else a collection error of its file, else None."""
@@ -125,7 +138,7 @@ def run(
         _mark_running(
             content, Outcome.CRASH, Failure(FailureKind.CRASH, "the test process died (%s) in this test" % how)
         )
-    tail = "\n".join((stderr or "").strip().splitlines()[-20:])
+    tail = "\n".join((stderr or "").strip().splitlines()[-40:])
     return PytestRun(content, proc.returncode, round(time.perf_counter() - start, 3), tail, exhausted, tuple(cmd))
 
 

@@ -37,9 +37,10 @@ from dataclasses import dataclass, field
 
 from packaging.specifiers import SpecifierSet
 
+import pytest_evidence
 from pytest_evidence import gitops
 from runner import netns
-from runner.target import PLUGIN_ROOT, Target
+from runner.target import Target, plugin_root
 
 DEFAULT_SEED = 20261130
 DEFAULT_TEST_TIMEOUT = 60.0
@@ -144,6 +145,13 @@ class Sandbox:
         if self.shim:
             env["PYTHONPATH"] = os.pathsep.join([*filter(None, [env.get("PYTHONPATH")]), self.shim])
         return env
+
+    def injected_versions(self) -> dict[str, str]:
+        """What the runner put on the target's path: the plugin's private copy, and guard plugins."""
+        found = {"pytest-evidence": pytest_evidence.__version__}
+        for guard in self.injected:
+            found[guard.distribution] = self.plugins[guard.distribution].split()[-1]
+        return found
 
     def identity(self) -> str:
         """What makes two runs comparable: everything pinned but the tier budget (a time limit)."""
@@ -262,7 +270,7 @@ def _inject(guard: Guard, python: str, into: pathlib.Path) -> str | None:
 
 def _imports(target: Target, shim: pathlib.Path, module: str) -> str | None:
     """Why the injected copy of ``module`` does not import in the target, or None."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PLUGIN_ROOT, str(shim)]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([plugin_root(), str(shim)]))
     proc = subprocess.run(
         [target.python, "-c", "import " + module],
         capture_output=True,

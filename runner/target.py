@@ -1,13 +1,16 @@
 """The target environment: the interpreter the repository's tests run with.
 
 Often old and never ours: nothing is installed into it. The plugin (and the shared model) are
-made importable by ``PYTHONPATH`` and loaded with ``-p no:evidence -p pytest_evidence.plugin``
-(the ``no:`` keeps an installed copy from registering twice). The checkout's own source roots
-come first on the path so the code under test is the checkout's, not an installed copy.
+made importable by putting a private copy of ``pytest_evidence`` -- that package and nothing
+else -- on ``PYTHONPATH``, and loaded with ``-p no:evidence -p pytest_evidence.plugin`` (the
+``no:`` keeps an installed copy from registering twice). The runner's own ``site-packages`` never
+goes on the target's path: the target's tests run with the target's pytest and plugins. The
+checkout's own source roots come first on the path, so the code under test is the checkout's.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import pathlib
@@ -17,24 +20,40 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-import pytest_evidence
 from pytest_evidence.environment import capture, versions
+from pytest_evidence.errors import BadInput, MissingTool
+from pytest_evidence.inject import private_copy
 from pytest_evidence.model import Environment
-from runner.errors import MissingTool
-
-#: Directory that holds the ``pytest_evidence`` package, put on the target's PYTHONPATH.
-PLUGIN_ROOT = str(pathlib.Path(pytest_evidence.__file__).resolve().parent.parent)
 
 #: Distributions whose pytest plugins pin a test run (per-test timeout, seeded randomness).
 GUARD_DISTRIBUTIONS = ["pytest-timeout", "pytest-randomly"]
 
+#: The oldest pytest the plugin supports in a target.
+MIN_PYTEST = (7, 0)
+
 #: One probe (fingerprint, guard plugin versions) per interpreter path for the life of the process.
 _PROBED: dict[str, tuple[Environment, dict[str, str]]] = {}
+_INJECTED: list[str] = []
 
 _PROBE = (
-    "import json, sys, pytest_evidence.environment as e; "
-    "print(json.dumps([e.capture().to_dict(), e.versions(sys.argv[1:])]))"
+    "import json, sys\n"
+    "try:\n"
+    "    import pytest\n"
+    "except ImportError as exc:\n"
+    "    print(json.dumps({'pytest': None, 'error': str(exc)})); sys.exit(0)\n"
+    "import pytest_evidence.environment as e\n"
+    "print(json.dumps({'pytest': pytest.__version__, 'environment': e.capture().to_dict(),"
+    " 'guards': e.versions(sys.argv[1:])}))\n"
 )
+
+
+def plugin_root() -> str:
+    """The private copy of ``pytest_evidence`` for this runner process (removed at exit)."""
+    if not _INJECTED:
+        where = tempfile.mkdtemp(prefix="evidence-plugin-")
+        atexit.register(shutil.rmtree, where, True)
+        _INJECTED.append(private_copy(where))
+    return _INJECTED[0]
 
 
 @dataclass(frozen=True)
@@ -53,10 +72,11 @@ class Target:
         return found
 
     def env(self, checkout: pathlib.Path) -> dict[str, str]:
+        """The environment of a process in the target: the checkout's roots, then the plugin."""
         env = dict(os.environ)
         for noisy in ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTHONSTARTUP"):
             env.pop(noisy, None)
-        paths = [str(r) for r in self.roots(checkout)] + [PLUGIN_ROOT]
+        paths = [str(r) for r in self.roots(checkout)] + [plugin_root()]
         if env.get("PYTHONPATH"):
             paths.append(env["PYTHONPATH"])
         env["PYTHONPATH"] = os.pathsep.join(paths)
@@ -64,16 +84,40 @@ class Target:
         return env
 
     def check(self) -> None:
-        """Fail fast, before any tier, on an interpreter that does not exist."""
+        """Fail fast, before any tier: an interpreter that is not there, or cannot run the plugin."""
         if shutil.which(self.python) is None:
             raise MissingTool("--python %s: no such interpreter" % self.python)
+        self._probed()
+
+    def check_pytest_args(self, checkout: pathlib.Path) -> None:
+        """The operator's pytest arguments, tried on B's checkout before any tier.
+
+        pytest parses them (and the repository's configuration) and is then pointed at a path
+        that does not exist, so nothing is collected or run. A refusal of the command line is
+        the operator's mistake, said in pytest's own words.
+        """
+        if not self.pytest_args:
+            return
+        nowhere = "__evidence_no_such_path__"
+        proc = subprocess.run(
+            [self.python, "-m", "pytest", *self.pytest_args, "-p", "no:cacheprovider", "--collect-only", "-q", nowhere],
+            cwd=checkout,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            env=self.env(checkout),
+            timeout=300,
+        )
+        refused = [ln.strip() for ln in proc.stderr.splitlines() if ": error: " in ln]
+        if "usage:" in proc.stderr and refused:
+            raise BadInput("pytest refuses the arguments %s: %s" % (" ".join(self.pytest_args), refused[0]))
 
     def environment(self, fresh: bool = False) -> Environment:
         """Fingerprint of the target interpreter's installed environment (the checkout left out).
 
-        Also proves the interpreter can run the plugin at all. The runner's own interpreter is
-        fingerprinted in-process (tens of milliseconds instead of an interpreter start).
-        ``fresh`` measures again: what the tests may have installed or removed since.
+        The runner's own interpreter is fingerprinted in-process (tens of milliseconds instead of
+        an interpreter start). ``fresh`` measures again: what the tests may have installed or
+        removed since.
         """
         if fresh:
             _PROBED.pop(self.python, None)
@@ -85,14 +129,16 @@ class Target:
 
     def _probed(self) -> tuple[Environment, dict[str, str]]:
         if self.python not in _PROBED:
-            if self.python == sys.executable:
+            if os.path.abspath(self.python) == os.path.abspath(sys.executable):
                 _PROBED[self.python] = (capture(), versions(GUARD_DISTRIBUTIONS))
             else:
                 _PROBED[self.python] = self._probe()
         return _PROBED[self.python]
 
     def _probe(self) -> tuple[Environment, dict[str, str]]:
-        env = dict(os.environ, PYTHONPATH=PLUGIN_ROOT)
+        """Ask the target itself, with nothing on its path but the plugin's private copy."""
+        env = dict(os.environ, PYTHONPATH=plugin_root())
+        env.pop("PYTHONHOME", None)
         try:
             proc = subprocess.run(
                 [self.python, "-c", _PROBE, *GUARD_DISTRIBUTIONS],
@@ -102,12 +148,33 @@ class Target:
                 cwd=tempfile.gettempdir(),
                 timeout=120,
             )
-        except FileNotFoundError:
-            raise MissingTool("--python %s: no such interpreter" % self.python) from None
-        if proc.returncode != 0:
-            last = (proc.stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1]
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise MissingTool("--python %s cannot be started: %s" % (self.python, exc)) from None
+        try:
+            answer = json.loads(proc.stdout.strip().splitlines()[-1])
+            assert isinstance(answer, dict)
+        except (IndexError, ValueError, AssertionError):
+            said = (proc.stderr.strip().splitlines() or ["no output"])[-1]
             raise MissingTool(
-                "--python %s cannot run the plugin (is pytest 7+ installed there?): %s" % (self.python, last)
+                "--python %s is not a Python that can run the plugin (exit %d: %s)"
+                % (self.python, proc.returncode, said)
+            ) from None
+        if answer["pytest"] is None:
+            raise MissingTool(
+                "--python %s has no pytest (%s): install pytest %d.%d or newer there"
+                % (self.python, answer["error"], *MIN_PYTEST)
             )
-        env_doc, guards = json.loads(proc.stdout)
-        return Environment.from_dict(env_doc), dict(guards)
+        if _release(answer["pytest"]) < MIN_PYTEST:
+            raise MissingTool(
+                "--python %s has pytest %s; the plugin needs %d.%d or newer"
+                % (self.python, answer["pytest"], *MIN_PYTEST)
+            )
+        return Environment.from_dict(answer["environment"]), dict(answer["guards"])
+
+
+def _release(version: str) -> tuple[int, int]:
+    parts = [*version.split("."), "0"][:2]
+    try:
+        return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or 0)
+    except ValueError:
+        return (0, 0)

@@ -4,13 +4,15 @@ CERTIFIED only if every tier that ran passed, at least one result is bug-discrim
 blocking detection was made. A failed tier makes the patch REJECTED (naming the first), and so
 does an attack on the referee -- tampering with the protected tests, or library code that reaches
 into pytest or kills the test process -- even though the tiers ran on the trusted tests. Otherwise
-a tier that could not prove its point, or a blocking detection, makes it INCONCLUSIVE.
+a tier that could not prove its point, a tier whose engine failed to answer (``error``: never a
+pass), or a blocking detection makes it INCONCLUSIVE.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pytest_evidence.errors import EXIT_CERTIFIED, EXIT_INCONCLUSIVE, EXIT_REJECTED
 from pytest_evidence.model import (
     Detection,
     DetectionKind,
@@ -20,7 +22,6 @@ from pytest_evidence.model import (
     Verdict,
     VerdictRecord,
 )
-from runner.errors import EXIT_CERTIFIED, EXIT_INCONCLUSIVE, EXIT_REJECTED
 from runner.interference import is_attack
 
 #: Detections that forbid certification even when every tier passed.
@@ -58,7 +59,7 @@ def decide(
         reasons = ["%s: %s" % (d.kind.value, d.message) for d in attacks]
         reasons += ["%s: %s" % (t.tier.value, t.note) for t in failed]
         return VerdictRecord(Verdict.REJECTED, failed[0].tier if failed else None, tuple(reasons))
-    inconclusive = [t for t in tiers if t.status is TierStatus.INCONCLUSIVE]
+    inconclusive = [t for t in tiers if t.status in (TierStatus.INCONCLUSIVE, TierStatus.ERROR)]
     blocking = [d for d in detections if d.kind in BLOCKING]
     if inconclusive or blocking:
         reasons = ["%s: %s" % (t.tier.value, t.note) for t in inconclusive]

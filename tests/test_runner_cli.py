@@ -9,9 +9,9 @@ import jsonschema
 import pytest
 from conftest import Record
 
+from pytest_evidence.errors import EXIT_BAD_INPUT
 from runner import demo, example_repo
 from runner.cli import main
-from runner.errors import EXIT_BAD_INPUT
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ exit 2; the user's working tree is never touched; the baseline suite runs once p
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import subprocess
@@ -118,7 +119,7 @@ def test_changed_module_imported_from_outside_the_checkout_blocks_certification(
     (elsewhere / "calc" / "__init__.py").write_text("")
     (elsewhere / "calc" / "ops.py").write_text(fix["src/calc/ops.py"])  # a stale "installed" copy
     monkeypatch.setenv("PYTHONPATH", str(elsewhere))
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--pythonpath", "lib")
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--pythonpath", "tests")
     assert doc is not None
     outside = [d for d in doc["detections"] if d["kind"] == "import_outside_checkout"]
     assert outside and str(elsewhere) in outside[0]["message"]
@@ -132,6 +133,7 @@ def test_changed_module_imported_from_outside_the_checkout_blocks_certification(
         ("no-such-dir", "no-such-dir is not a directory"),
         ("unknown-tests-from", "--tests-from nope: neither a patch file nor a revision"),
         ("unknown-pytest-option", "unrecognized arguments: --no-such-option"),
+        ("pytest-option-after-dashes", "unrecognized arguments: --no-such-option"),
         ("unknown-rev", "unknown revision 'nope'"),
         ("bad-patch", "does not apply to the baseline: patch failed: calc/ops.py:1"),
         ("unknown-test", "no collected test matches tests/test_ops.py::test_nope"),
@@ -155,6 +157,8 @@ def test_bad_input_is_one_line_and_exit_2(
         args += ["--tests-from", "nope"]
     elif case == "unknown-pytest-option":
         args += ["--pytest-arg=--no-such-option"]
+    elif case == "pytest-option-after-dashes":
+        args += ["--", "-o", "addopts=", "--no-such-option"]
     elif case == "unknown-rev":
         args[1] = "nope"
     elif case == "bad-patch":
@@ -233,7 +237,9 @@ def test_type_errors_the_baseline_already_had_do_not_halt(repo: Repo, tmp_path: 
     assert old and not old[0]["hard"] and old[0]["message"].endswith("(also on the baseline)")
 
 
-def test_sigterm_removes_the_worktrees_and_kills_the_tests(repo: Repo, tmp_path: pathlib.Path) -> None:
+def test_sigterm_removes_the_worktrees_kills_the_tests_and_records_what_ran(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record
+) -> None:
     import signal
     import time
 
@@ -269,8 +275,18 @@ def test_sigterm_removes_the_worktrees_and_kills_the_tests(repo: Repo, tmp_path:
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 4 and "interrupted; temporary worktrees removed" in err
+    assert err.strip().splitlines()[-1].endswith("[interrupted]") and "Traceback" not in err
     assert repo.git("worktree", "list").count("\n") == 0
-    assert not (tmp_path / "e.json").exists()
+    doc = json.loads((tmp_path / "e.json").read_text())
+    jsonschema.validate(doc, schema)
+    assert (doc["complete"], doc["incomplete_reason"], doc["verdict"], doc["exit_status"]) == (
+        False,
+        "interrupted",
+        None,
+        4,
+    )
+    status = {t["tier"]: t["status"] for t in doc["tiers"]}
+    assert [status[t] for t in ("T0", "T1", "T2", "T3")] == ["passed", "passed", "passed", "not_run"]
 
 
 def test_full_climbs_every_tier_after_a_failure(repo: Repo, tmp_path: pathlib.Path) -> None:

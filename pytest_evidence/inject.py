@@ -1,0 +1,30 @@
+"""A private copy of this package, to put on another interpreter's ``sys.path``.
+
+The plugin runs inside interpreters that do not have it installed (the runner's ``--python``
+targets, the plugin's own replay on B). Putting the directory that holds ``pytest_evidence`` on
+their ``PYTHONPATH`` is wrong as soon as the package is installed from a wheel: that directory is
+a whole ``site-packages``, and the target would import the runner's pytest and plugins instead of
+its own. What goes on the path is a directory holding this package and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+#: How a child pytest loads this plugin, whether or not the package is installed there: by
+#: module path, with the entry point name blocked (where the target has the package installed
+#: too, loading both would register the same module twice).
+INJECT_PLUGIN = ("-p", "no:evidence", "-p", "pytest_evidence.plugin")
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def private_copy(dest: str) -> str:
+    """Copy the package's modules and schema into ``dest/pytest_evidence``; return ``dest``."""
+    target = os.path.join(dest, "pytest_evidence")
+    os.makedirs(target, exist_ok=True)
+    for name in sorted(os.listdir(_PACKAGE)):
+        if name.endswith((".py", ".json")):
+            shutil.copyfile(os.path.join(_PACKAGE, name), os.path.join(target, name))
+    return dest

@@ -1,0 +1,54 @@
+"""How a climb was asked for: the typed form of ``certify``'s options, and the record's ``invocation``.
+
+One frozen value carries every choice the user made; the record's ``invocation`` object is its
+serialisation and nothing else, so a key cannot drift from the value it names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from runner.sandbox import DEFAULT_SEED, DEFAULT_TEST_TIMEOUT
+from runner.target import Target
+
+
+@dataclass(frozen=True)
+class Invocation:
+    python: str
+    pytest_args: tuple[str, ...] = ()
+    pythonpath: tuple[str, ...] = ()  # import roots relative to a checkout; "" is the root
+    reproducers: tuple[str, ...] = ()
+    expected_changes: tuple[str, ...] = ()
+    full: bool = False
+    reruns: int = 2
+    tier_budget: float | None = 900.0
+    test_timeout: float | None = DEFAULT_TEST_TIMEOUT
+    seed: int = DEFAULT_SEED
+    integration_marker: str = "integration"
+    integration_globs: tuple[str, ...] = ("*integration*",)
+    tests_from: str | None = None  # a revision or a test patch holding the trusted tests
+
+    @property
+    def target(self) -> Target:
+        return Target(self.python, self.pythonpath, self.pytest_args)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record's ``invocation``. ``timeout`` is the 1.1 name of ``tier_budget``, written
+        for readers of schema 1.1 until the next major version (docs/evidence-record.md)."""
+        return {
+            "python": self.python,
+            "pytest_args": list(self.pytest_args),
+            "pythonpath": list(self.pythonpath),
+            "reruns": self.reruns,
+            "tier_budget": self.tier_budget,
+            "timeout": self.tier_budget,
+            "test_timeout": self.test_timeout,
+            "seed": self.seed,
+            "reproducers": list(self.reproducers),
+            "expected_changes": list(self.expected_changes),
+            "full": self.full,
+            "integration_marker": self.integration_marker,
+            "integration_globs": list(self.integration_globs),
+            "tests_from": self.tests_from,
+        }

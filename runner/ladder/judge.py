@@ -1,0 +1,146 @@
+"""The ladder's rules: what a tier's typed results mean for the patch. Pure: no I/O, no process.
+
+The climb (``climb``) runs engines and hands their typed results here; every decision a tier
+makes -- pass, fail, inconclusive, which flip counts -- is one of these functions, so each rule is
+unit-tested without a repository.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pytest_evidence.assemble import Typed
+from pytest_evidence.model import FAILING, BCClass, Observation, Outcome, TierStatus, ValidationResult
+
+#: Outcomes on C that fail a test tier (a quarantined flake is judged separately).
+C_FAILING = FAILING | {Outcome.TIMEOUT, Outcome.CRASH}
+
+Judgement = tuple[TierStatus, str]
+
+
+def static_tier(passed: bool, checked: int) -> TierStatus:
+    """T0-T2: nothing to check is ``skipped``; any hard finding fails."""
+    if not checked:
+        return TierStatus.SKIPPED
+    return TierStatus.PASSED if passed else TierStatus.FAILED
+
+
+def unrun(not_run: Sequence[str], budget_exhausted: bool, budget: float | None, exit_code: int) -> Judgement | None:
+    """A tier whose tests did not all run proves nothing about the ones left out."""
+    if not not_run:
+        return None
+    if budget_exhausted:
+        return TierStatus.INCONCLUSIVE, "the tier's budget of %ss ran out: %d selected test(s) did not run" % (
+            budget,
+            len(not_run),
+        )
+    return TierStatus.FAILED, "%d selected test(s) did not run: the test process ended early (exit %d)" % (
+        len(not_run),
+        exit_code,
+    )
+
+
+def flip(results: Sequence[ValidationResult]) -> str | None:
+    """The first result that fails on C while B, run like for like, did not fail it."""
+    for res in results:
+        if res.baseline_result is Outcome.PASS and res.candidate_result in C_FAILING:
+            return "regression: %s passes on B, %s on C" % (res.test_id, res.candidate_result.value)
+        if res.baseline_result is None and res.candidate_result in C_FAILING:
+            return "%s %s on C and has no baseline result" % (res.test_id, res.candidate_result.value)
+    return None
+
+
+def suspects(
+    ids: Sequence[str], candidate: Mapping[str, Observation | None], baseline: Mapping[str, Observation | None]
+) -> list[str]:
+    """Tests that look like flips against the stored full B run: failing on C, not failing on B.
+
+    The full B run is not like for like (another selection, another order): each of these must be
+    run again on B with the C run's selection, order and seed before it counts.
+    """
+    found = []
+    for tid in ids:
+        c, b = candidate.get(tid), baseline.get(tid)
+        if c is not None and c.outcome in C_FAILING and (b is None or b.outcome not in FAILING):
+            found.append(tid)
+    return found
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """What a suspected flip rests on: B in the full suite run, and B in C's own selection."""
+
+    full_suite: Outcome | None
+    same_selection: Outcome | None
+    selection_size: int
+
+    @property
+    def order_dependent(self) -> bool:
+        """Passes on B in the full run and fails on B in C's selection: the order did it."""
+        return self.full_suite is Outcome.PASS and self.same_selection in FAILING
+
+    @property
+    def rests_on(self) -> str:
+        if self.same_selection is Outcome.PASS:
+            return "regression: passes on B in the C run's selection, order and seed"
+        if self.order_dependent:
+            return "order_dependent: passes in B's full run, fails on B in the C run's selection too"
+        if self.same_selection is None:
+            return "unconfirmed: B did not report it in the C run's selection; judged on B's full run"
+        return "not a flip: %s on B in the C run's selection" % self.same_selection.value
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "baseline_full_suite": None if self.full_suite is None else self.full_suite.value,
+            "baseline_same_selection": None if self.same_selection is None else self.same_selection.value,
+            "selection_size": self.selection_size,
+            "rests_on": self.rests_on,
+        }
+
+
+def reproducer_tier(typed: Typed, designated: Sequence[str], expected: Sequence[str]) -> Judgement:
+    """T3: the reproducers on B (with C's tests) and on C, in the same selection."""
+    by_id = {r.test_id: r for r in typed.results}
+    classes = {t: typed.annotations[t].bc_class for t in by_id}
+    designated = [t for t in designated if t in by_id]
+    for tid in designated:
+        if classes.get(tid) is BCClass.NO_FIX:
+            return TierStatus.FAILED, "no-fix: reproducer %s fails on B and on C" % tid
+        if classes.get(tid) is BCClass.REGRESSION or by_id[tid].candidate_result in C_FAILING:
+            return TierStatus.FAILED, "reproducer %s fails on C (%s)" % (tid, by_id[tid].candidate_result.value)
+    for tid in expected:
+        if by_id[tid].candidate_result is not Outcome.PASS:
+            return TierStatus.FAILED, "expected change %s does not pass on C" % tid
+    flipped = flip(typed.results)
+    if flipped:
+        return TierStatus.FAILED, flipped
+    quarantined = [t for t in designated if Outcome.FLAKY in (by_id[t].candidate_result, by_id[t].baseline_result)]
+    if quarantined:
+        return TierStatus.INCONCLUSIVE, "reproducer %s is quarantined as flaky" % quarantined[0]
+    if not designated:
+        return TierStatus.INCONCLUSIVE, "no reproducer: the changed tests are all unchanged functions"
+    if not any(by_id[t].bug_discriminating for t in designated):
+        return TierStatus.INCONCLUSIVE, "no reproducer fails on B: nothing shows the bug fixed"
+    n = sum(by_id[t].bug_discriminating for t in designated)
+    return TierStatus.PASSED, "%d of %d reproducer(s) bug-discriminating" % (n, len(designated))
+
+
+def regression_tier(
+    results: Sequence[ValidationResult], what: str, obligation: bool, unrun_: Judgement | None
+) -> Judgement:
+    """T4-T7: a like-for-like flip fails; unrun tests or a quarantined obligation prove nothing."""
+    flipped = flip(results)
+    if flipped:
+        return TierStatus.FAILED, flipped
+    if unrun_:
+        return unrun_
+    quarantined = [r.test_id for r in results if r.candidate_result is Outcome.FLAKY] if obligation else []
+    if quarantined:
+        return TierStatus.INCONCLUSIVE, "obligation test %s is quarantined as flaky" % quarantined[0]
+    both = sum(1 for r in results if r.baseline_result in FAILING and r.candidate_result in FAILING)
+    return TierStatus.PASSED, "%s: %d run, no flip%s" % (
+        what,
+        len(results),
+        "; %d already failing on B" % both if both else "",
+    )

@@ -1,0 +1,144 @@
+"""The test processes of one climb: C, and B with C's (trusted) tests laid over it, pinned alike.
+
+Every pytest process of a climb starts here, so every one of them runs in the same sandbox (seed,
+network, per-test timeout, guard plugins), reports its refused network attempts, feeds the flake
+ledger, and says where the changed modules were imported from. A process that ends without a
+usable answer is a ``ToolFailed``: the tier that asked is an error, never a pass.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import pathlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pytest_evidence import overlay
+from pytest_evidence.assemble import Typed, flake_rows, network_detections, quarantine, type_evidence
+from pytest_evidence.errors import ToolFailed
+from pytest_evidence.model import Detection, DetectionKind, Observation, Origin
+from pytest_evidence.store import Store
+from runner import integrity, pytest_run
+from runner.checkout import Checkouts
+from runner.ladder.evidence import Evidence
+from runner.ladder.invocation import Invocation
+from runner.sandbox import Sandbox, pin_environment
+
+
+class Sides:
+    def __init__(
+        self,
+        co: Checkouts,
+        store: Store,
+        invocation: Invocation,
+        evidence: Evidence,
+        run_id: str,
+        progress: Callable[[str], None],
+    ) -> None:
+        self.co = co
+        self.store = store
+        self.invocation = invocation
+        self.target = invocation.target
+        self.evidence = evidence
+        self.run_id = run_id
+        self.progress = progress
+        self.repo_key = os.path.realpath(co.repo)
+        self.held = store.quarantined(self.repo_key)  # as it stood before this climb
+        self.watch: list[str] = []  # changed modules, whose import origin every C run reports
+        self.plan: overlay.OverlayPlan | None = None  # C's test files against B, once planned
+        self._outside: set[str] = set()
+        self._sandbox: Sandbox | None = None
+
+    @property
+    def pinned(self) -> bool:
+        """Whether any candidate code has run (T0 and T1 never pin)."""
+        return self._sandbox is not None
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """Pinned once, when the first candidate code is about to run."""
+        if self._sandbox is None:
+            self._sandbox = pin_environment(
+                self.target,
+                self.co.scratch,
+                self.invocation.seed,
+                self.invocation.test_timeout,
+                self.invocation.tier_budget,
+                integrity.disabled_plugins(self.co.c_dir, self.target.pytest_args),
+            )
+            for missing in self._sandbox.missing:
+                self.progress("pinning: missing %s" % missing)
+        return self._sandbox
+
+    def pytest(
+        self, checkout: pathlib.Path, ids: Sequence[str] | None, answer: bool = True, **kwargs: Any
+    ) -> pytest_run.PytestRun:
+        """One pinned pytest process; ``answer``: a process that reported nothing is a ``ToolFailed``."""
+        run = pytest_run.run(self.target, checkout, ids, sandbox=self.sandbox, **kwargs)
+        side = "B" if checkout.name.startswith("B") else "C"  # worktrees B, B-with-C-tests, C, C-as-submitted
+        self.evidence.detect(network_detections(run.content.network, side))
+        if answer and not run.answered:
+            raise ToolFailed("pytest ended (exit %d) without reporting on %s: %s" % (run.exit_code, side, run.said))
+        return run
+
+    def run_c(self, ids: Sequence[str]) -> pytest_run.PytestRun:
+        run = self.pytest(self.co.c_dir, ids, reruns=self.invocation.reruns, watch=self.watch)
+        self.evidence.ran_on_c.update(t for t in ids if run.observation(t) is not None)
+        self.ledger(run, "C")
+        self.provenance(run.content.module_origins, "the tests")
+        return run
+
+    def run_b(self, ids: Sequence[str]) -> pytest_run.PytestRun:
+        """``ids`` on B with C's test files laid over it, in this selection and order."""
+        assert self.plan is not None, "the overlay is planned before anything runs on B"
+        run = self.pytest(self.co.baseline_with_tests(self.plan), ids, reruns=self.invocation.reruns)
+        self.ledger(run, "B")
+        return run
+
+    def ledger(self, run: pytest_run.PytestRun, side: str) -> None:
+        now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        rows = flake_rows(self.run_id, side, run.content.results.values(), now)
+        if rows:
+            self.store.quarantine(self.repo_key, rows)
+
+    def type(
+        self,
+        ids: Sequence[str],
+        c_run: pytest_run.PytestRun,
+        baseline: Mapping[str, Observation | None],
+        origin_of: Callable[[str], Origin],
+        designated: Sequence[str] = (),
+        expected: Sequence[str] = (),
+        affected: bool = True,
+    ) -> tuple[Typed, list[str]]:
+        """Typed results of the tests that reported, and the ids that did not run at all."""
+        candidate = [quarantine(c_run.observation(t), self.held) for t in ids]
+        return (
+            type_evidence(
+                candidate=[o for o in candidate if o is not None],
+                baseline={t: quarantine(o, self.held) for t, o in baseline.items()},
+                origin_of=origin_of,
+                designated=set(designated),
+                expected_change=set(expected),
+                candidate_commit=self.co.candidate,
+                exit_code=c_run.exit_code,
+                flaky_history=self.store.flake_history(self.repo_key, ids),
+                affected=lambda _t: affected,
+            ),
+            [t for t, o in zip(ids, candidate, strict=True) if o is None],
+        )
+
+    def provenance(self, origins: Mapping[str, str | None], seen_by: str) -> None:
+        """A changed module imported from outside C's checkout voids what the tests say about C."""
+        checkout = os.path.realpath(self.co.c_dir) + os.sep
+        for module, origin in sorted(origins.items()):
+            if origin and not os.path.realpath(origin).startswith(checkout) and module not in self._outside:
+                self._outside.add(module)
+                message = "%s was imported from %s, not from the checkout %s (seen by %s)" % (
+                    module,
+                    origin,
+                    self.co.c_dir,
+                    seen_by,
+                )
+                self.evidence.detect([Detection(DetectionKind.IMPORT_OUTSIDE_CHECKOUT, message)])
