@@ -6,6 +6,7 @@ it. Registered on the process that holds the ``Recorder`` (never on an xdist wor
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 import uuid
@@ -180,15 +181,6 @@ class Finisher:
         )
         detections = ([empty] if empty is not None else []) + list(typed.detections)
         detections += network_detections(self.recorder.network, "C")
-        if ledger.error is not None:
-            detections.append(
-                Detection(
-                    DetectionKind.STORE_UNAVAILABLE,
-                    "%s: the flake ledger was not consulted or updated" % ledger.error.line("evidence"),
-                )
-            )
-            exitstatus = _USAGE_ERROR
-            self.problem = ledger.error.line("evidence") + "; the record was written without it"
         record = EvidenceRecord(
             run_id=self.run_id,
             created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -205,10 +197,6 @@ class Finisher:
             collected=len(collected),
             not_run=tuple(t for t in collected if t not in self.recorder.observed),
         )
-        doc = record.to_dict()
-        self.record = doc
-        if self.settings.out:
-            write_json(self.settings.out, doc)
         ledger.call(
             lambda s: s.add_run(
                 {
@@ -221,10 +209,21 @@ class Finisher:
                     "complete": complete,
                     "exit_status": exitstatus,
                 },
-                doc["results"],
+                [r.to_dict() for r in record.results],
             ),
             None,
         )
+        if ledger.error is not None:
+            unavailable = Detection(
+                DetectionKind.STORE_UNAVAILABLE,
+                "%s: the flake ledger was not consulted or updated" % ledger.error.line("evidence"),
+            )
+            exitstatus = _USAGE_ERROR
+            record = dataclasses.replace(record, detections=(*record.detections, unavailable), exit_status=exitstatus)
+            self.problem = ledger.error.line("evidence") + "; the record was written without it"
+        self.record = record.to_dict()
+        if self.settings.out:
+            write_json(self.settings.out, self.record)
         ledger.close()
         self.recorder.finish_stream(exitstatus)
         return exitstatus

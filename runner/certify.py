@@ -138,8 +138,9 @@ def default_store(repo: pathlib.Path) -> pathlib.Path:
 
 
 def invocation(args: argparse.Namespace) -> Invocation:
+    python = args.python or sys.executable
     return Invocation(
-        python=args.python or sys.executable,
+        python=os.path.abspath(python) if os.sep in python else python,  # the tests run in other dirs
         pytest_args=(*args.pytest_arg, *args.passthrough),
         pythonpath=tuple(args.pythonpath),
         reproducers=tuple(args.reproducer),

@@ -9,27 +9,32 @@ red, 3 held. Every error is caught here, once.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import pathlib
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from rich.console import Console
-
-from pytest_evidence.errors import EXIT_INTERNAL, EvidenceError, Usage
-from runner import baseline_cmd, certify, crash_report, demo, ledgers
+from pytest_evidence.errors import EXIT_INTERNAL, EvidenceError, MissingTool, Usage
+from runner import crash_report
 
 PROGRAM = "evidence-runner"
+
+#: Modules of the ``runner`` extra the command line itself imports (the engines are checked by
+#: ``tools`` before a climb): without them, one line says what to install.
+EXTRA = ("rich", "packaging")
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line with a slug like every other error."""
 
     def error(self, message: str) -> NoReturn:
-        raise Usage("%s: %s (see %s --help)" % (self.prog, message, self.prog))
+        raise Usage("%s (see %s --help)" % (message, self.prog))
 
 
 def _parser() -> argparse.ArgumentParser:
+    from runner import baseline_cmd, certify, ledgers
+
     parser = _Parser(prog=PROGRAM, description="Certify or falsify a candidate patch.")
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="certify every candidate of the built-in example repository")
@@ -57,6 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         cut = words.index("--")
         words, passthrough = words[:cut], words[cut + 1 :]
     try:
+        missing = [m for m in EXTRA if importlib.util.find_spec(m) is None]
+        if missing:
+            raise MissingTool("the runner needs %s: pip install 'pytest-evidence[runner]'" % ", ".join(missing))
         try:
             args = _parser().parse_args(words)
         except SystemExit as exc:  # --help
@@ -81,6 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from runner import baseline_cmd, certify, demo, ledgers
+
     console = Console(stderr=True)
     if args.command == "demo":
         return demo.run(args.keep, Console())

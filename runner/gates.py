@@ -141,7 +141,9 @@ def _ruff(checkout: pathlib.Path, paths: Sequence[str]) -> tuple[list[Finding], 
         items = json.loads(proc.stdout)
         assert isinstance(items, list)
     except (ValueError, AssertionError):
-        raise ToolFailed("ruff ended (exit %d) without an answer: %s" % (proc.returncode, _said(proc))) from None
+        raise ToolFailed(
+            "ruff ended (exit %d) without an answer: %s" % (proc.returncode, _said(proc.stderr, proc.stdout))
+        ) from None
     found = []
     for item in items:
         code = item.get("code")
@@ -196,9 +198,9 @@ def lint_gate(
 # -- T2 -----------------------------------------------------------------------------------------
 
 
-def _said(proc: subprocess.CompletedProcess[str]) -> str:
+def _said(stderr: str, stdout: str = "") -> str:
     """A tool's own complaint: its first ``error`` line, else its last line of any kind."""
-    lines = [ln.strip() for ln in (proc.stderr + "\n" + proc.stdout).splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in (stderr + "\n" + stdout).splitlines() if ln.strip()]
     flagged = [ln for ln in lines if "error" in ln.lower() and not ln.startswith("{")]
     return (flagged or lines or ["no output"])[0 if flagged else -1][:500]
 
@@ -249,7 +251,9 @@ def _mypy(checkout: pathlib.Path, py: Sequence[str], target: Target) -> tuple[li
             Finding("mypy", item["file"], item.get("line"), item.get("column"), item.get("code"), item["message"], hard)
         )
     if proc.returncode not in (0, 1) or (proc.returncode == 1 and not any(f.hard for f in found)):
-        raise ToolFailed("mypy ended (exit %d) without an answer: %s" % (proc.returncode, _said(proc)))
+        raise ToolFailed(
+            "mypy ended (exit %d) without an answer: %s" % (proc.returncode, _said(proc.stderr, proc.stdout))
+        )
     return found, proc.returncode
 
 
@@ -297,7 +301,7 @@ def _probe(
                 timeout=limit,
             )
             stdout, code = proc.stdout, proc.returncode
-            ended = "ended the import probe (exit %d): %s" % (code, _said(proc))
+            ended = "ended (exit %d: %s)" % (code, _said(proc.stderr))
         except subprocess.TimeoutExpired as exc:
             raw = exc.stdout or b""
             stdout, code = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw, None
@@ -309,7 +313,7 @@ def _probe(
     importing = [json.loads(ln.split(" ", 1)[1]) for ln in lines if ln.startswith("IMPORTING ")]
     if not importing:
         raise ToolFailed("the import probe %s before importing anything" % ended)
-    return {importing[-1]: {"ok": False, "error": "importing it %s" % ended}}, code
+    return {importing[-1]: {"ok": False, "error": "the import probe %s while importing it" % ended}}, code
 
 
 def type_gate(

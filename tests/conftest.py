@@ -11,6 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+import venvs
 
 import pytest_evidence
 from pytest_evidence.model import RESULT_FIELDS
@@ -200,3 +201,22 @@ def repo(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
 def certify(repo: Repo, out: pathlib.Path, *args: str) -> tuple[int, Record | None]:
     code = main(["certify", "--repo", str(repo.path), "--out", str(out), *args])
     return code, json.loads(out.read_text()) if out.exists() else None
+
+
+@pytest.fixture(scope="session")
+def shared_tmp(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """A temp dir every xdist worker of this session shares (what is built there is built once)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def installed_runner(shared_tmp: pathlib.Path) -> pathlib.Path:
+    """``evidence-runner`` installed from this checkout's wheel in a fresh venv (see ``venvs``)."""
+    return venvs.installed_runner(shared_tmp)
+
+
+@pytest.fixture(scope="session")
+def bare_target(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """A target interpreter whose venv has pytest and nothing else: no guard plugins, no coverage."""
+    return venvs.pytest_only(tmp_path_factory.mktemp("target") / "venv")

@@ -101,3 +101,28 @@ def test_a_test_under_another_tracer_gets_no_function_data(pytester: pytest.Pyte
     content = read(str(stream))
     assert "test_deps.py::test_traced_by_someone_else" in content.results
     assert "test_deps.py::test_traced_by_someone_else" not in content.functions  # unknown, so always selected
+
+
+def test_three_sessions_in_one_process_each_record_their_own_dependencies(pytester: pytest.Pytester) -> None:
+    """The recorder gives back what it took (the monitoring tool id, the audit hook's attention)."""
+    import sys
+
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    pytester.makepyfile(lib=LIB, test_deps=TESTS)
+    (pytester.path / "data.txt").write_text("hi\n")
+    for run in range(3):
+        stream = pytester.path / ("s%d.jsonl" % run)
+        result = pytester.runpytest(
+            "-p",
+            "evidence",
+            "--evidence-record-mode",
+            f"--evidence-stream={stream}",
+            f"--evidence-deps={pytester.path}",
+            "--evidence-deps-engine=tracer",
+        )
+        assert result.ret == 0, (run, result.stdout.str())
+        content = read(str(stream))
+        assert "lib.py:1" in content.functions["test_deps.py::test_calls_helper"], run
+        assert content.files["test_deps.py::test_reads_data"] == ["data.txt"], run
+    if hasattr(sys, "monitoring"):
+        assert sys.monitoring.get_tool(3) is None and sys.monitoring.get_tool(4) is None

@@ -281,4 +281,4 @@ def test_a_module_that_hangs_on_import_is_stopped_at_t2(repo: Repo, tmp_path: pa
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--test-timeout", "2")
     assert code == 1 and doc is not None and doc["verdict"]["halted_at"] == "T2"
     t2 = next(t for t in doc["tiers"] if t["tier"] == "T2")
-    assert "did not finish in 2s" in t2["note"]
+    assert "calc/ops.py: the import probe did not finish in 2s while importing it" in t2["note"]

@@ -138,7 +138,13 @@ def test_changed_module_imported_from_outside_the_checkout_blocks_certification(
         ("bad-patch", "does not apply to the baseline: patch failed: calc/ops.py:1"),
         ("unknown-test", "no collected test matches tests/test_ops.py::test_nope"),
         ("missing-python", "no such interpreter"),
+        ("not-python", "--python /bin/true is not a Python that can run the plugin"),
         ("corrupt-store", "is corrupt"),
+        ("pythonpath-nowhere", "--pythonpath lib is a directory in neither the baseline nor the candidate"),
+        ("patch-is-directory", "a directory, not a patch file"),
+        ("out-is-directory", "is a directory, not a file"),
+        ("out-missing-parent", "does not exist"),
+        ("out-under-proc", "cannot be written"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
@@ -171,16 +177,28 @@ def test_bad_input_is_one_line_and_exit_2(
         args += ["--reproducer", "tests/test_ops.py::test_nope"]
     elif case == "missing-python":
         args += ["--python", str(tmp_path / "no-such-python")]
+    elif case == "not-python":
+        args += ["--python", "/bin/true"]
     elif case == "corrupt-store":
         bad = tmp_path / "store.sqlite3"
         bad.write_bytes(b"garbage" * 1000)
         args += ["--store", str(bad)]
-    code = main(["certify", "--repo", str(target), "--out", str(tmp_path / "e.json"), *args])
+    elif case == "pythonpath-nowhere":
+        args += ["--pythonpath", "lib"]
+    elif case == "patch-is-directory":
+        args[2:] = ["--patch", str(tmp_path)]
+    out = {
+        "out-is-directory": tmp_path,
+        "out-missing-parent": tmp_path / "no" / "such" / "e.json",
+        "out-under-proc": pathlib.Path("/proc/evidence.json"),
+    }.get(case, tmp_path / "e.json")
+    code = main(["certify", "--repo", str(target), "--out", str(out), *args])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
     errors = [line for line in err if line.startswith("evidence-runner: ")]  # the rest is tier progress
     assert errors == [err[-1]] and needle in err[-1] and "Traceback" not in "\n".join(err)
-    assert not (tmp_path / "e.json").exists()
+    assert err[-1].count("[") == 1 and err[-1].endswith("]")  # one slug
+    assert not (tmp_path / "e.json").exists() and not list(tmp_path.glob(".*.tmp"))
     assert repo.git("worktree", "list").count("\n") == 0
 
 
@@ -304,3 +322,142 @@ def test_full_climbs_every_tier_after_a_failure(repo: Repo, tmp_path: pathlib.Pa
     assert full is not None and code == 1 and full["verdict"]["halted_at"] == "T4"
     assert "not_run" not in [t["status"] for t in full["tiers"]]
     assert full["invocation"]["full"] is True
+
+
+ORDER_DEPENDENT = """import unittest
+
+from calc.ops import double, half
+
+
+class TestState(unittest.TestCase):
+    def test_a_remember(self):
+        TestState.seen = double(2)
+
+    def test_b_use(self):
+        half(4)
+        self.assertEqual(TestState.seen, 4)  # set by test_a_remember: passes only after it
+"""
+
+
+def test_a_flip_that_also_happens_on_b_in_the_same_selection_is_order_dependent(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record
+) -> None:
+    """T4 runs test_b_use alone (it reaches the changed function); alone, it fails on B too."""
+    base = repo.commit({**PKG, "tests/test_state.py": ORDER_DEPENDENT})
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
+    tid = "tests/test_state.py::TestState::test_b_use"
+    (detection,) = [d for d in doc["detections"] if d["kind"] == "order_dependent"]
+    assert detection["test_id"] == tid
+    flip = doc["annotations"][tid]["flip"]
+    assert (flip["baseline_full_suite"], flip["baseline_same_selection"], flip["selection_size"]) == ("pass", "fail", 1)
+    assert flip["rests_on"].startswith("order_dependent")
+    result = next(r for r in doc["results"] if r["test_id"] == tid)
+    assert (result["baseline_result"], result["candidate_result"]) == ("fail", "fail")  # like for like
+    t4 = next(t for t in doc["tiers"] if t["tier"] == "T4")
+    assert t4["status"] == "passed" and t4["run"] == 1
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["flaky", "list"],
+        ["flaky", "clear", "tests/test_x.py::test_x"],
+        ["receipts", "list"],
+        ["baseline", "--ref", "HEAD", "--command", "true", "--timeout", "5"],
+    ],
+)
+def test_a_corrupt_store_is_one_line_and_exit_2_for_every_command(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    repo.commit(PKG)
+    bad = tmp_path / "store.sqlite3"
+    bad.write_bytes(b"garbage" * 1000)
+    code = main([*command, "--repo", str(repo.path), "--store", str(bad)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert "is corrupt" in err[0] and "--store" in err[0] and "--evidence-store" not in err[0]
+    assert err[0].endswith("[store-corrupt]")
+
+
+def test_an_internal_error_is_one_line_a_traceback_file_and_the_record_of_what_ran(
+    repo: Repo,
+    tmp_path: pathlib.Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    schema: Record,
+) -> None:
+    from runner.ladder.climb import Ladder
+
+    def defect(self: Ladder, *args: object) -> None:
+        raise RuntimeError("a defect of the runner (simulated)")
+
+    monkeypatch.setattr(Ladder, "_tests", defect)
+    base = repo.commit(PKG)
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("evidence-runner: ")]
+    assert code == 4 and len(err) == 1 and err[0].endswith("[internal]"), err
+    trace = pathlib.Path(err[0].split("traceback in ", 1)[1].split(";", 1)[0])
+    assert "Traceback" in trace.read_text() and "simulated" in trace.read_text()
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    assert doc["complete"] is False and doc["verdict"] is None and doc["exit_status"] == 4
+    assert doc["incomplete_reason"].startswith("internal error: RuntimeError: a defect of the runner (simulated)")
+    assert [t["status"] for t in doc["tiers"][:3]] == ["passed", "passed", "passed"]
+    trace.unlink()
+
+
+def test_an_interrupt_during_the_b_run_names_the_held_receipt_and_how_to_reconcile_it(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    import shlex
+    import signal
+    import time
+
+    marker = tmp_path / "b-suite-started"
+    slow = (
+        "import pathlib, time\n\n\ndef test_slow_on_b():\n"
+        "    if pathlib.Path(__file__).parts[-3] == 'B':  # the baseline suite's worktree\n"
+        f"        pathlib.Path({str(marker)!r}).touch()\n"
+        "        time.sleep(60)\n"
+    )
+    base = repo.commit({**PKG, "tests/test_slow.py": slow})
+    cand = repo.commit(FIX)
+    store = tmp_path / "store.sqlite3"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "runner.cli",
+            "certify",
+            "--repo",
+            str(repo.path),
+            "--baseline",
+            base,
+            "--candidate",
+            cand,
+            "--out",
+            str(tmp_path / "e.json"),
+            "--store",
+            str(store),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 90
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert marker.exists(), "the baseline suite never started"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    line = err.strip().splitlines()[-1]
+    assert proc.returncode == 4 and line.endswith("[interrupted]"), err
+    hint = line.split("reconcile it with: ", 1)[1].rsplit(" [interrupted]", 1)[0]
+    assert hint.startswith("evidence-runner receipts reconcile ") and "--repo %s" % repo.path in hint
+    words = shlex.split(hint.replace("--rerun|--abandon", "--abandon"))
+    assert main(words[1:]) == 0  # the printed command works as printed

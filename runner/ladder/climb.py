@@ -408,7 +408,8 @@ class Ladder:
         suite_size = len(self.collected)
         todo = [t for t in ids if t not in self.evidence.ran_on_c]
         if not todo:
-            self._tier(tier, TierStatus.SKIPPED, start, len(ids), 0, suite_size, "%s: nothing new to run" % what)
+            why = "nothing new to run" if ids else "no test selected"
+            self._tier(tier, TierStatus.SKIPPED, start, len(ids), 0, suite_size, "%s: %s" % (what, why))
             return
         c_run = self.sides.run_c(todo)
         baseline: dict[str, Observation | None] = {t: suite.results.get(t) for t in todo}

@@ -1,0 +1,114 @@
+"""A tool that fails to answer is never a pass: each engine's failure path, end to end.
+
+ruff, mypy, the import probe, pytest and git each end without a usable answer here; the tier
+that asked is an ``error``, the verdict INCONCLUSIVE (exit 3), the record incomplete with the
+tool's own words. A failure the candidate caused (its code breaks collection, or kills the import)
+is the candidate's, and rejects.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import jsonschema
+import pytest
+from conftest import FIX, PKG, Record, Repo, certify
+
+from pytest_evidence import gitops
+from pytest_evidence.errors import GitFailed
+
+
+def _tier(doc: Record, name: str) -> Record:
+    return next(t for t in doc["tiers"] if t["tier"] == name)
+
+
+def _errored(code: int, doc: Record | None, tier: str, words: str, schema: Record) -> None:
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    rung = _tier(doc, tier)
+    assert (code, doc["verdict"]["verdict"], rung["status"]) == (3, "INCONCLUSIVE", "error"), rung
+    assert words in rung["note"], rung["note"]
+    assert doc["complete"] is False and doc["incomplete_reason"].startswith("%s did not finish" % tier)
+    later = [t["status"] for t in doc["tiers"] if t["tier"] > tier]
+    assert set(later) <= {"not_run"}
+
+
+def test_ruff_that_cannot_read_its_configuration_is_a_t1_error(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record
+) -> None:
+    base = repo.commit({**PKG, "pyproject.toml": PKG["pyproject.toml"] + '\n[tool.ruff]\nline-length = "wide"\n'})
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    _errored(code, doc, "T1", "ruff ended (exit 2) without an answer", schema)
+
+
+def test_mypy_that_cannot_start_is_a_t2_error(repo: Repo, tmp_path: pathlib.Path, schema: Record) -> None:
+    config = '\n[tool.mypy]\nplugins = ["no_such_mypy_plugin"]\n'
+    base = repo.commit({**PKG, "pyproject.toml": PKG["pyproject.toml"] + config})
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    _errored(code, doc, "T2", "no_such_mypy_plugin", schema)
+
+
+def test_an_import_probe_that_dies_before_importing_anything_is_a_t2_error(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record
+) -> None:
+    # The checkout's root is on the path: its sitecustomize runs at interpreter start, in B too.
+    base = repo.commit(
+        {**PKG, "sitecustomize.py": "import os, sys\nif 'pytest' not in sys.modules:\n    os._exit(7)\n"}
+    )
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    _errored(code, doc, "T2", "the import probe ended (exit 7: no output) before importing anything", schema)
+
+
+def test_a_module_that_kills_the_import_probe_is_the_candidates_failure(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit(PKG)
+    cand = repo.commit({**FIX, "calc/ops.py": "import os\nos._exit(0)\n" + FIX["calc/ops.py"]})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and code == 1
+    t2 = _tier(doc, "T2")
+    assert (
+        t2["status"] == "failed"
+        and "calc/ops.py: the import probe ended (exit 0: no output) while importing it" in t2["note"]
+    )
+
+
+def test_pytest_that_collects_nothing_on_b_or_c_is_a_t3_error(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record
+) -> None:
+    config = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "-p no_such_plugin_module"\n'
+    base = repo.commit({**PKG, "pyproject.toml": config})
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    _errored(code, doc, "T3", "no_such_plugin_module", schema)
+
+
+def test_a_candidate_that_breaks_collection_is_rejected(repo: Repo, tmp_path: pathlib.Path) -> None:
+    conftest = "from calc.ops import double\n\nTWO = double(1)\n"
+    base = repo.commit({**PKG, "tests/conftest.py": conftest})
+    broken = FIX["calc/ops.py"].replace("def double", "def twice")
+    cand = repo.commit({**FIX, "calc/ops.py": broken})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and code == 1
+    t3 = _tier(doc, "T3")
+    assert t3["status"] == "failed" and "the candidate's suite does not collect" in t3["note"]
+    assert "B's does" in t3["note"] and doc["complete"] is True
+
+
+def test_git_failing_mid_climb_is_an_error_of_the_tier_that_asked(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = repo.commit(PKG)
+    cand = repo.commit(FIX)
+    real = gitops.add_worktree
+
+    def failing(root: str, commit: str, dest: str) -> None:
+        if dest.endswith("/C"):
+            raise GitFailed("git worktree failed: fatal: could not create work tree dir (simulated)")
+        real(root, commit, dest)
+
+    monkeypatch.setattr(gitops, "add_worktree", failing)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    _errored(code, doc, "T1", "could not create work tree dir", schema)
+    assert doc is not None and "[git-failed]" in _tier(doc, "T1")["note"]

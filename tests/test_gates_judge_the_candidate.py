@@ -1,0 +1,104 @@
+"""Static gates judge what the candidate wrote: not what B already had, not trusted files, not docs.
+
+Defect class: T1 halted real fixes on F821 findings B already had (untouched lines of a changed
+file) and on findings inside trusted test files laid over by ``--tests-from``; T2 imported
+``docs/conf.py`` (its Sphinx theme not installed) and rejected the fix.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+from conftest import FIX, PKG, Record, Repo, certify
+
+from pytest_evidence.model import Finding
+from runner import findings
+from runner.importgraph import owned_module
+
+LEGACY = "\n\ndef legacy():\n    return undefined_legacy_name  # noqa-free: B has had this F821 for years\n"
+
+
+def _tier(doc: Record | None, name: str) -> Record:
+    assert doc is not None
+    return next(t for t in doc["tiers"] if t["tier"] == name)
+
+
+def test_a_lint_finding_b_already_had_is_a_warning_even_where_lines_shifted(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit({**PKG, "calc/ops.py": PKG["calc/ops.py"] + LEGACY})
+    # The fix adds lines above legacy(): its finding moves down, in the same function.
+    fixed = "import math\n\n\n" + FIX["calc/ops.py"] + LEGACY
+    cand = repo.commit({**FIX, "calc/ops.py": fixed.replace("return n // 2", "return math.floor(n / 2)")})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    t1 = _tier(doc, "T1")
+    assert t1["status"] == "passed" and code == 0, t1
+    (old,) = [f for f in t1["findings"] if f["code"] == "F821"]
+    assert not old["hard"] and old["message"].endswith("(also on the baseline)")
+
+
+def test_the_same_finding_written_again_by_the_candidate_halts(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit({**PKG, "calc/ops.py": PKG["calc/ops.py"] + LEGACY})
+    again = LEGACY.replace("legacy()", "legacy2()")  # same code and message, another function
+    cand = repo.commit({**FIX, "calc/ops.py": FIX["calc/ops.py"] + LEGACY + again})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    t1 = _tier(doc, "T1")
+    assert (code, t1["status"]) == (1, "failed")
+    hard = [f for f in t1["findings"] if f["hard"]]
+    assert [(f["code"], f["line"]) for f in hard] == [("F821", 14)]  # the one in legacy2()
+
+
+def test_a_finding_in_a_trusted_test_file_is_not_the_candidates(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit(PKG)
+    trusted_test = FIX["tests/test_half.py"] + "\n\ndef _helper():\n    return not_defined_in_the_trusted_test\n"
+    trusted = repo.commit({**FIX, "tests/test_half.py": trusted_test}, "the release's tests")
+    repo.git("checkout", "-q", base)
+    cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"]}, "the fix alone")
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--tests-from", trusted)
+    t1 = _tier(doc, "T1")
+    assert (code, t1["status"]) == (0, "passed"), (doc or {}).get("verdict")
+    (finding,) = [f for f in t1["findings"] if f["code"] == "F821"]
+    assert finding["path"] == "tests/test_half.py" and not finding["hard"]
+    assert finding["message"].endswith("(in a trusted file, not the candidate's)")
+
+
+def test_docs_and_scripts_are_byte_compiled_not_imported(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit(
+        {**PKG, "docs/conf.py": "import sphinx_no_such_theme\n", "scripts/release.py": "raise SystemExit(1)\n"}
+    )
+    docs = "import sphinx_no_such_theme\n\nhtml_theme = 'no_such_theme'\n"
+    cand = repo.commit({**FIX, "docs/conf.py": docs, "scripts/release.py": "raise SystemExit(2)\n"})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    t2 = _tier(doc, "T2")
+    assert (code, t2["status"]) == (0, "passed"), t2
+    assert doc is not None
+    checks = sorted(r["test_id"] for r in doc["results"] if r["test_id"].startswith("T2::"))
+    assert checks == ["T2::compile::docs/conf.py", "T2::compile::scripts/release.py", "T2::import::calc/ops.py"]
+
+
+def test_only_modules_the_library_owns_are_imported(tmp_path: pathlib.Path) -> None:
+    for path in ("src/pkg/__init__.py", "src/pkg/sub/__init__.py", "src/pkg/sub/m.py", "docs/conf.py", "setup.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    (tmp_path / "single.py").write_text("")
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "demo.py").write_text("")
+    roots = ["", "src"]
+    owned = {p: owned_module(tmp_path, p, roots) for p in ("src/pkg/sub/m.py", "src/pkg/__init__.py", "single.py")}
+    assert owned == {"src/pkg/sub/m.py": "pkg.sub.m", "src/pkg/__init__.py": "pkg", "single.py": "single"}
+    assert [owned_module(tmp_path, p, roots) for p in ("docs/conf.py", "setup.py", "examples/demo.py")] == [None] * 3
+
+
+def _f(path: str, line: int, code: str = "F821", message: str = "Undefined name `x`") -> Finding:
+    return Finding("ruff", path, line, 1, code, message, True)
+
+
+def test_baseline_findings_are_matched_by_symbol_and_counted() -> None:
+    b_source = "def a():\n    x\n\n\ndef b():\n    x\n"
+    c_source = "import os\n\n\ndef a():\n    x\n\n\ndef b():\n    x\n    x\n"
+    got = findings.judge(
+        [_f("m.py", 5), _f("m.py", 9), _f("m.py", 10)],
+        [_f("m.py", 2), _f("m.py", 6)],
+        lambda _p: c_source,
+        lambda _p: b_source,
+    )
+    assert [f.hard for f in got] == [False, False, True]  # b() had one; the second in b() is new
+    assert findings.enclosing([], 3) == "<module>"

@@ -1,0 +1,141 @@
+"""The ladder's rules, without a repository: each judge is a pure function of typed results."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+import pytest
+
+from pytest_evidence.assemble import Typed, type_evidence
+from pytest_evidence.model import (
+    BCClass,
+    Observation,
+    Origin,
+    Outcome,
+    Role,
+    Tier,
+    TierRecord,
+    TierStatus,
+    ValidationResult,
+    Verdict,
+)
+from runner.ladder import judge
+from runner.ladder.evidence import Evidence
+from runner.verdict import decide
+
+P, F, E, T, K = Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT, Outcome.FLAKY
+
+
+def _obs(tid: str, outcome: Outcome) -> Observation:
+    return Observation(tid, outcome, 0.0, None, "", (outcome,))
+
+
+def _typed(pairs: Mapping[str, tuple[Outcome | None, Outcome]], origin: Origin = Origin.ADDED) -> Typed:
+    return type_evidence(
+        candidate=[_obs(t, c) for t, (_b, c) in pairs.items()],
+        baseline={t: None if b is None else _obs(t, b) for t, (b, _c) in pairs.items()},
+        origin_of=lambda _t: origin,
+        designated=set(),
+        expected_change=set(),
+        candidate_commit="c",
+        exit_code=0,
+        flaky_history={},
+        affected=lambda _t: True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("pairs", "status", "words"),
+    [
+        ({"r": (F, P)}, TierStatus.PASSED, "1 of 1 reproducer(s) bug-discriminating"),
+        ({"r": (F, F)}, TierStatus.FAILED, "no-fix: reproducer r"),
+        ({"r": (P, F)}, TierStatus.FAILED, "reproducer r fails on C"),
+        ({"r": (F, T)}, TierStatus.FAILED, "reproducer r fails on C (timeout)"),
+        ({"r": (P, P)}, TierStatus.INCONCLUSIVE, "no reproducer fails on B"),
+        ({"r": (F, K)}, TierStatus.INCONCLUSIVE, "reproducer r is quarantined as flaky"),
+        ({"r": (E, P), "s": (P, F)}, TierStatus.FAILED, "regression: s passes on B"),
+    ],
+)
+def test_reproducer_tier(pairs: dict[str, tuple[Outcome, Outcome]], status: TierStatus, words: str) -> None:
+    got = judge.reproducer_tier(_typed(pairs), ["r"], [])
+    assert got[0] is status and words in got[1], got
+
+
+def test_a_reproducer_tier_without_reproducers_proves_nothing() -> None:
+    assert judge.reproducer_tier(_typed({"x": (P, P)}), [], [])[0] is TierStatus.INCONCLUSIVE
+
+
+def _result(tid: str, b: Outcome | None, c: Outcome) -> ValidationResult:
+    return ValidationResult(tid, Role.REGRESSION, "c", b, c, 0.0, 0, (), True, False, "", None)
+
+
+def test_regression_tier() -> None:
+    ok = judge.regression_tier([_result("a", P, P), _result("b", F, F)], "the set", True, None)
+    assert ok == (TierStatus.PASSED, "the set: 2 run, no flip; 1 already failing on B")
+    assert judge.regression_tier([_result("a", P, F)], "x", True, None)[0] is TierStatus.FAILED
+    assert (
+        judge.regression_tier([_result("a", None, E)], "x", True, None)[1] == "a error on C and has no baseline result"
+    )
+    flaky = [_result("a", P, K)]
+    assert judge.regression_tier(flaky, "x", True, None)[0] is TierStatus.INCONCLUSIVE
+    assert judge.regression_tier(flaky, "x", False, None)[0] is TierStatus.PASSED  # T7: not an obligation
+    unrun = judge.unrun(["z"], True, 30.0, -9)
+    assert unrun is not None and judge.regression_tier([_result("a", P, P)], "x", True, unrun) == unrun
+    assert judge.unrun(["z"], False, None, 1) == (
+        TierStatus.FAILED,
+        "1 selected test(s) did not run: the test process ended early (exit 1)",
+    )
+    assert judge.unrun([], True, 1.0, 0) is None
+
+
+def test_suspects_are_c_failures_b_did_not_fail() -> None:
+    c = {t: _obs(t, o) for t, o in {"a": F, "b": F, "c": P, "d": T}.items()}
+    b = {"a": _obs("a", P), "b": _obs("b", F), "c": _obs("c", P), "d": None}
+    assert judge.suspects(["a", "b", "c", "d"], c, b) == ["a", "d"]
+
+
+@pytest.mark.parametrize(
+    ("full", "same", "order_dependent", "rests_on"),
+    [
+        (P, P, False, "regression"),
+        (P, F, True, "order_dependent"),
+        (P, E, True, "order_dependent"),
+        (None, F, False, "not a flip"),
+        (P, None, False, "unconfirmed"),
+    ],
+)
+def test_a_flip_rests_on_b_in_the_same_selection(
+    full: Outcome | None, same: Outcome | None, order_dependent: bool, rests_on: str
+) -> None:
+    got = judge.Confirmation(full, same, 3)
+    assert got.order_dependent is order_dependent and got.rests_on.startswith(rests_on)
+    assert got.to_dict()["selection_size"] == 3
+
+
+def test_static_tier_and_the_halting_statuses() -> None:
+    assert judge.static_tier(True, 0) is TierStatus.SKIPPED
+    assert judge.static_tier(False, 2) is TierStatus.FAILED
+    ev = Evidence()
+    ev.tier(TierRecord(Tier.T0, TierStatus.PASSED, 0.0, 1, 1, None, ""))
+    assert not ev.halted(full=False)
+    ev.tier(TierRecord(Tier.T1, TierStatus.ERROR, 0.0, 0, 0, None, "ruff ended"))
+    assert ev.halted(full=False) and not ev.halted(full=True)
+    ladder = ev.ladder("an earlier tier halted")
+    assert [t.status for t in ladder][:3] == [TierStatus.PASSED, TierStatus.ERROR, TierStatus.NOT_RUN]
+
+
+def test_an_engine_error_is_never_a_pass() -> None:
+    tiers = [TierRecord(t, TierStatus.PASSED, 0.0, 1, 1, None, "") for t in Tier]
+    tiers[2] = TierRecord(Tier.T2, TierStatus.ERROR, 0.0, 0, 0, None, "mypy ended (exit 2) without an answer")
+    discriminating = dataclasses.replace(_result("r", F, P), bug_discriminating=True)
+    assert decide(tiers[:2] + tiers[3:], [discriminating], []).verdict is Verdict.CERTIFIED
+    got = decide(tiers, [discriminating], [])
+    assert (got.verdict, got.halted_at) == (Verdict.INCONCLUSIVE, Tier.T2)
+    assert got.reasons[0] == "T2: mypy ended (exit 2) without an answer"
+
+
+def test_classes_come_from_the_table() -> None:
+    typed = _typed({"a": (F, P), "b": (P, F)})
+    assert typed.annotations["a"].bc_class is BCClass.BUG_DISCRIMINATING
+    assert typed.annotations["b"].bc_class is BCClass.REGRESSION
