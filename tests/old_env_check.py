@@ -71,34 +71,7 @@ def main(old_python: str) -> int:
     print(
         "ok: Python/pytest %s typed %d results; the reproducer is bug-discriminating" % (version, len(doc["results"]))
     )
-    return _runner(repo, old_python, work, version)
-
-
-def _runner(repo: example_repo.ExampleRepo, old_python: str, work: pathlib.Path, version: str) -> int:
-    """The runner drives the same old interpreter with --python, installing nothing there."""
-    from runner.demo import certify_candidate
-
-    failures = 0
-    for name in ("honest-fix", "regression", "integration-break"):
-        code, doc = certify_candidate(
-            repo, name, work / ("certify-%s.json" % name), work / "store.sqlite3", "--python", old_python
-        )
-        got = (doc["verdict"]["verdict"], doc["verdict"]["halted_at"])
-        if got != example_repo.EXPECTED[name] or doc["environment"]["python"] != version.split()[0]:
-            print("FAIL: certify %s under %s gave %s (exit %d)" % (name, version, got, code))
-            failures += 1
-        pin = doc["pinning"]
-        timeout_plugin = pin["plugins"].get("pytest-timeout", "")
-        randomly_said = "pytest-randomly" in pin["plugins"] or any("randomness" in m for m in pin["missing"])
-        if not (timeout_plugin.startswith("injected") and randomly_said):
-            print(
-                "FAIL: certify %s under %s: guard plugins neither injected nor reported missing: %s"
-                % (name, version, pin)
-            )
-            failures += 1
-    if not failures:
-        print("ok: evidence-runner certify --python (%s) gave the expected verdicts" % version)
-    return 1 if failures else 0
+    return 0
 
 
 if __name__ == "__main__":
