@@ -44,20 +44,7 @@ def main(python: str) -> int:
     for name in CANDIDATES:
         out = work / ("%s.json" % name)
         proc = subprocess.run(
-            [
-                str(runner),
-                "certify",
-                "--repo",
-                str(repo.path),
-                "--baseline",
-                repo.baseline,
-                "--candidate",
-                repo.candidates[name],
-                "--out",
-                str(out),
-                "--python",
-                python,
-            ],
+            [str(runner), "certify", *repo.certify_args(name, out), "--python", python],
             capture_output=True,
             text=True,
         )

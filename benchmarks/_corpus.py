@@ -30,8 +30,8 @@ CORPUS = pathlib.Path(os.environ.get("EVIDENCE_CORPUS", HERE.parent.parent / "sh
 RUNNER_FLAGS = {"-p", "no:cacheprovider", "-q", "-rA", "--continue-on-collection-errors"}
 
 
-def cases() -> list[dict[str, Any]]:
-    with open(CORPUS / "cases.jsonl") as fh:
+def cases(path: pathlib.Path | None = None) -> list[dict[str, Any]]:
+    with open(path or CORPUS / "cases.jsonl") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
 

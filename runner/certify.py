@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import posixpath
 import sys
 from collections.abc import Callable, Sequence
 
@@ -207,5 +208,6 @@ def _interrupted(ladder: Ladder, repo: pathlib.Path, args: argparse.Namespace) -
 def _check_pythonpath(co: Checkouts, roots: Sequence[str]) -> None:
     """Every ``--pythonpath`` must be a directory of B or of C: a typo is not a failing tier."""
     for root in roots:
-        if root and not any(gitops.is_directory(str(co.repo), rev, root) for rev in (co.baseline, co.candidate)):
+        root = posixpath.normpath(root)
+        if root != "." and not any(gitops.is_directory(str(co.repo), rev, root) for rev in (co.baseline, co.candidate)):
             raise BadInput("--pythonpath %s is a directory in neither the baseline nor the candidate" % root)

@@ -26,21 +26,7 @@ def certify_candidate(
     """``certify`` one candidate of the example (``extra``: more certify arguments)."""
     parser = argparse.ArgumentParser()
     certify.add_arguments(parser)
-    args = parser.parse_args(
-        [
-            "--repo",
-            str(repo.path),
-            "--baseline",
-            repo.baseline,
-            "--candidate",
-            repo.candidates[name],
-            "--out",
-            str(out),
-            "--store",
-            str(store),
-            *extra,
-        ]
-    )
+    args = parser.parse_args([*repo.certify_args(name, out, store), *extra])
     code, _line = certify.run(args, lambda _m: None)
     return code, json.loads(out.read_text())
 

@@ -314,6 +314,11 @@ class ExampleRepo:
     baseline: str
     candidates: dict[str, str]  # name -> commit sha
 
+    def certify_args(self, name: str, out: pathlib.Path, store: pathlib.Path | None = None) -> list[str]:
+        """``evidence-runner certify`` arguments for candidate ``name`` against B."""
+        args = ["--repo", str(self.path), "--baseline", self.baseline, "--candidate", self.candidates[name]]
+        return [*args, "--out", str(out), *(["--store", str(store)] if store else [])]
+
 
 #: Who commits in repositories the project builds itself (the example, the benchmarks): fixed, so
 #: that building them never depends on the machine's git configuration.

@@ -25,21 +25,7 @@ def _installed(
     runner: pathlib.Path, repo: example_repo.ExampleRepo, name: str, out: pathlib.Path, *extra: str
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [
-            str(runner),
-            "certify",
-            "--repo",
-            str(repo.path),
-            "--baseline",
-            repo.baseline,
-            "--candidate",
-            repo.candidates[name],
-            "--out",
-            str(out),
-            "--store",
-            str(out.parent / "store.sqlite3"),
-            *list(extra),
-        ],
+        [str(runner), "certify", *repo.certify_args(name, out, out.parent / "store.sqlite3"), *extra],
         capture_output=True,
         text=True,
         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},

@@ -6,6 +6,8 @@ one that does not must not (or the selection is merely the whole suite).
 
 from __future__ import annotations
 
+import pathlib
+
 import pytest
 
 from pytest_evidence.deps import choose_engine
@@ -24,6 +26,12 @@ def test_reads_data():
 """
 
 
+def _recording(pytester: pytest.Pytester, stream: pathlib.Path, engine: str = "tracer") -> list[str]:
+    """A record-mode session's arguments: the stream, and dependencies recorded by ``engine``."""
+    deps = [f"--evidence-deps={pytester.path}", f"--evidence-deps-engine={engine}"]
+    return ["-p", "evidence", "--evidence-record-mode", f"--evidence-stream={stream}", *deps]
+
+
 @pytest.mark.parametrize("engine", ["tracer", "coverage"])
 def test_each_engine_records_calls_and_opened_files(pytester: pytest.Pytester, engine: str) -> None:
     if engine == "coverage":
@@ -32,14 +40,7 @@ def test_each_engine_records_calls_and_opened_files(pytester: pytest.Pytester, e
     pytester.makepyfile(lib=LIB, test_deps=TESTS)
     (pytester.path / "data.txt").write_text("hi\n")
     stream = pytester.path / "s.jsonl"
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "evidence",
-        "--evidence-record-mode",
-        f"--evidence-stream={stream}",
-        f"--evidence-deps={pytester.path}",
-        f"--evidence-deps-engine={engine}",
-    )
+    result = pytester.runpytest_subprocess(*_recording(pytester, stream, engine))
     assert result.ret == 0
     content = read(str(stream))
     calls = content.functions["test_deps.py::test_calls_helper"]
@@ -90,14 +91,7 @@ def test_a_test_under_another_tracer_gets_no_function_data(pytester: pytest.Pyte
             """
         )
     stream = pytester.path / "s.jsonl"
-    pytester.runpytest_subprocess(
-        "-p",
-        "evidence",
-        "--evidence-record-mode",
-        f"--evidence-stream={stream}",
-        f"--evidence-deps={pytester.path}",
-        "--evidence-deps-engine=tracer",
-    )
+    pytester.runpytest_subprocess(*_recording(pytester, stream))
     content = read(str(stream))
     assert "test_deps.py::test_traced_by_someone_else" in content.results
     assert "test_deps.py::test_traced_by_someone_else" not in content.functions  # unknown, so always selected
@@ -112,14 +106,7 @@ def test_three_sessions_in_one_process_each_record_their_own_dependencies(pytest
     (pytester.path / "data.txt").write_text("hi\n")
     for run in range(3):
         stream = pytester.path / ("s%d.jsonl" % run)
-        result = pytester.runpytest(
-            "-p",
-            "evidence",
-            "--evidence-record-mode",
-            f"--evidence-stream={stream}",
-            f"--evidence-deps={pytester.path}",
-            "--evidence-deps-engine=tracer",
-        )
+        result = pytester.runpytest(*_recording(pytester, stream))
         assert result.ret == 0, (run, result.stdout.str())
         content = read(str(stream))
         assert "lib.py:1" in content.functions["test_deps.py::test_calls_helper"], run

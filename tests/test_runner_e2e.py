@@ -255,11 +255,32 @@ def test_type_errors_the_baseline_already_had_do_not_halt(repo: Repo, tmp_path: 
     assert old and not old[0]["hard"] and old[0]["message"].endswith("(also on the baseline)")
 
 
+def _interrupted(
+    repo: Repo, base: str, cand: str, tmp_path: pathlib.Path, started: pathlib.Path, signum: int
+) -> tuple[int, str]:
+    """Certify in a process of its own; send ``signum`` once ``started`` exists. Exit code, stderr."""
+    import time
+
+    args = ["--repo", str(repo.path), "--baseline", base, "--candidate", cand, "--out", str(tmp_path / "e.json")]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "runner.cli", "certify", *args, "--store", str(tmp_path / "store.sqlite3")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 90
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert started.exists(), "the slow test never started"
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    return proc.returncode, err
+
+
 def test_sigterm_removes_the_worktrees_kills_the_tests_and_records_what_ran(
     repo: Repo, tmp_path: pathlib.Path, schema: Record
 ) -> None:
     import signal
-    import time
 
     marker = tmp_path / "started"
     slow = (
@@ -267,32 +288,8 @@ def test_sigterm_removes_the_worktrees_kills_the_tests_and_records_what_ran(
     )
     base = repo.commit(PKG)
     cand = repo.commit({**FIX, "tests/test_slow.py": slow})
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "runner.cli",
-            "certify",
-            "--repo",
-            str(repo.path),
-            "--baseline",
-            base,
-            "--candidate",
-            cand,
-            "--out",
-            str(tmp_path / "e.json"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while not marker.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert marker.exists(), "the slow test never started"
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 4 and "interrupted; temporary worktrees removed" in err
+    code, err = _interrupted(repo, base, cand, tmp_path, marker, signal.SIGTERM)
+    assert code == 4 and "interrupted; temporary worktrees removed" in err
     assert err.strip().splitlines()[-1].endswith("[interrupted]") and "Traceback" not in err
     assert repo.git("worktree", "list").count("\n") == 0
     doc = json.loads((tmp_path / "e.json").read_text())
@@ -416,7 +413,6 @@ def test_an_interrupt_during_the_b_run_names_the_held_receipt_and_how_to_reconci
 ) -> None:
     import shlex
     import signal
-    import time
 
     marker = tmp_path / "b-suite-started"
     slow = (
@@ -427,36 +423,9 @@ def test_an_interrupt_during_the_b_run_names_the_held_receipt_and_how_to_reconci
     )
     base = repo.commit({**PKG, "tests/test_slow.py": slow})
     cand = repo.commit(FIX)
-    store = tmp_path / "store.sqlite3"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "runner.cli",
-            "certify",
-            "--repo",
-            str(repo.path),
-            "--baseline",
-            base,
-            "--candidate",
-            cand,
-            "--out",
-            str(tmp_path / "e.json"),
-            "--store",
-            str(store),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 90
-    while not marker.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert marker.exists(), "the baseline suite never started"
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    code, err = _interrupted(repo, base, cand, tmp_path, marker, signal.SIGINT)
     line = err.strip().splitlines()[-1]
-    assert proc.returncode == 4 and line.endswith("[interrupted]"), err
+    assert code == 4 and line.endswith("[interrupted]"), err
     hint = line.split("reconcile it with: ", 1)[1].rsplit(" [interrupted]", 1)[0]
     assert hint.startswith("evidence-runner receipts reconcile ") and "--repo %s" % repo.path in hint
     words = shlex.split(hint.replace("--rerun|--abandon", "--abandon"))
