@@ -98,7 +98,7 @@ def _certify(runner: str, repo: CaseRepo, candidate: str, out: pathlib.Path) -> 
         return "NO RECORD (exit %d: %s)" % (proc.returncode, proc.stderr.strip()[-300:]), None, elapsed
     doc = json.loads(out.read_text())
     verdict = doc["verdict"] or {"verdict": "INCOMPLETE", "halted_at": None, "reasons": [doc["incomplete_reason"]]}
-    return verdict["verdict"], "%s: %s" % (verdict["halted_at"] or "-", verdict["reasons"][0]), elapsed
+    return verdict["verdict"], verdict["reasons"][0], elapsed
 
 
 def _naive(repo: CaseRepo, candidate: str, c_tests: list[str], work: pathlib.Path) -> tuple[int, float]:

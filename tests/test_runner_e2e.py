@@ -387,12 +387,12 @@ def test_an_internal_error_is_one_line_a_traceback_file_and_the_record_of_what_r
     monkeypatch: pytest.MonkeyPatch,
     schema: Record,
 ) -> None:
-    from runner.ladder.climb import Ladder
+    from runner.ladder import regress
 
-    def defect(self: Ladder, *args: object) -> None:
+    def defect(*args: object) -> None:
         raise RuntimeError("a defect of the runner (simulated)")
 
-    monkeypatch.setattr(Ladder, "_tests", defect)
+    monkeypatch.setattr(regress, "tiers", defect)
     base = repo.commit(PKG)
     cand = repo.commit(FIX)
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)

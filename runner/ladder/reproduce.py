@@ -1,0 +1,94 @@
+"""Collecting C's suite, and T3: the reproducers on B (with C's tests) and on C, like for like.
+
+Reproducers are the ``--reproducer`` ids, else the tests the candidate added or changed (by AST,
+per test function, inherited mixin methods included). A suite pytest cannot collect at all is the
+candidate's doing only when B's collects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from pytest_evidence import overlay
+from pytest_evidence.errors import BadInput, ToolFailed
+from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Tier, TierStatus
+from pytest_evidence.store import SuiteRun
+from runner.ladder import judge
+from runner.ladder.static import PYTHON_FILES
+
+if TYPE_CHECKING:
+    from runner.ladder.climb import Ladder
+
+
+def matches(specs: Sequence[str], ids: Sequence[str]) -> list[str]:
+    """Collected ids a node-id spec names: itself, its parametrizations, or the tests of a class."""
+    return [t for t in ids if any(t == s or t.startswith(s + "[") or t.startswith(s + "::") for s in specs)]
+
+
+def collect(ladder: Ladder) -> Mapping[str, list[str]] | None:
+    """Collect C's suite (``ladder.collected``); its markers, or None when T3 already failed."""
+    co, sides = ladder.co, ladder.sides
+    start = ladder.enter(Tier.T3)
+    sides.plan = overlay.plan(str(co.c_dir), co.baseline, PYTHON_FILES)
+    run = sides.pytest(co.c_dir, None, answer=False, reruns=0, collect_only=True)
+    if run.content.collected is None:
+        on_b = sides.pytest(co.baseline_with_tests(sides.plan), None, answer=False, reruns=0, collect_only=True)
+        if on_b.content.collected is None:
+            raise ToolFailed("pytest cannot collect the suite on B or on C (exit %d): %s" % (run.exit_code, run.said))
+        note = "the candidate's suite does not collect (pytest exit %d: %s); B's does" % (run.exit_code, run.said)
+        ladder.tier(Tier.T3, TierStatus.FAILED, start, 0, 0, len(on_b.content.collected), note)
+        return None
+    if not run.content.finished:
+        message = "the candidate's collection process died (exit %d) before reporting" % run.exit_code
+        ladder.evidence.detect([Detection(DetectionKind.CRASH, message)])
+    ladder.collected = list(run.content.collected)
+    named = (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)
+    unknown = [s for s in named if not matches([s], ladder.collected)]
+    if unknown:
+        raise BadInput("no collected test matches %s" % ", ".join(unknown))
+    if not ladder.collected:
+        ladder.evidence.detect([Detection(DetectionKind.EMPTY_COLLECTION, "the candidate's suite collects no test")])
+    if ladder.evidence.has(DetectionKind.TAMPER):
+        # What the tampering was for: does the candidate's own tree collect anything at all?
+        own = sides.pytest(co.submitted_dir, None, answer=False, reruns=0, collect_only=True)
+        if not own.content.collected:
+            message = "as submitted, the candidate's suite collects no test; the tiers ran the trusted tests"
+            ladder.evidence.detect([Detection(DetectionKind.EMPTY_COLLECTION, message)])
+    return run.content.markers
+
+
+def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Callable[[], SuiteRun | None]) -> None:
+    """T3. ``baseline`` gives B's stored suite run, asked for only for declared expected changes."""
+    start = ladder.enter(Tier.T3)
+    c_suite, invocation, sides = ladder.collected, ladder.invocation, ladder.sides
+    assert sides.plan is not None
+    designated = matches(invocation.reproducers, c_suite)
+    expected = matches(invocation.expected_changes, c_suite)
+    # Tests in changed test files, and tests that inherit a method a changed file defines:
+    # their B result must come from B with C's test files, not from B's own suite.
+    in_changed_files = [
+        t
+        for t in c_suite
+        if t.split("::", 1)[0] in sides.plan.changed or resolver.origin(t) in (Origin.ADDED, Origin.CHANGED)
+    ]
+    ids = list(dict.fromkeys([*designated, *expected, *in_changed_files]))
+    chosen = designated or [
+        t for t in in_changed_files if resolver.origin(t) in (Origin.ADDED, Origin.CHANGED) and t not in expected
+    ]
+    if not ids:
+        note = "no reproducer: none designated, and the candidate added or changed no test"
+        ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, len(c_suite), note)
+        return
+    c_run = sides.run_c(ids)
+    b_run = sides.run_b(ids)
+    ladder.measure_baseline()
+    b_obs: dict[str, Observation | None] = {t: b_run.observation(t) for t in ids}
+    if expected:
+        suite = baseline()
+        b_obs.update({t: None if suite is None else suite.results.get(t) for t in expected})
+    typed, not_run = sides.type(ids, c_run, b_obs, resolver.origin, designated=chosen, expected=expected)
+    ladder.evidence.add(typed.results, typed.annotations, typed.detections)
+    unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
+    status, note = unrun or judge.reproducer_tier(typed, chosen, expected)
+    ladder.tier(Tier.T3, status, start, len(ids), len(ids) - len(not_run), len(c_suite), note, not_run=not_run)

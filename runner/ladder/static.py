@@ -1,0 +1,90 @@
+"""The static rungs T0-T2, and the integrity check that runs between T0 and T1.
+
+T0 reads the candidate's files from git's objects, so a patch it rejects never pays for a
+checkout. Integrity and the interference scan run right after it, before anything runs the
+candidate's code: every later rung sees the trusted tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pytest_evidence.model import Tier
+from runner import gates, integrity, interference
+from runner.diff import Diff, FileKind, compute
+from runner.ladder import judge
+
+if TYPE_CHECKING:
+    from runner.ladder.climb import Ladder
+
+PYTHON_FILES = ("test_*.py", "*_test.py")
+
+
+def present(diff: Diff) -> list[str]:
+    return [f.path for f in diff.files if f.status != "D"]
+
+
+def gate(ladder: Ladder, tier: Tier, run: Callable[[], gates.GateResult]) -> None:
+    """Run one static gate as rung ``tier``; its results and findings join the evidence."""
+    start = ladder.enter(tier)
+    result = run()
+    ladder.evidence.add(result.results)
+    status = judge.static_tier(result.passed, len(result.results))
+    ladder.tier(tier, status, start, len(result.results), len(result.results), None, result.note, result.findings)
+
+
+def parse(ladder: Ladder, diff: Diff) -> None:
+    co = ladder.co
+    gate(ladder, Tier.T0, lambda: gates.parse_gate(co.read_candidate, present(diff), co.candidate))
+
+
+def protect(ladder: Ladder, diff: Diff) -> Diff:
+    """verify_test_integrity and the interference scan; returns the diff of what the tiers test."""
+    co, invocation = ladder.co, ladder.invocation
+    ladder.enter(Tier.T1)
+    ladder.evidence.detect(interference.scan(co.read_candidate, diff))
+    trusted, label = co.trusted_tests(invocation.tests_from)
+    report = integrity.verify_test_integrity(
+        str(co.repo), co.baseline, trusted, co.candidate, PYTHON_FILES, invocation.expected_changes
+    )
+    ladder.evidence.detect(report.detections)
+    ladder.trusted = report.trusted
+    if report.lay:
+        co.lay(report.lay)
+        ladder.progress(
+            "integrity: %d tamper finding(s); %d protected file(s) laid from %s"
+            % (len(report.detections), len(report.lay), label)
+        )
+    ladder.integrity = {
+        "trusted": label,
+        "protected": report.protected,
+        "reapplied": sorted(p for p, blob in report.lay.items() if blob is not None),
+        "removed": sorted(p for p, blob in report.lay.items() if blob is None),
+        "tested_commit": co.tested,
+    }
+    return diff if co.tested == co.candidate else compute(str(co.repo), co.baseline, co.tested, PYTHON_FILES)
+
+
+def lint(ladder: Ladder, diff: Diff) -> None:
+    co = ladder.co
+    py = [p for p in present(diff) if p.endswith(".py")]
+    gate(ladder, Tier.T1, lambda: gates.lint_gate(co.c_dir, py, co.candidate, lambda: co.b_dir, ladder.trusted))
+
+
+def types(ladder: Ladder, diff: Diff) -> None:
+    """T2; every C run afterwards reports where the modules it imported came from."""
+    co = ladder.co
+    sources = [f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D"]
+    origins: dict[str, str | None] = {}
+
+    def run() -> gates.GateResult:
+        result, found = gates.type_gate(
+            co.c_dir, sources, co.candidate, ladder.target, lambda: co.b_dir, ladder.sides.sandbox
+        )
+        origins.update(found)
+        return result
+
+    gate(ladder, Tier.T2, run)
+    ladder.sides.watch = sorted(origins)
+    ladder.sides.provenance(origins, "the import probe")
