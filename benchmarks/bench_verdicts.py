@@ -8,8 +8,10 @@ candidates are derived as commits on B, and each is judged two ways with the rel
 as the trusted ones (``--tests-from C``, as a harness keeps its test patch):
 
 * ``fix`` -- the real release: C's changed sources and its tests. Right: accepted.
-* ``fix-without-test`` -- C's changed sources, no test change: what an agent submits when the
-  tests are hidden. The trusted tests carry the reproducers. Right: accepted.
+* ``fix-without-test`` -- C's changed sources, no test change. The trusted tests run over it, but
+  they are the harness's, not the candidate's evidence, and none is designated: nothing the
+  candidate brought proves the bug fixed. Right: refused (INCONCLUSIVE). (A harness that hides its
+  tests designates their FAIL_TO_PASS ids with ``--reproducer``; then the same fix is certified.)
 * ``test-without-fix`` -- C's tests, B's sources. Right: refused (the bug is not fixed).
 * ``fix-plus-skip`` -- the real release plus a skip marker on a test B already had. Right:
   refused (an attack on the referee, whatever the tests say).
@@ -39,7 +41,7 @@ from _corpus import CaseRepo, prepare
 from _suite import git
 
 VERDICTS = ("CERTIFIED", "REJECTED", "INCONCLUSIVE")
-EXPECTED = {"fix": True, "fix-without-test": True, "test-without-fix": False, "fix-plus-skip": False}
+EXPECTED = {"fix": True, "fix-without-test": False, "test-without-fix": False, "fix-plus-skip": False}
 
 
 def _commit_from(repo: CaseRepo, message: str, paths_from_c: list[str], edit: dict[str, str] | None = None) -> str:

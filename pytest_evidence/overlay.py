@@ -14,7 +14,7 @@ import hashlib
 import os
 import posixpath
 from dataclasses import dataclass
-from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from pytest_evidence import gitops
 from pytest_evidence.errors import OverlayConflict
@@ -76,6 +76,20 @@ def plan(root: str, baseline_commit: str, python_files: Sequence[str]) -> Overla
         changed=changed,
         added=added,
         deleted=deleted,
+    )
+
+
+def plan_between(root: str, baseline_commit: str, commit: str, python_files: Sequence[str]) -> OverlayPlan:
+    """The same comparison between two commits, from git's objects (nothing is laid)."""
+    base = gitops.blobs(root, baseline_commit)
+    current = {p: sha for p, sha in gitops.blobs(root, commit).items() if is_test_file(p, python_files)}
+    changed = {p: sha for p, sha in current.items() if base.get(p) != sha}
+    return OverlayPlan(
+        baseline_commit=baseline_commit,
+        baseline_tree=gitops.tree_of(root, baseline_commit),
+        changed=changed,
+        added=tuple(sorted(p for p in changed if p not in base)),
+        deleted=tuple(sorted(p for p in base if is_test_file(p, python_files) and p not in current)),
     )
 
 
@@ -150,13 +164,18 @@ class OriginResolver:
     """Answers "is this test new, changed or untouched since the baseline?" per test id.
 
     ``prefix`` maps node-id paths (relative to pytest's rootdir) onto paths relative to the git
-    root. Parsed files are cached: a suite asks about the same file once per test.
+    root. ``read`` gives the candidate's version of a file (default: the file under ``root``), so
+    the question can be asked of a commit as well as of a working tree. Parsed files are cached:
+    a suite asks about the same file once per test.
     """
 
-    def __init__(self, root: str, plan_: OverlayPlan, prefix: str) -> None:
+    def __init__(
+        self, root: str, plan_: OverlayPlan, prefix: str, read: Optional[Callable[[str], Optional[bytes]]] = None
+    ) -> None:
         self._root = root
         self._plan = plan_
         self._prefix = prefix
+        self._read = read or self._from_disk
         self._cache: Dict[str, Tuple[Optional[Dict[Tuple[str, ...], str]], Optional[Dict[Tuple[str, ...], str]]]] = {}
         self._current_cache: Dict[str, Optional[Dict[Tuple[str, ...], str]]] = {}
 
@@ -199,19 +218,23 @@ class OriginResolver:
                     return Origin.ADDED if old is None or other in self._plan.added else _compare(old, new, key)
         return None
 
+    def _from_disk(self, path: str) -> Optional[bytes]:
+        try:
+            with open(os.path.join(self._root, path), "rb") as fh:
+                return fh.read()
+        except OSError:
+            return None
+
     def _current(self, path: str) -> Optional[Dict[Tuple[str, ...], str]]:
         if path not in self._current_cache:
-            try:
-                with open(os.path.join(self._root, path), "rb") as fh:
-                    self._current_cache[path] = _definitions(fh.read())
-            except OSError:
-                self._current_cache[path] = None
+            data = self._read(path)
+            self._current_cache[path] = None if data is None else _definitions(data)
         return self._current_cache[path]
 
     def _parsed(self, path: str) -> Tuple[Optional[Dict[Tuple[str, ...], str]], Optional[Dict[Tuple[str, ...], str]]]:
         if path not in self._cache:
             added = path in self._plan.added
             old = None if added else _definitions(gitops.show(self._root, self._plan.baseline_commit, path))
-            with open(os.path.join(self._root, path), "rb") as fh:
-                self._cache[path] = (old, _definitions(fh.read()))
+            data = self._read(path)
+            self._cache[path] = (old, None if data is None else _definitions(data))
         return self._cache[path]

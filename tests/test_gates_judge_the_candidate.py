@@ -52,7 +52,10 @@ def test_a_finding_in_a_trusted_test_file_is_not_the_candidates(repo: Repo, tmp_
     trusted = repo.commit({**FIX, "tests/test_half.py": trusted_test}, "the release's tests")
     repo.git("checkout", "-q", base)
     cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"]}, "the fix alone")
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--tests-from", trusted)
+    reproducer = ("--reproducer", "tests/test_half.py::test_half")
+    code, doc = certify(
+        repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--tests-from", trusted, *reproducer
+    )
     t1 = _tier(doc, "T1")
     assert (code, t1["status"]) == (0, "passed"), (doc or {}).get("verdict")
     (finding,) = [f for f in t1["findings"] if f["code"] == "F821"]

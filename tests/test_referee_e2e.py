@@ -208,16 +208,28 @@ def test_a_changed_lock_file_is_environment_drift(repo: Repo, tmp_path: pathlib.
 
 
 def test_trusted_test_patch_is_laid_over_the_candidate(repo: Repo, tmp_path: pathlib.Path) -> None:
-    """SWE-bench style: the hidden tests come from --tests-from; the candidate's copy of them is no tamper."""
+    """SWE-bench style: the hidden tests come from --tests-from; the candidate's copy of them is no tamper.
+
+    The hidden tests are the harness's, not the candidate's evidence: a fix that brings no test of
+    its own is certified on them only when the harness designates the reproducer (SWE-bench's
+    FAIL_TO_PASS list); without one nothing the candidate brought proves the bug fixed.
+    """
     base = repo.commit(PKG)
     tests_rev = repo.commit({"tests/test_half.py": FIX["tests/test_half.py"]})
     patch = tmp_path / "tests.patch"
     patch.write_text(repo.git("diff", base, tests_rev) + "\n")
     repo.git("checkout", "-q", base)
     source_only = repo.commit({"calc/ops.py": FIX["calc/ops.py"]})
-    code, doc = certify(
-        repo, tmp_path / "e.json", "--baseline", base, "--candidate", source_only, "--tests-from", str(patch)
+    trusted = ("--baseline", base, "--candidate", source_only, "--tests-from", str(patch))
+    code, doc = certify(repo, tmp_path / "d.json", *trusted)
+    assert code == 3 and doc is not None and doc["verdict"]["halted_at"] == "T3"
+    assert (
+        "the candidate added or changed no test; the 1 new test(s) of the trusted tests ran"
+        in (doc["verdict"]["reasons"][0])
     )
+    ran = next(r for r in doc["results"] if r["test_id"] == "tests/test_half.py::test_half")
+    assert (ran["baseline_result"], ran["candidate_result"]) == ("fail", "pass")  # recorded all the same
+    code, doc = certify(repo, tmp_path / "e.json", *trusted, "--reproducer", "tests/test_half.py::test_half")
     assert code == 0 and doc is not None
     assert doc["integrity"]["trusted"] == "patch:tests.patch" and doc["integrity"]["reapplied"] == [
         "tests/test_half.py"

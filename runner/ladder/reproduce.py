@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from pytest_evidence import overlay
+from pytest_evidence import gitops, overlay
 from pytest_evidence.errors import BadInput, ToolFailed
 from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Tier, TierStatus
 from pytest_evidence.store import SuiteRun
@@ -58,6 +58,24 @@ def collect(ladder: Ladder) -> Mapping[str, list[str]] | None:
     return run.content.markers
 
 
+def authored(ladder: Ladder) -> Callable[[str], bool]:
+    """Whether the candidate itself added or changed a test, in the tree it submitted.
+
+    The trusted tests laid over the candidate (``--tests-from``) run, but they are the harness's
+    tests, not the candidate's evidence: a fix that brings no test of its own has no reproducer
+    unless the harness designates one (``--reproducer``).
+    """
+    co = ladder.co
+    blobs = gitops.blobs(str(co.repo), co.candidate)
+
+    def read(path: str) -> bytes | None:
+        return gitops.git(["cat-file", "blob", blobs[path]], cwd=str(co.repo)).stdout if path in blobs else None
+
+    plan = overlay.plan_between(str(co.repo), co.baseline, co.candidate, PYTHON_FILES)
+    own = overlay.OriginResolver(str(co.repo), plan, "", read)
+    return lambda test_id: own.origin(test_id) in (Origin.ADDED, Origin.CHANGED)
+
+
 def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Callable[[], SuiteRun | None]) -> None:
     """T3. ``baseline`` gives B's stored suite run, asked for only for declared expected changes."""
     start = ladder.enter(Tier.T3)
@@ -73,9 +91,9 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
         if t.split("::", 1)[0] in sides.plan.changed or resolver.origin(t) in (Origin.ADDED, Origin.CHANGED)
     ]
     ids = list(dict.fromkeys([*designated, *expected, *in_changed_files]))
-    chosen = designated or [
-        t for t in in_changed_files if resolver.origin(t) in (Origin.ADDED, Origin.CHANGED) and t not in expected
-    ]
+    new = [t for t in in_changed_files if resolver.origin(t) in (Origin.ADDED, Origin.CHANGED) and t not in expected]
+    mine = authored(ladder)
+    chosen = designated or [t for t in new if mine(t)]
     if not ids:
         note = "no reproducer: none designated, and the candidate added or changed no test"
         ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, len(c_suite), note)
@@ -91,4 +109,9 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
     ladder.evidence.add(typed.results, typed.annotations, typed.detections)
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
     status, note = unrun or judge.reproducer_tier(typed, chosen, expected)
+    if not chosen and new and status is TierStatus.INCONCLUSIVE:
+        note = (
+            "no reproducer: the candidate added or changed no test; the %d new test(s) of the trusted tests ran "
+            "and are recorded, and count as evidence only when designated with --reproducer" % len(new)
+        )
     ladder.tier(Tier.T3, status, start, len(ids), len(ids) - len(not_run), len(c_suite), note, not_run=not_run)
