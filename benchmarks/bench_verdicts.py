@@ -60,18 +60,22 @@ def _commit_from(repo: CaseRepo, message: str, paths_from_c: list[str], edit: di
 
 def _changed(repo: CaseRepo) -> tuple[list[str], list[str]]:
     """C's changed paths, split into test paths (the case's ``tests_dir``) and the rest."""
-    paths = git(repo.path, "diff", "--name-only", repo.baseline, repo.candidate).split("\n")
-    tests = tuple(p.rstrip("/") + "/" for p in repo.case["tests_dir"]) + tuple(repo.case.get("overlay_extra", []))
-    is_test = [p for p in paths if p and (p.startswith(tests) or p in tests)]
-    return is_test, [p for p in paths if p and p not in is_test]
+    paths = [p for p in git(repo.path, "diff", "--name-only", repo.baseline, repo.candidate).split("\n") if p]
+    is_test = [p for p in paths if _under_tests(repo, p)]
+    return is_test, [p for p in paths if p not in is_test]
+
+
+def _under_tests(repo: CaseRepo, path: str) -> bool:
+    """A path of the case's test paths (a directory or a single file) or its overlay extras."""
+    roots = [*repo.case["tests_dir"], *repo.case.get("overlay_extra", [])]
+    return any(path == r.rstrip("/") or path.startswith(r.rstrip("/") + "/") for r in roots)
 
 
 def _skip_target(repo: CaseRepo, c_tests: list[str]) -> tuple[str, str] | None:
     """An existing test of B (prefer a file C did not change) and its text with a skip marker."""
     files = git(repo.path, "ls-tree", "-r", "--name-only", repo.baseline).split("\n")
-    roots = tuple(p.rstrip("/") + "/" for p in repo.case["tests_dir"])
     candidates = [
-        f for f in files if f.startswith(roots) and f.rsplit("/", 1)[-1].startswith("test") and f.endswith(".py")
+        f for f in files if _under_tests(repo, f) and f.rsplit("/", 1)[-1].startswith("test") and f.endswith(".py")
     ]
     candidates.sort(key=lambda f: (f in c_tests, f))
     for path in candidates:

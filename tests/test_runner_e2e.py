@@ -432,3 +432,23 @@ def test_an_interrupt_during_the_b_run_names_the_held_receipt_and_how_to_reconci
     assert hint.startswith("evidence-runner receipts reconcile ") and "--repo %s" % repo.path in hint
     words = shlex.split(hint.replace("--rerun|--abandon", "--abandon"))
     assert main(words[1:]) == 0  # the printed command works as printed
+
+
+def test_a_test_whose_id_changes_between_collections_is_named_not_a_failure(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record
+) -> None:
+    """marshmallow's shape: a parametrization id that embeds the time of collection."""
+    unstable = (
+        "import time\n\nimport pytest\n\n\n"
+        "@pytest.mark.parametrize('stamp', [str(time.time_ns())])\ndef test_stamped(stamp):\n    assert stamp\n"
+    )
+    base = repo.commit(PKG)
+    cand = repo.commit({**FIX, "tests/test_half.py": FIX["tests/test_half.py"] + "\n\n" + unstable})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
+    (detection,) = [d for d in doc["detections"] if d["kind"] == "unstable_test_id"]
+    assert detection["test_id"].startswith("tests/test_half.py::test_stamped[")
+    t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
+    assert t3["status"] == "passed" and t3["not_run"] == [detection["test_id"]]

@@ -104,7 +104,7 @@ def _tier(
     c_run = sides.run_c(todo)
     baseline: dict[str, Observation | None] = {t: suite.results.get(t) for t in todo}
     confirmed = _confirm(ladder, todo, c_run, baseline)
-    typed, not_run = sides.type(todo, c_run, baseline, resolver.origin, affected=tier is not Tier.T7)
+    typed, not_run, unstable = sides.type(todo, c_run, baseline, resolver.origin, affected=tier is not Tier.T7)
     annotations = {
         t: dataclasses.replace(a, flip=confirmed[t].to_dict()) if t in confirmed else a
         for t, a in typed.annotations.items()
@@ -121,7 +121,16 @@ def _tier(
     ladder.evidence.add(typed.results, annotations, detections)
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
     status, note = judge.regression_tier(typed.results, what, tier is not Tier.T7, unrun)
-    ladder.tier(tier, status, start, len(ids), len(todo) - len(not_run), suite_size, note, not_run=not_run)
+    ladder.tier(
+        tier,
+        status,
+        start,
+        len(ids),
+        len(todo) - len(not_run) - len(unstable),
+        suite_size,
+        note,
+        not_run=[*not_run, *unstable],
+    )
 
 
 def _confirm(

@@ -105,7 +105,7 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
     if expected:
         suite = baseline()
         b_obs.update({t: None if suite is None else suite.results.get(t) for t in expected})
-    typed, not_run = sides.type(ids, c_run, b_obs, resolver.origin, designated=chosen, expected=expected)
+    typed, not_run, unstable = sides.type(ids, c_run, b_obs, resolver.origin, designated=chosen, expected=expected)
     ladder.evidence.add(typed.results, typed.annotations, typed.detections)
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
     status, note = unrun or judge.reproducer_tier(typed, chosen, expected)
@@ -114,4 +114,13 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
             "no reproducer: the candidate added or changed no test; the %d new test(s) of the trusted tests ran "
             "and are recorded, and count as evidence only when designated with --reproducer" % len(new)
         )
-    ladder.tier(Tier.T3, status, start, len(ids), len(ids) - len(not_run), len(c_suite), note, not_run=not_run)
+    ladder.tier(
+        Tier.T3,
+        status,
+        start,
+        len(ids),
+        len(ids) - len(not_run) - len(unstable),
+        len(c_suite),
+        note,
+        not_run=[*not_run, *unstable],
+    )

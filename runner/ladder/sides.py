@@ -111,9 +111,28 @@ class Sides:
         designated: Sequence[str] = (),
         expected: Sequence[str] = (),
         affected: bool = True,
-    ) -> tuple[Typed, list[str]]:
-        """Typed results of the tests that reported, and the ids that did not run at all."""
+    ) -> tuple[Typed, list[str], list[str]]:
+        """Typed results of the tests that reported; the ids the process left unrun; unstable ids.
+
+        A selected id that a process which ended normally never collected did not go missing
+        because the process died: its id changed between collections (a timestamp or a random
+        value in a parametrization), so it cannot be selected at all. It is an
+        ``unstable_test_id`` detection, not an early end.
+        """
         candidate = [quarantine(c_run.observation(t), self.held) for t in ids]
+        absent = [t for t, o in zip(ids, candidate, strict=True) if o is None]
+        seen = set(c_run.content.collected or ())
+        normal = c_run.content.finished and not c_run.budget_exhausted
+        unstable = [t for t in absent if normal and t not in seen]
+        self.evidence.detect(
+            Detection(
+                DetectionKind.UNSTABLE_TEST_ID,
+                "not collected when its tier ran: its id changes from one collection to the next, "
+                "so it cannot be selected and did not run",
+                t,
+            )
+            for t in unstable
+        )
         return (
             type_evidence(
                 candidate=[o for o in candidate if o is not None],
@@ -126,7 +145,8 @@ class Sides:
                 flaky_history=self.store.flake_history(self.repo_key, ids),
                 affected=lambda _t: affected,
             ),
-            [t for t, o in zip(ids, candidate, strict=True) if o is None],
+            [t for t in absent if t not in unstable],
+            unstable,
         )
 
     def provenance(self, origins: Mapping[str, str | None], seen_by: str) -> None:
