@@ -250,7 +250,9 @@ def _mypy(checkout: pathlib.Path, py: Sequence[str], target: Target) -> tuple[li
         found.append(
             Finding("mypy", item["file"], item.get("line"), item.get("column"), item.get("code"), item["message"], hard)
         )
-    if proc.returncode not in (0, 1) or (proc.returncode == 1 and not any(f.hard for f in found)):
+    # Exit 1 with findings is an answer, even when they are all notes (mypy's JSON output exits 1
+    # on a lone note); exit 1 with nothing parsed, or 2 and above, is not.
+    if proc.returncode not in (0, 1) or (proc.returncode == 1 and not found):
         raise ToolFailed(
             "mypy ended (exit %d) without an answer: %s" % (proc.returncode, _said(proc.stderr, proc.stdout))
         )

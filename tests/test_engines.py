@@ -112,3 +112,15 @@ def test_git_failing_mid_climb_is_an_error_of_the_tier_that_asked(
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     _errored(code, doc, "T1", "could not create work tree dir", schema)
     assert doc is not None and "[git-failed]" in _tier(doc, "T1")["note"]
+
+
+def test_mypy_that_answers_with_notes_only_is_an_answer(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """mypy's JSON output exits 1 on a lone note (marshmallow 4.3.1): that is an answer, not a failure."""
+    untyped = "\n\ndef legacy(x):\n    y: int = 1\n    return x + y\n"
+    base = repo.commit({**PKG, "pyproject.toml": PKG["pyproject.toml"] + "\n[tool.mypy]\n"})
+    cand = repo.commit({**FIX, "calc/ops.py": FIX["calc/ops.py"] + untyped})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    t2 = _tier(doc, "T2")
+    assert (code, t2["status"]) == (0, "passed"), t2
+    assert [f["code"] for f in t2["findings"]] == ["annotation-unchecked"]
