@@ -47,8 +47,12 @@ EXPECTED = {"fix": True, "fix-without-test": False, "test-without-fix": False, "
 def _commit_from(repo: CaseRepo, message: str, paths_from_c: list[str], edit: dict[str, str] | None = None) -> str:
     """B plus ``paths_from_c`` taken from C (and ``edit``: path -> new text), committed."""
     git(repo.path, "checkout", "-q", "--detach", repo.baseline)
+    in_c = set(git(repo.path, "ls-tree", "-r", "--name-only", repo.candidate).split("\n"))
     for path in paths_from_c:
-        git(repo.path, "checkout", repo.candidate, "--", path)
+        if path in in_c:
+            git(repo.path, "checkout", repo.candidate, "--", path)
+        elif (repo.path / path).exists():
+            git(repo.path, "rm", "-q", "--", path)  # C deleted it
     for path, text in (edit or {}).items():
         (repo.path / path).write_text(text)
     git(repo.path, "add", "-A", "-f")
@@ -112,8 +116,12 @@ def _naive(repo: CaseRepo, candidate: str, c_tests: list[str], work: pathlib.Pat
     tree = work / "naive"
     git(repo.path, "worktree", "add", "-q", "--detach", str(tree), candidate)
     try:
+        in_c = set(git(repo.path, "ls-tree", "-r", "--name-only", repo.candidate).split("\n"))
         for path in c_tests:
-            git(tree, "checkout", repo.candidate, "--", path)
+            if path in in_c:
+                git(tree, "checkout", repo.candidate, "--", path)
+            elif (tree / path).exists():
+                git(tree, "rm", "-q", "--", path)
         env = dict(os.environ, PYTHONPATH=str(tree / repo.case["pythonpath_root"]), PYTHONHASHSEED="0")
         start = time.perf_counter()
         proc = subprocess.run(
