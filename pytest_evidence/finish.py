@@ -28,7 +28,6 @@ T = TypeVar("T")
 #: Exit status when evidence was asked for and the run proved nothing (nothing ran).
 EXIT_NOTHING_PROVED = 5
 
-_INCOMPLETE_STATUSES = (2, 3, 4)  # interrupted, internal error, usage error
 _USAGE_ERROR = 4  # pytest.ExitCode.USAGE_ERROR: how the plugin reports every EvidenceError
 
 
@@ -66,6 +65,19 @@ class BaselinePlan:
             env_fingerprint=env_fingerprint,
             reruns=self.reruns,
         )
+
+
+def _why_incomplete(exitstatus: int, observed: int, collected: int) -> Optional[str]:
+    """Why a session's record is incomplete (``incomplete_reason``), or None when it is not."""
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
+        return "interrupted"
+    if exitstatus == pytest.ExitCode.INTERNAL_ERROR:
+        return "pytest's internal error"
+    if exitstatus == pytest.ExitCode.USAGE_ERROR:
+        return "pytest's usage error"
+    if observed < collected:
+        return "%d of %d collected test(s) reported no result" % (collected - observed, collected)
+    return None
 
 
 class _StoreSession:
@@ -129,7 +141,8 @@ class Finisher:
     def _finish(self, exitstatus: int) -> int:
         observations = list(self.recorder.observed.values())
         collected = self.recorder.collected or []
-        complete = exitstatus not in _INCOMPLETE_STATUSES and len(observations) >= len(collected)
+        incomplete = _why_incomplete(exitstatus, len(observations), len(collected))
+        complete = incomplete is None
         env = environment.capture()
         repo = os.path.realpath(str(self.config.rootpath))
         ledger = _StoreSession(self.settings)
@@ -141,7 +154,7 @@ class Finisher:
             baseline, baseline_run = {}, {"executed": 0, "cached": 0, "exit_code": None, "skipped": why}
             complete = False
             exitstatus = int(pytest.ExitCode.INTERRUPTED if isinstance(exc, KeyboardInterrupt) else _USAGE_ERROR)
-            self.problem = "the baseline replay did not finish: %s" % why
+            self.problem = incomplete = "the baseline replay did not finish: %s" % why
         now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         rows = flake_rows(self.run_id, "C", observations, now)
         rows += flake_rows(self.run_id, "B", (baseline or {}).values(), now)
@@ -185,6 +198,7 @@ class Finisher:
             run_id=self.run_id,
             created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             complete=complete,
+            incomplete_reason=incomplete,
             repo=str(self.config.rootpath),
             baseline_commit=None if self.baseline is None else self.baseline.plan.baseline_commit,
             candidate_commit=candidate_commit,

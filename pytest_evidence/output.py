@@ -38,6 +38,12 @@ def check_writable(path: str, option: str, create_parents: bool) -> None:
         raise BadInput("%s %s cannot be written (%s)" % (option, path, exc.strerror or exc)) from None
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_json(path: str, doc: Mapping[str, Any]) -> None:
     """Write atomically: a reader never sees half a record, and a failure leaves no temp file.
 
@@ -51,6 +57,7 @@ def write_json(path: str, doc: Mapping[str, Any]) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(json.dumps(doc, separators=(",", ":")))
             fh.write("\n")
+        os.chmod(tmp, 0o666 & ~_umask())  # as open() would have made it, not mkstemp's 0600
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -213,6 +213,12 @@ class Store:
                 % (self.path, exc.strerror or exc, self.option)
             ) from None
 
+    def check_writable(self) -> None:
+        """Take the write lock once and let it go: a store another process holds fails now."""
+        with self._translated():
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("ROLLBACK")
+
     def _read(self, sql: str, args: Sequence[Any] = ()) -> List[Tuple[Any, ...]]:
         with self._translated():
             return list(self._db.execute(sql, args))

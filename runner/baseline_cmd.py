@@ -21,7 +21,7 @@ import tempfile
 import time
 
 from pytest_evidence import gitops
-from pytest_evidence.errors import EXIT_CERTIFIED, EXIT_INCONCLUSIVE, EXIT_REJECTED, BadInput
+from pytest_evidence.errors import EXIT_CERTIFIED, EXIT_INCONCLUSIVE, EXIT_REJECTED, BadInput, Interrupted
 from pytest_evidence.model import bounded
 from pytest_evidence.store import Store
 from runner import netns, receipts
@@ -124,9 +124,15 @@ def execute(store: Store, binding: receipts.Binding) -> tuple[int, str]:
                     % (
                         binding.timeout or 0,
                         receipt,
-                        receipts.reconcile_hint(receipt, binding.repo),
+                        receipts.reconcile_hint(receipt, binding.repo, store.path),
                     ),
                 )
+            except KeyboardInterrupt:
+                os.killpg(proc.pid, signal.SIGKILL)
+                raise Interrupted(
+                    "interrupted; baseline receipt %s is held, reconcile it with: %s"
+                    % (receipt, receipts.reconcile_hint(receipt, binding.repo, store.path))
+                ) from None
             except BaseException:
                 os.killpg(proc.pid, signal.SIGKILL)
                 raise

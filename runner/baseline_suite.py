@@ -77,7 +77,7 @@ def baseline_suite(
             None,
             "held",
             "the baseline suite outran the budget of %ss; receipt %s is held; reconcile with: %s"
-            % (sandbox.tier_budget, receipt, receipts.reconcile_hint(receipt, binding.repo)),
+            % (sandbox.tier_budget, receipt, receipts.reconcile_hint(receipt, binding.repo, store.path)),
             receipt,
         )
     collected = tuple(run.content.collected or ())

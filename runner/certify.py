@@ -174,12 +174,13 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
         how.target.check_pytest_args(co.b_dir)
         store_path = args.store or default_store(co.repo)
         with Store(str(store_path), option="--store") as store:
+            store.check_writable()
             ladder = Ladder(co, store, how, progress)
             try:
                 record = ladder.climb()
             except KeyboardInterrupt:
                 write_record(ladder.record(incomplete="interrupted", judged=False), args.out)
-                raise Interrupted(_interrupted(ladder, co.repo, args)) from None
+                raise Interrupted(_interrupted(ladder, co.repo, args.out, store.path)) from None
             except BadInput:
                 raise
             except Exception as exc:
@@ -194,10 +195,9 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
     return EXIT_CODES[verdict.verdict], "%s%s: %s" % (verdict.verdict.value, where, verdict.reasons[0])
 
 
-def _interrupted(ladder: Ladder, repo: pathlib.Path, args: argparse.Namespace) -> str:
-    said = "interrupted; temporary worktrees removed; the record of what ran is %s" % args.out
+def _interrupted(ladder: Ladder, repo: pathlib.Path, out: pathlib.Path, store: str) -> str:
+    said = "interrupted; temporary worktrees removed; the record of what ran is %s" % out
     if ladder.open_receipt:
-        store = str(args.store) if args.store else None
         said += "; baseline receipt %s is held, reconcile it with: %s" % (
             ladder.open_receipt,
             receipts.reconcile_hint(ladder.open_receipt, os.path.realpath(repo), store),

@@ -20,9 +20,8 @@ from runner import crash_report
 
 PROGRAM = "evidence-runner"
 
-#: Modules of the ``runner`` extra the command line itself imports (the engines are checked by
-#: ``tools`` before a climb): without them, one line says what to install.
-EXTRA = ("rich", "packaging")
+#: Modules of the ``runner`` extra: without them, one line says what to install.
+EXTRA = ("rich", "packaging", "jsonschema", "ruff", "mypy", "coverage", "pytest_timeout", "pytest_randomly")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -93,7 +92,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     from runner import baseline_cmd, certify, demo, ledgers
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)  # a progress line is one line, in a CI log too
     if args.command == "demo":
         return demo.run(args.keep, Console())
     if args.command == "certify":

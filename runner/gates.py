@@ -318,6 +318,30 @@ def _probe(
     return {importing[-1]: {"ok": False, "error": "the import probe %s while importing it" % ended}}, code
 
 
+def _portable(message: str, checkout: pathlib.Path) -> str:
+    """An error message with the checkout's own path taken out: B's and C's then compare."""
+    return message.replace(str(checkout) + os.sep, "").replace(str(checkout), ".")
+
+
+def _probe_baseline(
+    b_dir: pathlib.Path,
+    failures: Sequence[Finding],
+    owned: dict[str, str | None],
+    target: Target,
+    sandbox: Sandbox,
+) -> list[Finding]:
+    """The same files through the import probe on B: the failures B already had."""
+    present = [f.path for f in failures if (b_dir / f.path).is_file()]
+    if not present:
+        return []
+    answers, _code = _probe(b_dir, [(str(b_dir / p), owned[p]) for p in present], target, sandbox)
+    return [
+        Finding("import", p, None, None, "import", _portable(str(got["error"]), b_dir), True)
+        for p in present
+        if not (got := answers.get(str(b_dir / p), {"ok": True}))["ok"]
+    ]
+
+
 def type_gate(
     checkout: pathlib.Path,
     paths: Sequence[str],
@@ -368,18 +392,34 @@ def type_gate(
         notes.append("mypy not configured by the repository" if typed else "no changed module to type-check")
     probe = [(str(checkout / p), owned[p]) for p in py]
     imported, probe_exit = _probe(checkout, probe, target, sandbox)
+    failures = [
+        Finding("import", path, None, None, "import", _portable(str(got["error"]), checkout), True)
+        for (abspath, _name), path in zip(probe, py, strict=True)
+        if not (got := imported.get(abspath, {"ok": False, "error": "not reached: the import probe ended before it"}))[
+            "ok"
+        ]
+    ]
+    if failures:
+        failures = judged.judge(
+            failures, _probe_baseline(baseline(), failures, owned, target, sandbox), _read(checkout), _read(checkout)
+        )
+    failed_at = {f.path: f for f in failures}
     origins: dict[str, str | None] = {}
     for (abspath, name), path in zip(probe, py, strict=True):
-        got = imported.get(abspath, {"ok": False, "error": "not reached: the import probe ended before it"})
-        finding = None if got["ok"] else Finding("import", path, None, None, "import", str(got["error"]), True)
+        finding = failed_at.get(path)
         if finding:
             findings.append(finding)
-        if name and got["ok"]:
+        got = imported.get(abspath, {})
+        if name and got.get("ok"):
             origins[name] = str(got["file"]) if got["file"] else None
         check = "import" if name else "compile"
-        results.append(_result("T2::%s::%s" % (check, path), candidate, finding, FailureKind.IMPORT_ERROR, probe_exit))
+        failing = finding if finding is not None and finding.hard else None
+        summary = "" if finding is None or finding.hard else finding.message
+        results.append(
+            _result("T2::%s::%s" % (check, path), candidate, failing, FailureKind.IMPORT_ERROR, probe_exit, summary)
+        )
     hard = [f for f in findings if f.hard]
-    failed = [f for f in findings if f.check == "import"]
+    failed = [f for f in findings if f.check == "import" and f.hard]
     notes.append(
         "%d module(s) imported, %d file(s) byte-compiled only" % (len(origins), sum(1 for p in py if not owned[p]))
         + ("; %s: %s" % (failed[0].path, failed[0].message) if failed else "")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import os
 import shlex
 import uuid
 from dataclasses import dataclass
@@ -81,13 +82,12 @@ class Admission:
     reason: str
 
 
-def reconcile_hint(receipt_id: str, repo: str, store: str | None = None) -> str:
-    """The whole command that reconciles a held receipt (``store``: when not the default one)."""
-    where = " --store %s" % shlex.quote(store) if store else ""
-    return "evidence-runner receipts reconcile %s --repo %s%s --rerun|--abandon" % (
+def reconcile_hint(receipt_id: str, repo: str, store: str) -> str:
+    """The whole command that reconciles a held receipt, runnable as printed from anywhere."""
+    return "evidence-runner receipts reconcile %s --repo %s --store %s --rerun|--abandon" % (
         receipt_id,
         shlex.quote(repo),
-        where,
+        shlex.quote(os.path.abspath(store)),
     )
 
 
@@ -101,7 +101,7 @@ def admit(store: Store, binding: Binding) -> Admission:
             "held",
             last,
             "receipt %s (intent of %s) has no completion: held, nothing is replayed; reconcile with: %s"
-            % (last["receipt"], last["created"], reconcile_hint(last["receipt"], binding.repo)),
+            % (last["receipt"], last["created"], reconcile_hint(last["receipt"], binding.repo, store.path)),
         )
     if last["completion"] is None:
         return Admission(

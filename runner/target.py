@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_evidence.environment import capture, versions
@@ -27,6 +28,9 @@ from pytest_evidence.model import Environment
 
 #: Distributions whose pytest plugins pin a test run (per-test timeout, seeded randomness).
 GUARD_DISTRIBUTIONS = ["pytest-timeout", "pytest-randomly"]
+
+#: A path no repository has: pytest parses its arguments, then finds nothing to collect there.
+_NOWHERE = "__evidence_no_such_path__"
 
 #: The oldest pytest the plugin supports in a target.
 MIN_PYTEST = (7, 0)
@@ -92,15 +96,21 @@ class Target:
     def check_pytest_args(self, checkout: pathlib.Path) -> None:
         """The operator's pytest arguments, tried on B's checkout before any tier.
 
-        pytest parses them (and the repository's configuration) and is then pointed at a path
-        that does not exist, so nothing is collected or run. A refusal of the command line is
-        the operator's mistake, said in pytest's own words.
+        pytest parses them (and loads the repository's configuration and conftests) and is then
+        pointed at a path that does not exist, so nothing is collected or run. When that fails
+        with the arguments and not without them, the arguments are the operator's mistake, said
+        in pytest's own words.
         """
         if not self.pytest_args:
             return
-        nowhere = "__evidence_no_such_path__"
+        refused = self._refusal(checkout, self.pytest_args)
+        if refused and not self._refusal(checkout, ()):
+            raise BadInput("pytest refuses the arguments %s: %s" % (" ".join(self.pytest_args), refused))
+
+    def _refusal(self, checkout: pathlib.Path, args: Sequence[str]) -> str | None:
+        """pytest's complaint about ``args`` before it looks for tests, or None."""
         proc = subprocess.run(
-            [self.python, "-m", "pytest", *self.pytest_args, "-p", "no:cacheprovider", "--collect-only", "-q", nowhere],
+            [self.python, "-m", "pytest", *args, "-p", "no:cacheprovider", "--collect-only", "-q", _NOWHERE],
             cwd=checkout,
             capture_output=True,
             text=True,
@@ -108,9 +118,13 @@ class Target:
             env=self.env(checkout),
             timeout=300,
         )
-        refused = [ln.strip() for ln in proc.stderr.splitlines() if ": error: " in ln]
-        if "usage:" in proc.stderr and refused:
-            raise BadInput("pytest refuses the arguments %s: %s" % (" ".join(self.pytest_args), refused[0]))
+        if "not found: %s" % _NOWHERE in proc.stderr + proc.stdout:
+            return None
+        lines = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
+        argparse_said = [ln for ln in lines if ": error: " in ln]
+        pytest_said = [ln for ln in lines if ln.startswith("ERROR:") and not ln.startswith("ERROR: usage:")]
+        said = argparse_said or pytest_said
+        return said[0] if said else (lines or ["pytest exited %d" % proc.returncode])[-1]
 
     def environment(self, fresh: bool = False) -> Environment:
         """Fingerprint of the target interpreter's installed environment (the checkout left out).

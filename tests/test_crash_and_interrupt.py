@@ -68,7 +68,7 @@ def test_interrupted_session_writes_an_incomplete_record(pytester: pytest.Pytest
     assert result.ret == pytest.ExitCode.INTERRUPTED
     doc = json.loads(out.read_text())
     jsonschema.validate(doc, schema)
-    assert doc["complete"] is False
+    assert doc["complete"] is False and doc["incomplete_reason"] == "interrupted"
     assert [r["test_id"].split("::")[-1] for r in doc["results"]] == ["test_one"]
     assert doc["not_run"] == ["test_interrupt.py::test_two", "test_interrupt.py::test_three"]
     assert os.path.exists(out.with_suffix(".jsonl"))

@@ -105,3 +105,30 @@ def test_baseline_findings_are_matched_by_symbol_and_counted() -> None:
     )
     assert [f.hard for f in got] == [False, False, True]  # b() had one; the second in b() is new
     assert findings.enclosing([], 3) == "<module>"
+
+
+def test_test_data_that_must_not_parse_is_not_parsed_by_t0(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """tomli's shape: a parser's fix adds an invalid-input fixture under tests/."""
+    base = repo.commit(PKG)
+    fixtures = {"tests/data/invalid-day.toml": "d = 2026-13-45\n", "tests/data/broken.json": "{nope\n"}
+    cand = repo.commit({**FIX, **fixtures, "tests/data/bad_syntax.py": "def (:\n"})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    t0 = _tier(doc, "T0")
+    assert (code, t0["status"]) == (0, "passed"), t0
+    assert doc is not None
+    parsed = sorted(r["test_id"] for r in doc["results"] if r["test_id"].startswith("T0::"))
+    assert parsed == ["T0::parse::calc/ops.py", "T0::parse::tests/test_half.py"]
+
+
+def test_an_import_failure_b_already_had_is_a_warning(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """A module whose dependency the target lacks fails to import on B as on C: not the candidate's."""
+    extra = "import no_such_dependency_xyz\n\n\ndef pretty(n):\n    return str(n)\n"
+    base = repo.commit({**PKG, "calc/extra.py": extra})
+    cand = repo.commit({**FIX, "calc/extra.py": extra.replace("str(n)", "'%d' % n")})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    t2 = _tier(doc, "T2")
+    assert (code, t2["status"]) == (0, "passed"), t2
+    (finding,) = [f for f in t2["findings"] if f["check"] == "import"]
+    assert finding["path"] == "calc/extra.py" and not finding["hard"]
+    assert "No module named 'no_such_dependency_xyz'" in finding["message"]
+    assert finding["message"].endswith("(also on the baseline)")

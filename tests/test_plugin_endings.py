@@ -94,6 +94,7 @@ def test_ctrl_c_during_the_replay_on_b_writes_the_record_of_what_ran(
     doc = json.loads(out.read_text())
     jsonschema.validate(doc, schema)
     assert doc["complete"] is False and doc["baseline_run"]["skipped"] == "interrupted"
+    assert doc["incomplete_reason"] == "the baseline replay did not finish: interrupted"
     assert {r["candidate_result"] for r in doc["results"]} == {"pass"} and len(doc["results"]) == 4
     assert all(r["baseline_result"] is None for r in doc["results"])
     assert "the baseline replay did not finish: interrupted" in stdout

@@ -294,3 +294,48 @@ def test_a_module_that_hangs_on_import_is_stopped_at_t2(repo: Repo, tmp_path: pa
     assert code == 1 and doc is not None and doc["verdict"]["halted_at"] == "T2"
     t2 = next(t for t in doc["tiers"] if t["tier"] == "T2")
     assert "calc/ops.py: the import probe did not finish in 2s while importing it" in t2["note"]
+
+
+def test_an_interrupted_baseline_command_names_its_held_receipt_and_the_whole_reconcile_command(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    import shlex
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    repo.commit(PKG)
+    started = tmp_path / "started"
+    store = tmp_path / "store.sqlite3"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "runner.cli",
+            "baseline",
+            "--repo",
+            str(repo.path),
+            "--ref",
+            "HEAD",
+            "--command",
+            "touch %s; sleep 30" % started,
+            "--timeout",
+            "60",
+            "--store",
+            str(store),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    (line,) = err.strip().splitlines()
+    assert proc.returncode == 4 and line.endswith("[interrupted]") and "is held" in line, err
+    hint = line.split("reconcile it with: ", 1)[1].rsplit(" [interrupted]", 1)[0]
+    assert "--store %s" % store in hint
+    assert main(shlex.split(hint.replace("--rerun|--abandon", "--abandon"))[1:]) == 0

@@ -134,6 +134,8 @@ def test_changed_module_imported_from_outside_the_checkout_blocks_certification(
         ("unknown-tests-from", "--tests-from nope: neither a patch file nor a revision"),
         ("unknown-pytest-option", "unrecognized arguments: --no-such-option"),
         ("pytest-option-after-dashes", "unrecognized arguments: --no-such-option"),
+        ("pytest-plugin-missing", 'ERROR: Error importing plugin "no_such_plugin_xyz"'),
+        ("reproducer-in-broken-file", "tests/test_broken.py did not collect: ModuleNotFoundError"),
         ("unknown-rev", "unknown revision 'nope'"),
         ("bad-patch", "does not apply to the baseline: patch failed: calc/ops.py:1"),
         ("unknown-test", "no collected test matches tests/test_ops.py::test_nope"),
@@ -165,6 +167,13 @@ def test_bad_input_is_one_line_and_exit_2(
         args += ["--pytest-arg=--no-such-option"]
     elif case == "pytest-option-after-dashes":
         args += ["--", "-o", "addopts=", "--no-such-option"]
+    elif case == "pytest-plugin-missing":
+        args += ["--", "-p", "no_such_plugin_xyz"]
+    elif case == "reproducer-in-broken-file":
+        repo.git("checkout", "-q", base)
+        broken = "import no_such_module_xyz\n\n\ndef test_it():\n    pass\n"
+        cand = repo.commit({**FIX, "tests/test_broken.py": broken})
+        args = ["--baseline", base, "--candidate", cand, "--reproducer", "tests/test_broken.py::test_it"]
     elif case == "unknown-rev":
         args[1] = "nope"
     elif case == "bad-patch":
@@ -452,3 +461,66 @@ def test_a_test_whose_id_changes_between_collections_is_named_not_a_failure(
     assert detection["test_id"].startswith("tests/test_half.py::test_stamped[")
     t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
     assert t3["status"] == "passed" and t3["not_run"] == [detection["test_id"]]
+
+
+def test_a_store_another_process_holds_is_bad_input_before_any_tier(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    from pytest_evidence.store import Store
+
+    base = repo.commit(PKG)
+    cand = repo.commit(FIX)
+    store = tmp_path / "store.sqlite3"
+    Store(str(store)).close()
+    holder = sqlite3.connect(str(store), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process is writing, past the store's 10 s wait
+    try:
+        words = ["--repo", str(repo.path), "--baseline", base, "--candidate", cand, "--store", str(store)]
+        code = main(["certify", *words, "--out", str(tmp_path / "e.json")])
+    finally:
+        holder.rollback()
+        holder.close()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].endswith("[store-locked]") and "--store" in err[0], err
+    assert not (tmp_path / "e.json").exists()
+
+
+def test_a_store_locked_mid_climb_is_an_error_of_the_running_tier_and_the_record_is_written(
+    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, schema: Record
+) -> None:
+    from pytest_evidence.errors import StoreLocked
+    from pytest_evidence.store import Store
+
+    def locked(self: Store, *args: object) -> None:
+        raise StoreLocked("evidence store %s is locked by another process (simulated)" % self.path)
+
+    monkeypatch.setattr(Store, "suite_add", locked)
+    base = repo.commit(PKG)
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    errored = [t for t in doc["tiers"] if t["status"] == "error"]
+    assert code == 3 and doc["complete"] is False and len(errored) == 1, doc["tiers"]
+    assert "locked by another process" in errored[0]["note"] and "[store-locked]" in errored[0]["note"]
+
+
+def test_the_record_says_how_b_was_obtained_and_is_readable_by_others(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit(PKG)
+    cand = repo.commit(FIX)
+    _, first = certify(repo, tmp_path / "a.json", "--baseline", base, "--candidate", cand)
+    _, second = certify(repo, tmp_path / "b.json", "--baseline", base, "--candidate", cand)
+    assert first is not None and second is not None
+    assert (first["baseline_run"]["suite"], second["baseline_run"]["suite"]) == ("run now", "reused")
+    assert first["baseline_run"]["receipt"] == second["baseline_run"]["receipt"]
+    assert second["baseline_environment"]["injected"] == second["environment"]["injected"]
+    mode = (tmp_path / "a.json").stat().st_mode & 0o777
+    assert mode == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -5,8 +5,9 @@ T1), ``reproduce`` (collection and T3), ``regress`` (B's suite and T4-T7) -- and
 rung makes is a rule in ``judge``. The ``Ladder`` only sequences them, keeps what they established
 (``Evidence``), remembers which rung is running, and turns all of it into the record.
 
-An engine that ends without a usable answer (``ToolFailed``) ends the climb: the running rung is
-an ``error`` and the record says the climb is incomplete and why.
+An engine that ends without a usable answer (``ToolFailed``) ends the climb, and so does a store
+another process locks mid-climb: the running rung is an ``error`` and the record says the climb
+is incomplete and why.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import uuid
 from collections.abc import Callable, Sequence
 
 from pytest_evidence import overlay
-from pytest_evidence.errors import ToolFailed
+from pytest_evidence.errors import StoreError, ToolFailed
 from pytest_evidence.model import (
     Detection,
     DetectionKind,
@@ -63,6 +64,7 @@ class Ladder:
         self.trusted: frozenset[str] = frozenset()  # files laid from a trusted source other than B
         self.b_environment: Environment | None = None
         self.open_receipt: str | None = None  # a receipt whose intent this climb wrote, not yet completed
+        self.baseline_run: dict[str, object] | None = None  # how B's suite was obtained
         self._rung = Tier.T0
         self._rung_started = time.perf_counter()
 
@@ -104,7 +106,7 @@ class Ladder:
     def climb(self) -> EvidenceRecord:
         try:
             self._climb()
-        except ToolFailed as exc:
+        except (ToolFailed, StoreError) as exc:  # an engine, or the store, stopped answering mid-climb
             message = "%s [%s]" % (exc, exc.slug)
             self.tier(self._rung, TierStatus.ERROR, self._rung_started, 0, 0, None, message)
             return self.record(incomplete="%s did not finish: %s" % (self._rung.value, message))
@@ -148,9 +150,11 @@ class Ladder:
         ended on its own: it may have changed what is installed.
         """
         env_c = self._environment(self.co.tested, fresh=self.sides.pinned and judged)
-        if self.sides.pinned:
-            env_c = dataclasses.replace(env_c, injected=self.sides.sandbox.injected_versions())
         env_b = self.b_environment
+        if self.sides.pinned:
+            injected = self.sides.sandbox.injected_versions()
+            env_c = dataclasses.replace(env_c, injected=injected)
+            env_b = env_b and dataclasses.replace(env_b, injected=injected)
         if env_b is not None and env_b.fingerprint != env_c.fingerprint:
             self.evidence.detect([Detection(DetectionKind.ENVIRONMENT_DRIFT, _drift(env_b, env_c))])
         verdict = decide(self.evidence.tiers, self.evidence.results, self.evidence.detections) if judged else None
@@ -164,6 +168,7 @@ class Ladder:
             collected=tuple(self.collected),
             integrity=self.integrity,
             pinning=self.sides.sandbox.to_dict() if self.sides.pinned else None,
+            baseline_run=self.baseline_run,
         )
         return record.assemble(frame, self.evidence, verdict, env_c, env_b, incomplete)
 

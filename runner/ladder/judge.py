@@ -119,7 +119,10 @@ def reproducer_tier(typed: Typed, designated: Sequence[str], expected: Sequence[
     if quarantined:
         return TierStatus.INCONCLUSIVE, "reproducer %s is quarantined as flaky" % quarantined[0]
     if not designated:
-        return TierStatus.INCONCLUSIVE, "no reproducer: the changed tests are all unchanged functions"
+        return TierStatus.INCONCLUSIVE, (
+            "no reproducer: none designated, and no test the candidate added or changed is left to run "
+            "(tests laid back from the trusted source and declared expected changes are not reproducers)"
+        )
     if not any(by_id[t].bug_discriminating for t in designated):
         return TierStatus.INCONCLUSIVE, "no reproducer fails on B: nothing shows the bug fixed"
     n = sum(by_id[t].bug_discriminating for t in designated)

@@ -27,6 +27,7 @@ class Frame:
     collected: tuple[str, ...]
     integrity: dict[str, Any] | None
     pinning: dict[str, object] | None
+    baseline_run: dict[str, object] | None = None
 
 
 def assemble(
@@ -52,7 +53,7 @@ def assemble(
         annotations=evidence.annotations,
         detections=tuple(evidence.detections),
         exit_status=EXIT_INTERNAL if verdict is None else EXIT_CODES[verdict.verdict],
-        baseline_run=None,
+        baseline_run=frame.baseline_run,
         collected=len(frame.collected),
         not_run=tuple(t for t in frame.collected if t not in evidence.ran_on_c),
         verdict=verdict,

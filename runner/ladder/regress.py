@@ -50,6 +50,7 @@ def suite_of_b(ladder: Ladder) -> baseline_suite.BaselineSuite:
         ladder.store, key, binding, target, ladder.co.b_dir, ladder.invocation.reruns, sides.sandbox, intent
     )
     ladder.open_receipt = None
+    ladder.baseline_run = {"suite": got.how, "receipt": got.receipt, "note": got.note, "cache_key": key}
     if got.suite is None:
         ladder.evidence.detect([Detection(DetectionKind.RECEIPT_HELD, got.note)])
     else:

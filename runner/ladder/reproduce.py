@@ -7,6 +7,7 @@ candidate's doing only when B's collects.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -46,7 +47,14 @@ def collect(ladder: Ladder) -> Mapping[str, list[str]] | None:
     named = (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)
     unknown = [s for s in named if not matches([s], ladder.collected)]
     if unknown:
-        raise BadInput("no collected test matches %s" % ", ".join(unknown))
+        broken = {
+            spec: re.sub(r"^E\s+", "", error.message)
+            for spec in unknown
+            for nodeid, error in run.content.collect_errors.items()
+            if spec.split("::", 1)[0] == nodeid.split("::", 1)[0]
+        }
+        why = "".join(" (%s did not collect: %s)" % (s.split("::", 1)[0], m) for s, m in broken.items())
+        raise BadInput("no collected test matches %s%s" % (", ".join(unknown), why))
     if not ladder.collected:
         ladder.evidence.detect([Detection(DetectionKind.EMPTY_COLLECTION, "the candidate's suite collects no test")])
     if ladder.evidence.has(DetectionKind.TAMPER):

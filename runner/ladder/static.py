@@ -7,9 +7,12 @@ candidate's code: every later rung sees the trusted tests.
 
 from __future__ import annotations
 
+import fnmatch
+import posixpath
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from pytest_evidence import overlay
 from pytest_evidence.model import Tier
 from runner import gates, integrity, interference
 from runner.diff import Diff, FileKind, compute
@@ -34,9 +37,23 @@ def gate(ladder: Ladder, tier: Tier, run: Callable[[], gates.GateResult]) -> Non
     ladder.tier(tier, status, start, len(result.results), len(result.results), None, result.note, result.findings)
 
 
+def parsed_by_t0(path: str) -> bool:
+    """Whether T0 parses ``path``: code and configuration, not test data.
+
+    A parser's tests ship files that must not parse (an invalid TOML fixture of a TOML library);
+    under a test directory only test modules and conftests are code. Any other file there is data
+    the tests read -- a broken helper module still shows, as a collection error at T3.
+    """
+    if not overlay.is_test_file(path, PYTHON_FILES):
+        return True
+    name = posixpath.basename(path)
+    return name == "conftest.py" or any(fnmatch.fnmatch(name, pattern) for pattern in PYTHON_FILES)
+
+
 def parse(ladder: Ladder, diff: Diff) -> None:
     co = ladder.co
-    gate(ladder, Tier.T0, lambda: gates.parse_gate(co.read_candidate, present(diff), co.candidate))
+    paths = [p for p in present(diff) if parsed_by_t0(p)]
+    gate(ladder, Tier.T0, lambda: gates.parse_gate(co.read_candidate, paths, co.candidate))
 
 
 def protect(ladder: Ladder, diff: Diff) -> Diff:
