@@ -19,7 +19,8 @@ Format history of the evidence record (``SCHEMA_VERSION``):
 * ``1.3`` -- an engine that fails to answer is never a pass: the tier status ``error``, and
   ``incomplete_reason`` on the record (why ``complete`` is false); ``flip`` on annotations (what a
   suspected PASS->FAIL flip rests on: B's full run and B in the C run's own selection); the
-  detection kinds ``order_dependent``, ``store_unavailable`` and ``unstable_test_id``; ``injected`` on an environment
+  detection kinds ``order_dependent``, ``store_unavailable``, ``unstable_test_id`` and
+  ``missing_dependency``; ``injected`` on an environment
   (what the runner put on the target's path). The ``invocation`` object is typed in the schema.
   Earlier 1.x records still read.
 """
@@ -134,6 +135,7 @@ class DetectionKind(str, enum.Enum):
     ORDER_DEPENDENT = "order_dependent"
     STORE_UNAVAILABLE = "store_unavailable"
     UNSTABLE_TEST_ID = "unstable_test_id"
+    MISSING_DEPENDENCY = "missing_dependency"
 
 
 class FailureKind(str, enum.Enum):

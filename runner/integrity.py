@@ -198,6 +198,8 @@ class _Check:
                 tree = pyscan.parse(c)
                 for hit in pyscan.hostile(tree.body if tree else [], top_level=True):
                     yield tamper(hit.detail, hit.line, hit.message)
+            if kind == "test" and t is not None and c != t and path.endswith(".py"):
+                yield from self._test_file(path, None, t, c, tamper)  # a trusted new file, bent
             return
         if kind == "config":
             old, new = pytest_settings(path, b), pytest_settings(path, c)
@@ -224,45 +226,41 @@ class _Check:
     def _test_file(
         self,
         path: str,
-        b: bytes,
+        b: bytes | None,
         t: bytes | None,
         c: bytes,
         tamper: Tamper,
     ) -> Iterator[Detection]:
-        old, new = pyscan.parse(b), pyscan.parse(c)
-        if old is None:
+        """Every test, fixture and helper B had, and every one the trusted source added, as the
+        candidate left it: deleted, skipped, weakened or changed is tamper."""
+        old = pyscan.parse(b) if b is not None else None
+        new = pyscan.parse(c)
+        if b is not None and old is None:
             return
         if new is None:
             yield tamper("modified_test", None, "no longer parses")
             return
         trusted = pyscan.parse(t) if t is not None else None
-        b_defs, c_defs = pyscan.definitions(old), pyscan.definitions(new)
+        b_defs = pyscan.definitions(old) if old else {}
+        c_defs = pyscan.definitions(new)
         t_defs = pyscan.definitions(trusted) if trusted else {}
         for key, node in b_defs.items():
-            label = ".".join(key)
             if key not in c_defs:
                 if t is None or key in t_defs:
+                    label = ".".join(key)
                     yield tamper(_deleted(key, node), getattr(node, "lineno", None), "%s deleted" % label)
                 continue
-            mine = c_defs[key]
-            if ast.dump(mine) == ast.dump(node) or (key in t_defs and ast.dump(mine) == ast.dump(t_defs[key])):
+            if key in t_defs and ast.dump(c_defs[key]) == ast.dump(t_defs[key]):
                 continue
-            line = getattr(mine, "lineno", None)
-            if isinstance(node, ast.ClassDef):
-                if pyscan.skips(_shell(mine)) > pyscan.skips(_shell(node)):
-                    yield tamper("skip_marker", line, "%s gains a skip or xfail mark" % label)
-            elif pyscan.skips(mine) > pyscan.skips(node):
-                yield tamper("skip_marker", line, "%s gains a skip, skipif, xfail or importorskip" % label)
-            elif pyscan.is_test(key, node):
-                if (path, key) in self.expected:
-                    continue
-                if pyscan.assertions(mine) < pyscan.assertions(node):
-                    yield tamper("weakened_assertion", line, "%s checks less than on the baseline" % label)
-                else:
-                    yield tamper("modified_test", line, "%s changed (declare it with --expected-change)" % label)
-            else:
-                detail = "modified_fixture" if pyscan.is_fixture(node) else "modified_helper"
-                yield tamper(detail, line, "%s changed" % label)
+            yield from self._changed(path, key, node, c_defs[key], tamper, "the baseline")
+        for key, node in t_defs.items():
+            # What the trusted source added: the candidate may not skip it. Any other difference
+            # may be the candidate's own test of the same name; the trusted version runs anyway.
+            if key not in b_defs and key in c_defs:
+                found = self._changed(path, key, node, c_defs[key], tamper, "the trusted tests")
+                yield from (d for d in found if d.detail == "skip_marker")
+        if old is None:
+            return
         known = {ast.dump(n) for n in pyscan.module_level(old)}
         known |= {ast.dump(n) for n in pyscan.module_level(trusted)} if trusted else set()
         added = [n for n in pyscan.module_level(new) if ast.dump(n) not in known]
@@ -272,6 +270,38 @@ class _Check:
         new_defs = [n for key, n in c_defs.items() if len(key) == 1 and key not in b_defs]
         for hit in pyscan.hostile([*added, *new_defs], top_level=True):  # type: ignore[list-item]
             yield tamper(hit.detail, hit.line, hit.message)
+
+    def _changed(
+        self, path: str, key: tuple[str, ...], node: ast.AST, mine: ast.AST, tamper: Tamper, against: str
+    ) -> Iterator[Detection]:
+        """``mine`` against the version it must equal (``node``, from B or from the trusted tests)."""
+        if ast.dump(mine) == ast.dump(node):
+            return
+        label = ".".join(key)
+        line = getattr(mine, "lineno", None)
+        if isinstance(node, ast.ClassDef):
+            if pyscan.skips(_shell(mine)) > pyscan.skips(_shell(node)):
+                yield tamper("skip_marker", line, "%s gains a skip or xfail mark" % label)
+        elif pyscan.skips(mine) > pyscan.skips(node):
+            yield tamper("skip_marker", line, "%s gains a skip, skipif, xfail or importorskip" % label)
+        elif pyscan.is_test(key, node):
+            if (path, key) in self.expected:
+                return
+            if pyscan.assertions(mine) < pyscan.assertions(node):
+                yield tamper("weakened_assertion", line, "%s checks less than in %s" % (label, against))
+            else:
+                yield tamper(
+                    "modified_test",
+                    line,
+                    "%s differs from %s (declare it with --expected-change)"
+                    % (
+                        label,
+                        against,
+                    ),
+                )
+        else:
+            detail = "modified_fixture" if pyscan.is_fixture(node) else "modified_helper"
+            yield tamper(detail, line, "%s differs from %s" % (label, against))
 
 
 def _deleted(key: tuple[str, ...], node: ast.AST) -> str:

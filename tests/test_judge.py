@@ -10,6 +10,8 @@ import pytest
 from pytest_evidence.assemble import Typed, type_evidence
 from pytest_evidence.model import (
     BCClass,
+    Failure,
+    FailureKind,
     Observation,
     Origin,
     Outcome,
@@ -139,3 +141,18 @@ def test_classes_come_from_the_table() -> None:
     typed = _typed({"a": (F, P), "b": (P, F)})
     assert typed.annotations["a"].bc_class is BCClass.BUG_DISCRIMINATING
     assert typed.annotations["b"].bc_class is BCClass.REGRESSION
+
+
+def test_a_test_that_cannot_import_a_module_the_checkout_lacks_is_unrunnable() -> None:
+    def failing(tid: str, b: Outcome | None, message: str) -> ValidationResult:
+        failure = Failure(FailureKind.EXCEPTION, message)
+        return dataclasses.replace(_result(tid, b, F), failure=failure)
+
+    results = [
+        failing("env", None, "ModuleNotFoundError: No module named '_dbm'"),
+        failing("same-on-b", F, "ModuleNotFoundError: No module named 'yaml.cyaml'"),
+        failing("broke-it", P, "ModuleNotFoundError: No module named 'requests'"),  # C broke it: a flip
+        failing("ours", None, "ModuleNotFoundError: No module named 'calc.newmod'"),  # the checkout's
+        failing("assertion", None, "AssertionError: assert 3 == 2"),
+    ]
+    assert judge.unrunnable(results, lambda name: name == "calc") == ["env", "same-on-b"]

@@ -237,3 +237,26 @@ def test_an_attack_is_the_first_reason_even_when_a_tier_failed_too() -> None:
     verdict = decide(failed, [], [Detection(DetectionKind.TAMPER, "tests/t.py: skip added")])
     assert (verdict.verdict, verdict.halted_at) == (Verdict.REJECTED, Tier.T4)
     assert verdict.reasons == ("tamper: tests/t.py: skip added", "T4: regression: t")
+
+
+def test_a_skip_on_a_test_only_the_trusted_source_has_is_tamper(git_repo: GitRepo) -> None:
+    """xmltodict's shape: the release rewrote unittest methods as functions; the candidate skips one."""
+    method = "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_root(self):\n        assert 1\n"
+    base = git_repo.commit("B", {"tests/test_x.py": method})
+    rewritten = "def test_root():\n    assert 1\n\n\ndef test_new():\n    assert 2\n"
+    new_file = "def test_y():\n    assert 3\n"
+    trusted = git_repo.commit("the release's tests", {"tests/test_x.py": rewritten, "tests/test_y.py": new_file})
+    skipped = "import pytest\n\n\n" + rewritten.replace("def test_root", "@pytest.mark.skip\ndef test_root")
+    own = "def test_y():\n    assert 3 == 3\n"  # the candidate's own test of the same name: not tamper
+    y_skipped = "import pytest\n\n\n@pytest.mark.skipif(True, reason='x')\ndef test_y():\n    assert 3\n"
+    for tests, details in (
+        ({"tests/test_x.py": skipped, "tests/test_y.py": own}, ["skip_marker"]),
+        ({"tests/test_x.py": rewritten, "tests/test_y.py": y_skipped}, ["skip_marker"]),
+        ({"tests/test_x.py": rewritten, "tests/test_y.py": own}, []),
+    ):
+        git_repo.git("checkout", "-q", base)
+        cand = git_repo.commit("candidate", tests)
+        report = verify_test_integrity(str(git_repo.path), base, trusted, cand, ("test_*.py",))
+        assert [d.detail for d in report.detections] == details, report.detections
+        laid = {p for p, text in tests.items() if text not in (rewritten, new_file)}
+        assert set(report.lay) == laid  # the trusted version runs wherever the candidate's differs

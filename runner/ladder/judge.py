@@ -7,7 +7,8 @@ unit-tested without a repository.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence.assemble import Typed
@@ -17,6 +18,30 @@ from pytest_evidence.model import FAILING, BCClass, Observation, Outcome, TierSt
 C_FAILING = FAILING | {Outcome.TIMEOUT, Outcome.CRASH}
 
 Judgement = tuple[TierStatus, str]
+
+_MISSING = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
+
+
+def missing_module(result: ValidationResult) -> str | None:
+    """The top-level module a failing result could not import (``ModuleNotFoundError``), if any."""
+    if result.candidate_result not in FAILING or result.failure is None:
+        return None
+    found = _MISSING.search(result.failure.message)
+    return found.group(1).split(".")[0] if found else None
+
+
+def unrunnable(results: Sequence[ValidationResult], owned: Callable[[str], bool]) -> list[str]:
+    """Tests that cannot run in this environment: they fail on C importing a module the checkout
+    does not have, and B either has no result for them or failed them the same way. Not evidence
+    either way -- a new test of a module the target lacks proves nothing about the fix."""
+    found = []
+    for res in results:
+        module = missing_module(res)
+        if module is None or owned(module):
+            continue
+        if res.baseline_result is None or res.baseline_result in FAILING:
+            found.append(res.test_id)
+    return found
 
 
 def static_tier(passed: bool, checked: int) -> TierStatus:

@@ -27,6 +27,12 @@ def matches(specs: Sequence[str], ids: Sequence[str]) -> list[str]:
     return [t for t in ids if any(t == s or t.startswith(s + "[") or t.startswith(s + "::") for s in specs)]
 
 
+def owns(ladder: Ladder) -> Callable[[str], bool]:
+    """Whether a top-level module name belongs to the candidate's checkout (under an import root)."""
+    roots = ladder.target.roots(ladder.co.c_dir)
+    return lambda name: any((r / name).is_dir() or (r / (name + ".py")).is_file() for r in roots)
+
+
 def collect(ladder: Ladder) -> Mapping[str, list[str]] | None:
     """Collect C's suite (``ladder.collected``); its markers, or None when T3 already failed."""
     co, sides = ladder.co, ladder.sides
@@ -115,6 +121,16 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
         b_obs.update({t: None if suite is None else suite.results.get(t) for t in expected})
     typed, not_run, unstable = sides.type(ids, c_run, b_obs, resolver.origin, designated=chosen, expected=expected)
     ladder.evidence.add(typed.results, typed.annotations, typed.detections)
+    lacking = judge.unrunnable([r for r in typed.results if r.test_id in chosen], owns(ladder))
+    ladder.evidence.detect(
+        Detection(
+            DetectionKind.MISSING_DEPENDENCY,
+            "fails on C importing a module neither the checkout nor the target environment has: not evidence",
+            t,
+        )
+        for t in lacking
+    )
+    chosen = [t for t in chosen if t not in lacking]
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
     status, note = unrun or judge.reproducer_tier(typed, chosen, expected)
     if not chosen and new and status is TierStatus.INCONCLUSIVE:
