@@ -20,7 +20,7 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   ``incomplete_reason`` on the record (why ``complete`` is false); ``flip`` on annotations (what a
   suspected PASS->FAIL flip rests on: B's full run and B in the C run's own selection); the
   detection kinds ``order_dependent``, ``store_unavailable``, ``unstable_test_id`` and
-  ``missing_dependency``; ``injected`` on an environment
+  ``unrunnable_test``; ``injected`` on an environment
   (what the runner put on the target's path). The ``invocation`` object is typed in the schema.
   Earlier 1.x records still read.
 """
@@ -135,7 +135,7 @@ class DetectionKind(str, enum.Enum):
     ORDER_DEPENDENT = "order_dependent"
     STORE_UNAVAILABLE = "store_unavailable"
     UNSTABLE_TEST_ID = "unstable_test_id"
-    MISSING_DEPENDENCY = "missing_dependency"
+    UNRUNNABLE_TEST = "unrunnable_test"
 
 
 class FailureKind(str, enum.Enum):

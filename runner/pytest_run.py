@@ -14,6 +14,7 @@ could be installed: then the budget is the only thing that notices a hang).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import pathlib
 import shutil
@@ -124,7 +125,7 @@ def run(
                 _kill_group(proc.pid)
                 proc.wait()
                 raise
-        content = stream.read(str(stream_path))
+        content = _relative(stream.read(str(stream_path)), checkout)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if exhausted and not sandbox.test_timeout_held:
@@ -140,6 +141,31 @@ def run(
         )
     tail = "\n".join((stderr or "").strip().splitlines()[-40:])
     return PytestRun(content, proc.returncode, round(time.perf_counter() - start, 3), tail, exhausted, tuple(cmd))
+
+
+def _relative(content: stream.StreamContent, checkout: pathlib.Path) -> stream.StreamContent:
+    """Failures located in the repository, not in a temporary worktree that is gone by the time
+    anyone reads the record -- and alike on B and on C, so the two sides compare."""
+    prefixes = sorted({str(checkout) + os.sep, os.path.realpath(checkout) + os.sep}, key=len, reverse=True)
+
+    def strip(text: str) -> str:
+        for prefix in prefixes:
+            text = text.replace(prefix, "")
+        return text
+
+    def local(failure: Failure | None) -> Failure | None:
+        if failure is None:
+            return None
+        return dataclasses.replace(
+            failure,
+            message=strip(failure.message),
+            path=None if failure.path is None else strip(failure.path),
+            excerpt=strip(failure.excerpt),
+        )
+
+    content.results = {t: dataclasses.replace(o, failure=local(o.failure)) for t, o in content.results.items()}
+    content.collect_errors = {n: f for n, f in ((n, local(f)) for n, f in content.collect_errors.items()) if f}
+    return content
 
 
 def _kill_group(pid: int) -> None:

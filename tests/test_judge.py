@@ -143,16 +143,34 @@ def test_classes_come_from_the_table() -> None:
     assert typed.annotations["b"].bc_class is BCClass.REGRESSION
 
 
-def test_a_test_that_cannot_import_a_module_the_checkout_lacks_is_unrunnable() -> None:
-    def failing(tid: str, b: Outcome | None, message: str) -> ValidationResult:
-        failure = Failure(FailureKind.EXCEPTION, message)
-        return dataclasses.replace(_result(tid, b, F), failure=failure)
+def test_a_test_that_cannot_run_here_is_not_evidence_either_way() -> None:
+    def obs(tid: str, outcome: Outcome, message: str, kind: FailureKind = FailureKind.EXCEPTION) -> Observation:
+        return Observation(tid, outcome, 0.0, Failure(kind, message), "", (outcome,))
 
-    results = [
-        failing("env", None, "ModuleNotFoundError: No module named '_dbm'"),
-        failing("same-on-b", F, "ModuleNotFoundError: No module named 'yaml.cyaml'"),
-        failing("broke-it", P, "ModuleNotFoundError: No module named 'requests'"),  # C broke it: a flip
-        failing("ours", None, "ModuleNotFoundError: No module named 'calc.newmod'"),  # the checkout's
-        failing("assertion", None, "AssertionError: assert 3 == 2"),
-    ]
-    assert judge.unrunnable(results, lambda name: name == "calc") == ["env", "same-on-b"]
+    missing = "ModuleNotFoundError: No module named '%s'"
+    fixture = "fixture 'test_codec' not found"
+    pairs = {
+        "env": (None, obs("env", F, missing % "_dbm")),
+        "same-on-b": (obs("same-on-b", F, missing % "yaml.cyaml"), obs("same-on-b", F, missing % "yaml.cyaml")),
+        "broke-it": (obs("broke-it", P, ""), obs("broke-it", F, missing % "requests")),  # C broke it: a flip
+        "ours": (None, obs("ours", F, missing % "calc.newmod")),  # the checkout's own module
+        "assertion": (obs("assertion", F, "assert 3 == 2"), obs("assertion", F, "assert 3 == 2")),  # a no-fix
+        "no-fixture": (
+            obs("no-fixture", E, fixture, FailureKind.SETUP_ERROR),
+            obs("no-fixture", E, fixture, FailureKind.SETUP_ERROR),
+        ),
+        "new-setup-error": (obs("new-setup-error", P, ""), obs("new-setup-error", E, fixture, FailureKind.SETUP_ERROR)),
+    }
+    typed = type_evidence(
+        candidate=[c for _b, c in pairs.values()],
+        baseline={t: b for t, (b, _c) in pairs.items()},
+        origin_of=lambda _t: Origin.ADDED,
+        designated=set(pairs),
+        expected_change=set(),
+        candidate_commit="c",
+        exit_code=1,
+        flaky_history={},
+        affected=lambda _t: True,
+    )
+    got = judge.unrunnable(typed, list(pairs), lambda name: name == "calc")
+    assert got == {"env": "missing_module", "same-on-b": "missing_module", "no-fixture": "setup_error"}

@@ -100,6 +100,8 @@ def test_regression_is_typed_and_names_the_neighbour(certified: dict[str, tuple[
     flipped = [r for r in doc["results"] if r["baseline_result"] == "pass" and r["candidate_result"] == "fail"]
     assert [r["test_id"] for r in flipped] == ["tests/test_price.py::test_large_order_discount"]
     assert flipped[0]["role"] == "REGRESSION" and flipped[0]["affected_by_change"] is True
+    assert flipped[0]["failure"]["path"] == "tests/test_price.py"  # in the repository, not a gone worktree
+    assert "evidence-runner-" not in flipped[0]["failure"]["excerpt"]
     flip = doc["annotations"][flipped[0]["test_id"]]["flip"]  # it holds like for like
     assert (flip["baseline_full_suite"], flip["baseline_same_selection"]) == ("pass", "pass")
     assert flip["rests_on"].startswith("regression: passes on B in the C run's selection")

@@ -529,15 +529,22 @@ def _umask() -> int:
 def test_a_new_test_of_a_module_the_environment_lacks_is_not_evidence_either_way(
     repo: Repo, tmp_path: pathlib.Path, schema: Record
 ) -> None:
-    """six's shape: the release adds a case for a C module (_dbm) this Python was built without."""
-    lacking = "\n\ndef test_needs_a_c_module():\n    import _no_such_c_module_xyz  # noqa: F401\n"
+    """six's shape: a case for a C module (_dbm) this Python lacks; yamllint's: a unittest-style helper
+    whose parameter pytest takes for a fixture it cannot find, on B and on C alike."""
+    lacking = (
+        "\n\ndef test_needs_a_c_module():\n    import _no_such_c_module_xyz  # noqa: F401\n"
+        "\n\ndef test_codec(test_codec_name):\n    pass\n"
+    )
     base = repo.commit(PKG)
     cand = repo.commit({**FIX, "tests/test_half.py": FIX["tests/test_half.py"] + lacking})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None
     jsonschema.validate(doc, schema)
     assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
-    (detection,) = [d for d in doc["detections"] if d["kind"] == "missing_dependency"]
-    assert detection["test_id"] == "tests/test_half.py::test_needs_a_c_module"
+    found = {d["test_id"]: d["detail"] for d in doc["detections"] if d["kind"] == "unrunnable_test"}
+    assert found == {
+        "tests/test_half.py::test_needs_a_c_module": "missing_module",
+        "tests/test_half.py::test_codec": "setup_error",
+    }
     t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
     assert t3["note"] == "1 of 1 reproducer(s) bug-discriminating"

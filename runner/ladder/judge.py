@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence.assemble import Typed
-from pytest_evidence.model import FAILING, BCClass, Observation, Outcome, TierStatus, ValidationResult
+from pytest_evidence.model import FAILING, BCClass, FailureKind, Observation, Outcome, TierStatus, ValidationResult
 
 #: Outcomes on C that fail a test tier (a quarantined flake is judged separately).
 C_FAILING = FAILING | {Outcome.TIMEOUT, Outcome.CRASH}
@@ -30,17 +30,33 @@ def missing_module(result: ValidationResult) -> str | None:
     return found.group(1).split(".")[0] if found else None
 
 
-def unrunnable(results: Sequence[ValidationResult], owned: Callable[[str], bool]) -> list[str]:
-    """Tests that cannot run in this environment: they fail on C importing a module the checkout
-    does not have, and B either has no result for them or failed them the same way. Not evidence
-    either way -- a new test of a module the target lacks proves nothing about the fix."""
-    found = []
-    for res in results:
-        module = missing_module(res)
-        if module is None or owned(module):
+def unrunnable(typed: Typed, ids: Sequence[str], owned: Callable[[str], bool]) -> dict[str, str]:
+    """Tests among ``ids`` that cannot run here, and why: not evidence either way.
+
+    ``missing_module``: it fails on C importing a module the checkout does not have, and B either
+    has no result for it or failed it too -- a case for a C module this Python was built without.
+    ``setup_error``: it errors in setup or collection on C exactly as on B (a fixture pytest cannot
+    find, a module neither side imports) -- its body ran on neither side, so it cannot say whether
+    the bug is fixed.
+    """
+    found = {}
+    for res in typed.results:
+        if res.test_id not in ids:
             continue
-        if res.baseline_result is None or res.baseline_result in FAILING:
-            found.append(res.test_id)
+        module = missing_module(res)
+        b_failure = typed.annotations[res.test_id].baseline_failure
+        if module is not None and not owned(module):
+            if res.baseline_result is None or res.baseline_result in FAILING:
+                found[res.test_id] = "missing_module"
+        elif (
+            res.candidate_result is Outcome.ERROR
+            and res.baseline_result is Outcome.ERROR
+            and res.failure is not None
+            and res.failure.kind in (FailureKind.SETUP_ERROR, FailureKind.COLLECTION_ERROR)
+            and b_failure is not None
+            and b_failure.message == res.failure.message
+        ):
+            found[res.test_id] = "setup_error"
     return found
 
 

@@ -27,6 +27,14 @@ def matches(specs: Sequence[str], ids: Sequence[str]) -> list[str]:
     return [t for t in ids if any(t == s or t.startswith(s + "[") or t.startswith(s + "::") for s in specs)]
 
 
+UNRUNNABLE = {
+    "missing_module": "fails on C importing a module neither the checkout nor the target environment has; "
+    "not evidence either way",
+    "setup_error": "errors in setup or collection on C exactly as on B: its body ran on neither side; "
+    "not evidence either way",
+}
+
+
 def owns(ladder: Ladder) -> Callable[[str], bool]:
     """Whether a top-level module name belongs to the candidate's checkout (under an import root)."""
     roots = ladder.target.roots(ladder.co.c_dir)
@@ -121,14 +129,9 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
         b_obs.update({t: None if suite is None else suite.results.get(t) for t in expected})
     typed, not_run, unstable = sides.type(ids, c_run, b_obs, resolver.origin, designated=chosen, expected=expected)
     ladder.evidence.add(typed.results, typed.annotations, typed.detections)
-    lacking = judge.unrunnable([r for r in typed.results if r.test_id in chosen], owns(ladder))
+    lacking = judge.unrunnable(typed, chosen, owns(ladder))
     ladder.evidence.detect(
-        Detection(
-            DetectionKind.MISSING_DEPENDENCY,
-            "fails on C importing a module neither the checkout nor the target environment has: not evidence",
-            t,
-        )
-        for t in lacking
+        Detection(DetectionKind.UNRUNNABLE_TEST, UNRUNNABLE[why], t, detail=why) for t, why in lacking.items()
     )
     chosen = [t for t in chosen if t not in lacking]
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
