@@ -6,6 +6,7 @@ import json
 import os
 import pathlib
 import subprocess
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -196,6 +197,14 @@ def repo(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
     return Repo(tmp_path / "repo")
+
+
+def wait_for(path: pathlib.Path, proc: subprocess.Popen[str], seconds: float = 90) -> None:
+    """Until ``path`` exists (a test in ``proc`` reached the point to interrupt), or fail."""
+    deadline = time.monotonic() + seconds
+    while not path.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    assert path.exists(), "%s never appeared (exit %s)" % (path, proc.poll())
 
 
 def certify(repo: Repo, out: pathlib.Path, *args: str) -> tuple[int, Record | None]:

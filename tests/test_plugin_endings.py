@@ -13,11 +13,10 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 
 import jsonschema
 import pytest
-from conftest import NEW_TEST, GitRepo, Record, RunEvidence, fix
+from conftest import NEW_TEST, GitRepo, Record, RunEvidence, fix, wait_for
 
 from pytest_evidence.store import Store
 
@@ -83,10 +82,7 @@ def test_ctrl_c_during_the_replay_on_b_writes_the_record_of_what_ran(
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 60
-    while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.1)
-    assert started.exists(), "the replay on B never started"
+    wait_for(started, proc)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == pytest.ExitCode.INTERRUPTED, stdout + stderr

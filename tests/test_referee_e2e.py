@@ -17,7 +17,7 @@ import sys
 import time
 
 import pytest
-from conftest import FIX, PKG, Repo, certify
+from conftest import FIX, PKG, Repo, certify, wait_for
 
 from runner.cli import main
 
@@ -303,7 +303,6 @@ def test_an_interrupted_baseline_command_names_its_held_receipt_and_the_whole_re
     import signal
     import subprocess
     import sys
-    import time
 
     repo.commit(PKG)
     started = tmp_path / "started"
@@ -329,9 +328,7 @@ def test_an_interrupted_baseline_command_names_its_held_receipt_and_the_whole_re
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 60
-    while not started.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_for(started, proc)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     (line,) = err.strip().splitlines()

@@ -15,7 +15,7 @@ import tempfile
 
 import jsonschema
 import pytest
-from conftest import FIX, PKG, Record, Repo, certify
+from conftest import FIX, PKG, Record, Repo, certify, wait_for
 
 from runner.cli import main
 
@@ -270,7 +270,6 @@ def _interrupted(
     repo: Repo, base: str, cand: str, tmp_path: pathlib.Path, started: pathlib.Path, signum: int
 ) -> tuple[int, str]:
     """Certify in a process of its own; send ``signum`` once ``started`` exists. Exit code, stderr."""
-    import time
 
     args = ["--repo", str(repo.path), "--baseline", base, "--candidate", cand, "--out", str(tmp_path / "e.json")]
     proc = subprocess.Popen(
@@ -279,10 +278,7 @@ def _interrupted(
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 90
-    while not started.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert started.exists(), "the slow test never started"
+    wait_for(started, proc)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
     return proc.returncode, err
