@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -199,12 +200,36 @@ def repo(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
     return Repo(tmp_path / "repo")
 
 
-def wait_for(path: pathlib.Path, proc: subprocess.Popen[str], seconds: float = 90) -> None:
-    """Until ``path`` exists (a test in ``proc`` reached the point to interrupt), or fail."""
-    deadline = time.monotonic() + seconds
-    while not path.exists() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.1)
-    assert path.exists(), "%s never appeared (exit %s)" % (path, proc.poll())
+def _default_sigint() -> None:
+    """Ctrl-C must reach the child even when this suite runs where SIGINT is ignored (a background
+    job of a non-interactive shell): Python installs its KeyboardInterrupt handler only over the
+    default disposition."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def interrupt(
+    cmd: list[str], started: pathlib.Path, signum: int, cwd: pathlib.Path | None = None
+) -> tuple[int, str, str]:
+    """Run ``cmd``; once ``started`` exists (the point to interrupt), send ``signum``.
+
+    Returns the exit code, stdout and stderr. A process that does not end within a minute of the
+    signal is killed, so a failing test leaves nothing running.
+    """
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+        assert started.exists(), "%s never appeared (exit %s)" % (started, proc.poll())
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, out, err
 
 
 def certify(repo: Repo, out: pathlib.Path, *args: str) -> tuple[int, Record | None]:

@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import signal
 import sqlite3
-import subprocess
 import sys
 
 import jsonschema
 import pytest
-from conftest import NEW_TEST, GitRepo, Record, RunEvidence, fix, wait_for
+from conftest import NEW_TEST, GitRepo, Record, RunEvidence, fix, interrupt
 
 from pytest_evidence.store import Store
 
@@ -75,17 +74,9 @@ def test_ctrl_c_during_the_replay_on_b_writes_the_record_of_what_ran(
     fix(repo)
     repo.write({"tests/test_boundary.py": slow})
     out = pytester.path / "e.json"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "evidence", f"--baseline={base}", f"--evidence-out={out}"],
-        cwd=pytester.path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    wait_for(started, proc)
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == pytest.ExitCode.INTERRUPTED, stdout + stderr
+    cmd = [sys.executable, "-m", "pytest", "-p", "evidence", f"--baseline={base}", f"--evidence-out={out}"]
+    code, stdout, stderr = interrupt(cmd, started, signal.SIGINT, cwd=pytester.path)
+    assert code == pytest.ExitCode.INTERRUPTED, stdout + stderr
     assert "Traceback" not in stdout + stderr
     doc = json.loads(out.read_text())
     jsonschema.validate(doc, schema)

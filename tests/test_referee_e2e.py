@@ -17,7 +17,7 @@ import sys
 import time
 
 import pytest
-from conftest import FIX, PKG, Repo, certify, wait_for
+from conftest import FIX, PKG, Repo, certify, interrupt
 
 from runner.cli import main
 
@@ -301,38 +301,16 @@ def test_an_interrupted_baseline_command_names_its_held_receipt_and_the_whole_re
 ) -> None:
     import shlex
     import signal
-    import subprocess
     import sys
 
     repo.commit(PKG)
     started = tmp_path / "started"
     store = tmp_path / "store.sqlite3"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "runner.cli",
-            "baseline",
-            "--repo",
-            str(repo.path),
-            "--ref",
-            "HEAD",
-            "--command",
-            "touch %s; sleep 30" % started,
-            "--timeout",
-            "60",
-            "--store",
-            str(store),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    wait_for(started, proc)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    cmd = [sys.executable, "-m", "runner.cli", "baseline", "--repo", str(repo.path), "--ref", "HEAD"]
+    cmd += ["--command", "touch %s; sleep 30" % started, "--timeout", "60", "--store", str(store)]
+    code, _, err = interrupt(cmd, started, signal.SIGINT)
     (line,) = err.strip().splitlines()
-    assert proc.returncode == 4 and line.endswith("[interrupted]") and "is held" in line, err
+    assert code == 4 and line.endswith("[interrupted]") and "is held" in line, err
     hint = line.split("reconcile it with: ", 1)[1].rsplit(" [interrupted]", 1)[0]
     assert "--store %s" % store in hint
     assert main(shlex.split(hint.replace("--rerun|--abandon", "--abandon"))[1:]) == 0

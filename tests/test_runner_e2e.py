@@ -15,7 +15,7 @@ import tempfile
 
 import jsonschema
 import pytest
-from conftest import FIX, PKG, Record, Repo, certify, wait_for
+from conftest import FIX, PKG, Record, Repo, certify, interrupt
 
 from runner.cli import main
 
@@ -272,16 +272,9 @@ def _interrupted(
     """Certify in a process of its own; send ``signum`` once ``started`` exists. Exit code, stderr."""
 
     args = ["--repo", str(repo.path), "--baseline", base, "--candidate", cand, "--out", str(tmp_path / "e.json")]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "runner.cli", "certify", *args, "--store", str(tmp_path / "store.sqlite3")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    wait_for(started, proc)
-    proc.send_signal(signum)
-    _, err = proc.communicate(timeout=60)
-    return proc.returncode, err
+    cmd = [sys.executable, "-m", "runner.cli", "certify", *args, "--store", str(tmp_path / "store.sqlite3")]
+    code, _, err = interrupt(cmd, started, signum)
+    return code, err
 
 
 def test_sigterm_removes_the_worktrees_kills_the_tests_and_records_what_ran(
