@@ -140,8 +140,9 @@ def _definitions(source: bytes) -> Optional[Dict[Tuple[str, ...], str]]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 key = (*prefix, node.name)
                 found[key] = hashlib.sha256(ast.dump(node).encode()).hexdigest()
-                if isinstance(node, ast.ClassDef):
-                    walk(node.body, key)
+                # Into functions too: a factory that defines a test class per parameter (lark's
+                # ``_make_full_earley_test``) holds methods the suite collects under other names.
+                walk(node.body, key)
 
     walk(tree.body, ())
     return found
@@ -195,27 +196,33 @@ class OriginResolver:
         return _compare(old, new, names)
 
     def _inherited(self, path: str, names: Tuple[str, ...]) -> Optional[Origin]:
-        """A test method its class inherits from a base in another test file the candidate changed.
+        """A test method its class gets from elsewhere: a base or a class factory in a changed file.
 
         ``tests/test_lru.py::LRUCacheTest::test_copy`` may be defined by a mixin in
-        ``tests/__init__.py``; the origin is the mixin's. None when the method is defined where
-        the test id says, or in no changed test file.
+        ``tests/__init__.py``, and ``tests/__main__.py::TestFullEarleyBasic::test_x`` by a class
+        made inside a factory function of ``tests/test_parser.py``; the origin is that
+        definition's. When several definitions of the method match, any change among them makes
+        the test changed (it is then run on B and on C, never assumed untouched). None when the
+        method is defined where the test id says, or in no changed test file.
         """
         if len(names) < 2 or not path.endswith(".py"):
             return None
         here = self._current(path)
         if here is None or names in here:
             return None
-        method = names[-1]
+        found = set()
         for other in sorted(self._plan.changed):
-            if other == path or not other.endswith(".py"):
+            if not other.endswith(".py"):
                 continue
             old, new = self._parsed(other)
             if new is None:
                 continue
             for key in new:
-                if len(key) >= 2 and key[-1] == method:
-                    return Origin.ADDED if old is None or other in self._plan.added else _compare(old, new, key)
+                if len(key) >= 2 and key[-1] == names[-1]:
+                    found.add(Origin.ADDED if old is None or other in self._plan.added else _compare(old, new, key))
+        for origin in (Origin.CHANGED, Origin.ADDED, Origin.UNCHANGED):
+            if origin in found:
+                return origin
         return None
 
     def _from_disk(self, path: str) -> Optional[bytes]:

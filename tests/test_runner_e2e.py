@@ -537,3 +537,31 @@ def test_a_new_test_of_a_module_the_environment_lacks_is_not_evidence_either_way
     }
     t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
     assert t3["note"] == "1 of 1 reproducer(s) bug-discriminating"
+
+
+def test_a_changed_method_of_a_class_made_by_a_factory_is_a_reproducer(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record
+) -> None:
+    """lark's shape: test classes made per parameter inside a factory, collected from an aggregator."""
+    factory = (
+        "import unittest\n\nfrom calc.ops import half\n\n\ndef _make(n):\n"
+        "    class _T(unittest.TestCase):\n"
+        "        def test_half(self):\n            assert half(2 * n) >= 0\n\n"
+        "    _T.__name__ = 'TestHalf%d' % n\n    return _T\n\n\n"
+        "TestHalf1 = _make(1)\nTestHalf2 = _make(2)\n"
+    )
+    config = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npython_files = "__main__.py"\n'
+    aggregator = "from .test_factory import *  # noqa: F403\n"
+    base = repo.commit(
+        {**PKG, "pyproject.toml": config, "tests/__init__.py": "", "tests/__main__.py": aggregator}
+        | {"tests/test_factory.py": factory}
+    )
+    stronger = factory.replace("assert half(2 * n) >= 0", "assert half(2 * n) == n")
+    cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_factory.py": stronger})
+    # the release's own tests are the trusted ones: strengthening a test is then no tamper
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--tests-from", cand)
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
+    reproducers = sorted(r["test_id"] for r in doc["results"] if r["bug_discriminating"])
+    assert reproducers == ["tests/__main__.py::TestHalf1::test_half", "tests/__main__.py::TestHalf2::test_half"]
