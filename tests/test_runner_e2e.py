@@ -134,7 +134,7 @@ def test_changed_module_imported_from_outside_the_checkout_blocks_certification(
         ("unknown-tests-from", "--tests-from nope: neither a patch file nor a revision"),
         ("unknown-pytest-option", "unrecognized arguments: --no-such-option"),
         ("pytest-option-after-dashes", "unrecognized arguments: --no-such-option"),
-        ("pytest-plugin-missing", 'ERROR: Error importing plugin "no_such_plugin_xyz"'),
+        ("pytest-plugin-missing", 'Error importing plugin "no_such_plugin_xyz"'),
         ("reproducer-in-broken-file", "tests/test_broken.py did not collect: ModuleNotFoundError"),
         ("unknown-rev", "unknown revision 'nope'"),
         ("bad-patch", "does not apply to the baseline: patch failed: calc/ops.py:1"),
