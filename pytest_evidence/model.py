@@ -23,6 +23,11 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   ``unrunnable_test``; ``injected`` on an environment
   (what the runner put on the target's path). The ``invocation`` object is typed in the schema.
   Earlier 1.x records still read.
+* ``1.4`` -- every attack gets a verdict: the detection kinds ``reproducer_lost_to_tamper`` (a
+  designated reproducer the trusted tests' reapplication removed), ``config_changed`` (a pytest
+  setting the candidate tightened: recorded, allowed) and ``network_attempt`` (a connect attempt,
+  loopback included, with its address and side); the ``tamper`` detail ``stream_forged`` (a
+  result channel line the plugin did not write). Earlier 1.x records still read.
 """
 
 from __future__ import annotations
@@ -32,10 +37,10 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 
 #: Record versions this model reads: same major version.
-READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
+READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4")
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (
@@ -136,6 +141,9 @@ class DetectionKind(str, enum.Enum):
     STORE_UNAVAILABLE = "store_unavailable"
     UNSTABLE_TEST_ID = "unstable_test_id"
     UNRUNNABLE_TEST = "unrunnable_test"
+    REPRODUCER_LOST_TO_TAMPER = "reproducer_lost_to_tamper"
+    CONFIG_CHANGED = "config_changed"
+    NETWORK_ATTEMPT = "network_attempt"
 
 
 class FailureKind(str, enum.Enum):

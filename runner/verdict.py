@@ -37,9 +37,13 @@ BLOCKING = frozenset(
 )
 
 
+#: Detections that are attacks on the referee by themselves.
+ATTACKS = frozenset({DetectionKind.TAMPER, DetectionKind.REPRODUCER_LOST_TO_TAMPER})
+
+
 def rejects(detection: Detection) -> bool:
     """An attack on the referee: the patch is rejected whatever the tests say."""
-    return detection.kind is DetectionKind.TAMPER or is_attack(detection)
+    return detection.kind in ATTACKS or is_attack(detection)
 
 
 EXIT_CODES = {
