@@ -77,8 +77,12 @@ def type_evidence(
     exit_code: Optional[int],
     flaky_history: Mapping[str, Sequence[str]],
     affected: Callable[[str], Optional[bool]],
+    exclusive: bool = False,
 ) -> Typed:
-    """Type every candidate observation; ``baseline`` is ``None`` when no B run was asked for."""
+    """Type every candidate observation; ``baseline`` is ``None`` when no B run was asked for.
+
+    ``exclusive``: reproducers were designated, and only they are reproducers (``assign_role``).
+    """
     results: List[ValidationResult] = []
     annotations: Dict[str, Annotation] = {}
     detections: List[Detection] = []
@@ -89,7 +93,7 @@ def type_evidence(
         b_obs = baseline.get(tid) if baseline is not None else None
         b_out = None if b_obs is None else b_obs.outcome
         origin = origin_of(tid) if replayed else Origin.UNKNOWN
-        role, reason = assign_role(origin, tid in designated, tid in expected_change, b_out, replayed)
+        role, reason = assign_role(origin, tid in designated, tid in expected_change, b_out, replayed, exclusive)
         if reason is not None:
             untyped.setdefault(reason, []).append(tid)
         results.append(

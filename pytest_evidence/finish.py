@@ -191,6 +191,7 @@ class Finisher:
             exit_code=exitstatus,
             flaky_history=history,
             affected=lambda _t: None,
+            exclusive=bool(self.settings.reproducers),
         )
         detections = ([empty] if empty is not None else []) + list(typed.detections)
         detections += network_detections(self.recorder.network, "C")

@@ -27,7 +27,8 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   designated reproducer the trusted tests' reapplication removed), ``config_changed`` (a pytest
   setting the candidate tightened: recorded, allowed) and ``network_attempt`` (a connect attempt,
   loopback included, with its address and side); the ``tamper`` detail ``stream_forged`` (a
-  result channel line the plugin did not write). Earlier 1.x records still read.
+  result channel line the plugin did not write); ``stability_runs`` in the ``invocation``.
+  Earlier 1.x records still read.
 """
 
 from __future__ import annotations
@@ -641,12 +642,20 @@ def assign_role(
     expected_change: bool,
     baseline: Optional[Outcome],
     replayed: bool,
+    exclusive: bool = False,
 ) -> Tuple[Optional[Role], Optional[str]]:
     """Role from where the test comes from; returns ``(role, typing_failure_reason)``.
 
     ``replayed`` says whether a baseline run was asked for at all. Without one nothing carries a
     contrast, so nothing but a designated reproducer can be typed -- and it still proves nothing
     until a baseline shows it failing.
+
+    ``exclusive``: reproducers were designated, so only those are reproducers. Otherwise a test
+    the candidate added is one, and so is an existing test it changed whose new version fails on
+    B (SWE-bench's FAIL_TO_PASS when it passes on C; no fix when it fails there too). A changed
+    test that passes on B guards behaviour like any other test: a regression test -- an unchanged
+    sibling parametrization of a changed function is not "a reproducer that passes on B". So is a
+    test added beside designated reproducers that passes on B.
     """
     if replayed and baseline is None:
         return None, "no baseline result: the test did not run on the baseline"
@@ -656,13 +665,17 @@ def assign_role(
         return Role.EXPECTED_CHANGE, None
     if not replayed:
         return None, "no baseline given: nothing to contrast the result with (use --baseline)"
-    if origin is Origin.ADDED:
-        return Role.BUG_REPRODUCTION, None
     if origin is Origin.UNCHANGED:
         return Role.REGRESSION, None
+    if origin is Origin.ADDED:
+        return (Role.REGRESSION, None) if exclusive and baseline is Outcome.PASS else (Role.BUG_REPRODUCTION, None)
     if origin is Origin.CHANGED:
+        if baseline is Outcome.PASS:
+            return Role.REGRESSION, None
+        if not exclusive:
+            return Role.BUG_REPRODUCTION, None
         return None, (
-            "existing test changed by the candidate and not declared "
+            "existing test changed by the candidate, failing on B and not designated "
             "(name it with --reproducer, or as an expected change)"
         )
     return None, "origin of the test is unknown"

@@ -78,6 +78,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="re-run a failing test at most N times (0-5, default 2)",
     )
     parser.add_argument(
+        "--stability-runs",
+        type=int,
+        default=3,
+        choices=range(1, 11),
+        metavar="K",
+        help="run each test the candidate adds, and each reproducer, K times on B and on C before its class "
+        "is final; a flip within a side is flaky (1-10, default 3)",
+    )
+    parser.add_argument(
         "--tier-budget",
         "--timeout",
         dest="tier_budget",
@@ -148,6 +157,7 @@ def invocation(args: argparse.Namespace) -> Invocation:
         expected_changes=tuple(args.expected_change),
         full=args.full,
         reruns=args.reruns,
+        stability_runs=args.stability_runs,
         tier_budget=args.tier_budget or None,
         test_timeout=args.test_timeout or None,
         seed=args.seed,

@@ -7,7 +7,7 @@ repositories with a buggy B and check the typing, the cache and the bad-input er
 from __future__ import annotations
 
 import pytest
-from conftest import NEW_TEST, GitRepo, Record, RunEvidence, by_name, fix
+from conftest import BUGGY, EXISTING_TESTS, NEW_TEST, GitRepo, Record, RunEvidence, by_name, fix
 
 
 def test_new_failing_on_b_test_is_bug_discriminating(shop_repo: tuple[GitRepo, str], run_evidence: RunEvidence) -> None:
@@ -103,16 +103,50 @@ def test_reproducer_option_designates_an_existing_test(
     assert ("reproducer_not_failing_on_baseline", "tests/test_shop.py::test_small_order") in kinds
 
 
-def test_changed_existing_test_is_a_typing_failure(shop_repo: tuple[GitRepo, str], run_evidence: RunEvidence) -> None:
+def test_changed_existing_test_that_passes_on_b_guards_behaviour(
+    shop_repo: tuple[GitRepo, str], run_evidence: RunEvidence
+) -> None:
     repo, base = shop_repo
     repo.write(
         {"tests/test_shop.py": (repo.path / "tests/test_shop.py").read_text().replace("== 0.0", "== 0.0 or True")}
     )
     _, doc = run_evidence(f"--baseline={base}")
     small = by_name(doc)["test_small_order"]
-    assert small["role"] is None
+    assert small["role"] == "REGRESSION" and small["baseline_result"] == "pass"
     assert doc["annotations"]["tests/test_shop.py::test_small_order"]["origin"] == "changed"
-    assert by_name(doc)["test_large_order"]["role"] == "REGRESSION"
+    assert doc["summary"]["typing_failures"] == 0
+    assert not [d for d in doc["detections"] if d["kind"] == "reproducer_not_failing_on_baseline"]
+
+
+STRONGER = EXISTING_TESTS.replace("(50) == 0.10", "(50) == 0.10\n    assert bulk_discount(10) == 0.10")
+
+
+def test_changed_existing_test_that_fails_on_b_and_passes_on_c_is_the_reproducer(
+    shop_repo: tuple[GitRepo, str], run_evidence: RunEvidence
+) -> None:
+    """SWE-bench's FAIL_TO_PASS: the fix strengthens an existing test, and that test proves it."""
+    repo, base = shop_repo
+    repo.write({"shop.py": BUGGY.replace("qty > 10", "qty >= 10"), "tests/test_shop.py": STRONGER})
+    _, doc = run_evidence(f"--baseline={base}")
+    large = by_name(doc)["test_large_order"]
+    assert large["role"] == "BUG_REPRODUCTION" and large["bug_discriminating"] is True
+    assert doc["annotations"]["tests/test_shop.py::test_large_order"]["origin"] == "changed"
+    assert doc["summary"]["typing_failures"] == 0
+
+
+def test_designation_is_exclusive(shop_repo: tuple[GitRepo, str], run_evidence: RunEvidence) -> None:
+    """With --reproducer, a changed test failing on B is not a reproducer unless named."""
+    repo, base = shop_repo
+    repo.write(
+        {
+            "shop.py": BUGGY.replace("qty > 10", "qty >= 10"),
+            "tests/test_shop.py": STRONGER,
+            "tests/test_boundary.py": NEW_TEST,
+        }
+    )
+    _, doc = run_evidence(f"--baseline={base}", "--reproducer=tests/test_boundary.py::test_ten_items_get_discount")
+    assert by_name(doc)["test_ten_items_get_discount"]["role"] == "BUG_REPRODUCTION"
+    assert by_name(doc)["test_large_order"]["role"] is None
     assert doc["summary"]["typing_failures"] == 1
 
 

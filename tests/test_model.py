@@ -55,22 +55,29 @@ def test_bc_table(b: Outcome | None, c: Outcome, cls: BCClass | None) -> None:
 
 
 @pytest.mark.parametrize(
-    ("origin", "designated", "baseline", "replayed", "role"),
+    ("origin", "designated", "baseline", "replayed", "exclusive", "role"),
     [
-        (Origin.ADDED, False, F, True, Role.BUG_REPRODUCTION),
-        (Origin.UNCHANGED, False, P, True, Role.REGRESSION),
-        (Origin.UNCHANGED, True, F, True, Role.BUG_REPRODUCTION),
-        (Origin.CHANGED, False, P, True, None),
-        (Origin.UNKNOWN, False, P, True, None),
-        (Origin.ADDED, False, None, True, None),
-        (Origin.UNKNOWN, False, None, False, None),
-        (Origin.UNKNOWN, True, None, False, Role.BUG_REPRODUCTION),
+        (Origin.ADDED, False, F, True, False, Role.BUG_REPRODUCTION),
+        (Origin.ADDED, False, P, True, False, Role.BUG_REPRODUCTION),  # no designation: new tests reproduce
+        (Origin.ADDED, False, P, True, True, Role.REGRESSION),  # beside designated reproducers: a new test
+        (Origin.ADDED, False, F, True, True, Role.BUG_REPRODUCTION),
+        (Origin.UNCHANGED, False, P, True, False, Role.REGRESSION),
+        (Origin.UNCHANGED, True, F, True, False, Role.BUG_REPRODUCTION),
+        # a changed test that B passes (an unchanged sibling parametrization): not a reproducer
+        (Origin.CHANGED, False, P, True, False, Role.REGRESSION),
+        (Origin.CHANGED, False, P, True, True, Role.REGRESSION),
+        (Origin.CHANGED, False, F, True, False, Role.BUG_REPRODUCTION),  # FAIL_TO_PASS (or no fix)
+        (Origin.CHANGED, False, F, True, True, None),  # designation is exclusive: it must be named
+        (Origin.UNKNOWN, False, P, True, False, None),
+        (Origin.ADDED, False, None, True, False, None),
+        (Origin.UNKNOWN, False, None, False, False, None),
+        (Origin.UNKNOWN, True, None, False, False, Role.BUG_REPRODUCTION),
     ],
 )
 def test_role_assignment(
-    origin: Origin, designated: bool, baseline: Outcome | None, replayed: bool, role: Role | None
+    origin: Origin, designated: bool, baseline: Outcome | None, replayed: bool, exclusive: bool, role: Role | None
 ) -> None:
-    got, reason = assign_role(origin, designated, False, baseline, replayed)
+    got, reason = assign_role(origin, designated, False, baseline, replayed, exclusive)
     assert got is role
     assert (reason is None) is (role is not None), "an untyped result always says why"
 

@@ -60,6 +60,7 @@ class Ladder:
         self.evidence = Evidence()
         self.sides = Sides(co, store, invocation, self.evidence, self.run_id, progress)
         self.collected: list[str] = []
+        self.uncollected: list[str] = []  # named tests whose module does not collect on C
         self.integrity: dict[str, object] | None = None
         self.trusted: frozenset[str] = frozenset()  # files laid from a trusted source other than B
         self.b_environment: Environment | None = None

@@ -22,6 +22,7 @@ class Invocation:
     expected_changes: tuple[str, ...] = ()
     full: bool = False
     reruns: int = 2
+    stability_runs: int = 3
     tier_budget: float | None = 900.0
     test_timeout: float | None = DEFAULT_TEST_TIMEOUT
     seed: int = DEFAULT_SEED
@@ -41,6 +42,7 @@ class Invocation:
             "pytest_args": list(self.pytest_args),
             "pythonpath": list(self.pythonpath),
             "reruns": self.reruns,
+            "stability_runs": self.stability_runs,
             "tier_budget": self.tier_budget,
             "timeout": self.tier_budget,
             "test_timeout": self.test_timeout,

@@ -12,7 +12,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence.assemble import Typed
-from pytest_evidence.model import FAILING, BCClass, FailureKind, Observation, Outcome, TierStatus, ValidationResult
+from pytest_evidence.model import (
+    FAILING,
+    BCClass,
+    Failure,
+    FailureKind,
+    Observation,
+    Outcome,
+    TierStatus,
+    ValidationResult,
+)
 
 #: Outcomes on C that fail a test tier (a quarantined flake is judged separately).
 C_FAILING = FAILING | {Outcome.TIMEOUT, Outcome.CRASH}
@@ -20,6 +29,7 @@ C_FAILING = FAILING | {Outcome.TIMEOUT, Outcome.CRASH}
 Judgement = tuple[TierStatus, str]
 
 _MISSING = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
+_CANNOT_IMPORT = re.compile(r"cannot import name '[^']+' from '([A-Za-z0-9_.]+)'")
 
 
 def missing_module(result: ValidationResult) -> str | None:
@@ -37,7 +47,8 @@ def unrunnable(typed: Typed, ids: Sequence[str], owned: Callable[[str], bool]) -
     has no result for it or failed it too -- a case for a C module this Python was built without.
     ``setup_error``: it errors in setup or collection on C exactly as on B (a fixture pytest cannot
     find, a module neither side imports) -- its body ran on neither side, so it cannot say whether
-    the bug is fixed.
+    the bug is fixed. A test that fails importing a name or module of the candidate's own code
+    (the reproducer of a fix that was never written) is neither: it is a real failure.
     """
     found = {}
     for res in typed.results:
@@ -45,7 +56,11 @@ def unrunnable(typed: Typed, ids: Sequence[str], owned: Callable[[str], bool]) -
             continue
         module = missing_module(res)
         b_failure = typed.annotations[res.test_id].baseline_failure
-        if module is not None and not owned(module):
+        lacking = _CANNOT_IMPORT.search(res.failure.message) if res.failure is not None else None
+        imported = module or (lacking.group(1) if lacking else None)
+        if imported is not None and owned(imported.split(".")[0]):
+            continue  # what it imports is the candidate's own code, which lacks it: a real failure
+        if module is not None:
             if res.baseline_result is None or res.baseline_result in FAILING:
                 found[res.test_id] = "missing_module"
         elif (
@@ -156,9 +171,11 @@ def reproducer_tier(typed: Typed, designated: Sequence[str], expected: Sequence[
     flipped = flip(typed.results)
     if flipped:
         return TierStatus.FAILED, flipped
-    quarantined = [t for t in designated if Outcome.FLAKY in (by_id[t].candidate_result, by_id[t].baseline_result)]
+    # A flaky reproducer, or a flaky new test beside it, is evidence of nothing: never green.
+    quarantined = [t for t in by_id if Outcome.FLAKY in (by_id[t].candidate_result, by_id[t].baseline_result)]
     if quarantined:
-        return TierStatus.INCONCLUSIVE, "reproducer %s is quarantined as flaky" % quarantined[0]
+        what = "reproducer" if quarantined[0] in designated else "test"
+        return TierStatus.INCONCLUSIVE, "%s %s is quarantined as flaky" % (what, quarantined[0])
     if not designated:
         return TierStatus.INCONCLUSIVE, (
             "no reproducer: none designated, and no test the candidate added or changed is left to run "
@@ -188,3 +205,22 @@ def regression_tier(
         len(results),
         "; %d already failing on B" % both if both else "",
     )
+
+
+def steady(runs: Sequence[Observation | None], side: str) -> Observation | None:
+    """One test's outcome over its stability runs on one side: the first run's, unless the runs
+    disagree -- then ``flaky``, with every attempt, and never evidence of anything."""
+    seen = [o for o in runs if o is not None]
+    if not seen:
+        return None
+    first = seen[0]
+    outcomes = [o.outcome for o in seen]
+    if len(seen) < 2 or len(set(outcomes)) == 1:
+        return first
+    failure = Failure(
+        FailureKind.FLAKY,
+        "its outcome changed across %d runs on %s (%s): quarantined, not evidence"
+        % (len(seen), side, ", ".join(o.value for o in outcomes)),
+    )
+    attempts = tuple(a for o in seen for a in o.attempts)
+    return Observation(first.test_id, Outcome.FLAKY, first.duration, failure, first.stdout_summary, attempts)

@@ -12,9 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from pytest_evidence import gitops, overlay
-from pytest_evidence.errors import BadInput, ToolFailed
-from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Tier, TierStatus
+from pytest_evidence.errors import BadInput, EvidenceError, ToolFailed
+from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Role, Tier, TierStatus
 from pytest_evidence.store import SuiteRun
+from runner import pyscan
 from runner.ladder import judge
 from runner.ladder.static import PYTHON_FILES
 
@@ -47,7 +48,12 @@ def collect(ladder: Ladder) -> Mapping[str, list[str]] | None:
     start = ladder.enter(Tier.T3)
     sides.plan = overlay.plan(str(co.c_dir), co.baseline, PYTHON_FILES)
     run = sides.pytest(co.c_dir, None, answer=False, reruns=0, collect_only=True)
+    named = (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)
     if run.content.collected is None:
+        killers = [f for f in sorted(sides.plan.changed) if _kills_collection(ladder, f)]
+        if killers:
+            _killed(ladder, start, killers, named, run.exit_code)
+            return None
         on_b = sides.pytest(co.baseline_with_tests(sides.plan), None, answer=False, reruns=0, collect_only=True)
         if on_b.content.collected is None:
             raise ToolFailed("pytest cannot collect the suite on B or on C (exit %d): %s" % (run.exit_code, run.said))
@@ -58,17 +64,44 @@ def collect(ladder: Ladder) -> Mapping[str, list[str]] | None:
         message = "the candidate's collection process died (exit %d) before reporting" % run.exit_code
         ladder.evidence.detect([Detection(DetectionKind.CRASH, message)])
     ladder.collected = list(run.content.collected)
-    named = (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)
     unknown = [s for s in named if not matches([s], ladder.collected)]
-    if unknown:
-        broken = {
-            spec: re.sub(r"^E\s+", "", error.message)
-            for spec in unknown
-            for nodeid, error in run.content.collect_errors.items()
-            if spec.split("::", 1)[0] == nodeid.split("::", 1)[0]
-        }
-        why = "".join(" (%s did not collect: %s)" % (s.split("::", 1)[0], m) for s, m in broken.items())
-        raise BadInput("no collected test matches %s%s" % (", ".join(unknown), why))
+    # A named test whose module does not collect on C runs at T3 all the same: its module's
+    # collection error is its outcome there (and on B), typed like any other failure.
+    ladder.uncollected = [
+        s
+        for s in unknown
+        if any(s.split("::", 1)[0] == nodeid.split("::", 1)[0] for nodeid in run.content.collect_errors)
+    ]
+    broken: dict[str, str] = {}
+    if run.exit_code not in (0, 5) or not run.content.finished:  # pytest's collection itself broke down
+        broken.update(
+            (s, "the collection ended abnormally (pytest exit %d: %s)" % (run.exit_code, run.said))
+            for s in unknown
+            if s not in ladder.uncollected and _defines(ladder, co.tested, s)
+        )
+    lost = [s for s in unknown if s not in (*ladder.uncollected, *broken) and _defines(ladder, co.candidate, s)]
+    ladder.evidence.detect(
+        Detection(
+            DetectionKind.REPRODUCER_LOST_TO_TAMPER,
+            "%s is in the candidate's tree but not in the tests that ran: the trusted tests laid back over "
+            "its tampered file removed it" % spec,
+            spec,
+            spec.split("::", 1)[0],
+        )
+        for spec in lost
+    )
+    missing = [s for s in unknown if s not in (*ladder.uncollected, *broken, *lost)]
+    if missing:
+        raise BadInput("no collected test matches %s" % ", ".join(missing))
+    if broken:
+        # pytest's collection ended early, before the reproducer: it crashed there.
+        ladder.evidence.detect(
+            Detection(DetectionKind.CRASH, "%s does not collect on C: %s" % (s, m), s, s.split("::", 1)[0])
+            for s, m in broken.items()
+        )
+        note = "".join("reproducer %s does not collect on C (%s); " % item for item in broken.items()).rstrip("; ")
+        ladder.tier(Tier.T3, TierStatus.FAILED, start, len(broken), 0, len(ladder.collected), note)
+        return None
     if not ladder.collected:
         ladder.evidence.detect([Detection(DetectionKind.EMPTY_COLLECTION, "the candidate's suite collects no test")])
     if ladder.evidence.has(DetectionKind.TAMPER):
@@ -78,6 +111,42 @@ def collect(ladder: Ladder) -> Mapping[str, list[str]] | None:
             message = "as submitted, the candidate's suite collects no test; the tiers ran the trusted tests"
             ladder.evidence.detect([Detection(DetectionKind.EMPTY_COLLECTION, message)])
     return run.content.markers
+
+
+def _kills_collection(ladder: Ladder, path: str) -> bool:
+    """Whether collecting ``path`` alone ends pytest before it reports what it collected."""
+    alone = ladder.sides.pytest(ladder.co.c_dir, [path], answer=False, reruns=0, collect_only=True)
+    return alone.content.collected is None
+
+
+def _killed(ladder: Ladder, start: float, killers: Sequence[str], named: Sequence[str], exit_code: int) -> None:
+    """T3 fails: a test module of the candidate's ends pytest's collection (``os._exit``,
+    ``SystemExit``, a segfault at import); a reproducer in it is a ``crash``, never an unknown id."""
+    ladder.evidence.detect(
+        Detection(DetectionKind.CRASH, "%s ends pytest's collection at import (exit %d)" % (f, exit_code), None, f)
+        for f in killers
+    )
+    ladder.evidence.detect(
+        Detection(DetectionKind.CRASH, "%s: its module ends pytest's collection at import" % s, s, s.split("::")[0])
+        for s in named
+        if s.split("::", 1)[0] in killers
+    )
+    note = "the candidate's test module(s) %s end pytest's collection at import (exit %d)" % (
+        ", ".join(killers),
+        exit_code,
+    )
+    ladder.tier(Tier.T3, TierStatus.FAILED, start, len(killers), 0, None, note)
+
+
+def _defines(ladder: Ladder, commit: str, spec: str) -> bool:
+    """Whether ``commit`` (the candidate as submitted, or as tested) defines the test ``spec`` names."""
+    path, _, rest = spec.partition("::")
+    try:
+        tree = pyscan.parse(gitops.show(str(ladder.co.repo), commit, path))
+    except EvidenceError:
+        return False
+    names = tuple(re.sub(r"\[.*$", "", part) for part in rest.split("::")) if rest else ()
+    return tree is not None and bool(names) and names in pyscan.definitions(tree)
 
 
 def authored(ladder: Ladder) -> Callable[[str], bool]:
@@ -103,8 +172,11 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
     start = ladder.enter(Tier.T3)
     c_suite, invocation, sides = ladder.collected, ladder.invocation, ladder.sides
     assert sides.plan is not None
-    designated = matches(invocation.reproducers, c_suite)
+    designated = matches(invocation.reproducers, c_suite) + [
+        s for s in invocation.reproducers if s in ladder.uncollected
+    ]
     expected = matches(invocation.expected_changes, c_suite)
+    expected += [s for s in invocation.expected_changes if s in ladder.uncollected]
     # Tests in changed test files, and tests that inherit a method a changed file defines:
     # their B result must come from B with C's test files, not from B's own suite.
     in_changed_files = [
@@ -122,13 +194,23 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
         return
     c_run = sides.run_c(ids)
     b_run = sides.run_b(ids)
+    # New evidence counts only once it is stable: each new or designated test runs again on each side.
+    fresh = [t for t in ids if (t in designated or t in new) and c_run.observation(t) is not None]
+    if fresh and invocation.stability_runs > 1:
+        sides.steady(fresh, c_run, "C")
+        sides.steady(fresh, b_run, "B")
     ladder.measure_baseline()
     b_obs: dict[str, Observation | None] = {t: b_run.observation(t) for t in ids}
     if expected:
         suite = baseline()
         b_obs.update({t: None if suite is None else suite.results.get(t) for t in expected})
-    typed, not_run, unstable = sides.type(ids, c_run, b_obs, resolver.origin, designated=chosen, expected=expected)
+    typed, not_run, unstable = sides.type(
+        ids, c_run, b_obs, resolver.origin, designated=designated, expected=expected, exclusive=bool(designated)
+    )
     ladder.evidence.add(typed.results, typed.annotations, typed.detections)
+    if not designated:  # a changed test of the candidate's that passes on B guards behaviour: not a reproducer
+        regression = {r.test_id for r in typed.results if r.role is Role.REGRESSION}
+        chosen = [t for t in chosen if t not in regression]
     lacking = judge.unrunnable(typed, chosen, owns(ladder))
     ladder.evidence.detect(
         Detection(DetectionKind.UNRUNNABLE_TEST, UNRUNNABLE[why], t, detail=why) for t, why in lacking.items()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 import os
 import pathlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pytest_evidence import overlay
@@ -21,6 +21,7 @@ from pytest_evidence.model import Detection, DetectionKind, Observation, Origin
 from pytest_evidence.store import Store
 from runner import integrity, pytest_run
 from runner.checkout import Checkouts
+from runner.ladder import judge
 from runner.ladder.evidence import Evidence
 from runner.ladder.invocation import Invocation
 from runner.sandbox import Sandbox, pin_environment
@@ -44,7 +45,9 @@ class Sides:
         self.run_id = run_id
         self.progress = progress
         self.repo_key = os.path.realpath(co.repo)
-        self.held = store.quarantined(self.repo_key)  # as it stood before this climb
+        # Quarantined before this climb, and joined by every flip this climb sees: a test that
+        # flipped at T3 is flaky at T7 too, whatever it does there.
+        self.held = store.quarantined(self.repo_key)
         self.watch: list[str] = []  # changed modules, whose import origin every C run reports
         self.plan: overlay.OverlayPlan | None = None  # C's test files against B, once planned
         self._outside: set[str] = set()
@@ -85,7 +88,7 @@ class Sides:
     def run_c(self, ids: Sequence[str]) -> pytest_run.PytestRun:
         run = self.pytest(self.co.c_dir, ids, reruns=self.invocation.reruns, watch=self.watch)
         self.evidence.ran_on_c.update(t for t in ids if run.observation(t) is not None)
-        self.ledger(run, "C")
+        self.ledger(run.content.results.values(), "C")
         self.provenance(run.content.module_origins, "the tests")
         return run
 
@@ -93,14 +96,24 @@ class Sides:
         """``ids`` on B with C's test files laid over it, in this selection and order."""
         assert self.plan is not None, "the overlay is planned before anything runs on B"
         run = self.pytest(self.co.baseline_with_tests(self.plan), ids, reruns=self.invocation.reruns)
-        self.ledger(run, "B")
+        self.ledger(run.content.results.values(), "B")
         return run
 
-    def ledger(self, run: pytest_run.PytestRun, side: str) -> None:
+    def ledger(self, observations: Iterable[Observation | None], side: str) -> None:
         now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-        rows = flake_rows(self.run_id, side, run.content.results.values(), now)
+        rows = flake_rows(self.run_id, side, observations, now)
         if rows:
             self.store.quarantine(self.repo_key, rows)
+        for test_id, run_id, row_side, seq, digest, _ in rows:
+            self.held.setdefault(test_id, []).append("%s:%s:%s:%s" % (run_id, row_side, seq, digest))
+
+    def steady(self, ids: Sequence[str], first: pytest_run.PytestRun, side: str) -> None:
+        """Run ``ids`` again until each ran ``stability_runs`` times on ``side``; a test whose
+        outcome differs between runs is ``flaky`` in ``first`` (quarantined, never evidence)."""
+        again = [self.run_c(ids) if side == "C" else self.run_b(ids) for _ in range(self.invocation.stability_runs - 1)]
+        steadied = {t: judge.steady([first.observation(t), *(r.observation(t) for r in again)], side) for t in ids}
+        first.content.results.update({t: o for t, o in steadied.items() if o is not None})
+        self.ledger(steadied.values(), side)
 
     def type(
         self,
@@ -111,6 +124,7 @@ class Sides:
         designated: Sequence[str] = (),
         expected: Sequence[str] = (),
         affected: bool = True,
+        exclusive: bool = False,
     ) -> tuple[Typed, list[str], list[str]]:
         """Typed results of the tests that reported; the ids the process left unrun; unstable ids.
 
@@ -144,6 +158,7 @@ class Sides:
                 exit_code=c_run.exit_code,
                 flaky_history=self.store.flake_history(self.repo_key, ids),
                 affected=lambda _t: affected,
+                exclusive=exclusive,
             ),
             [t for t in absent if t not in unstable],
             unstable,

@@ -1,0 +1,180 @@
+"""Every attack gets a verdict: one test per threat of ``docs/referee.md``'s threat table.
+
+Each builds a real repository in a temp dir (B with a bug, the candidate as a commit on it) and
+certifies the candidate through the runner. An attack must end REJECTED or INCONCLUSIVE with its
+detection, exit 1 or 3 and a record -- never "bad input" (exit 2), which a harness reads as its
+own mistake. The honest candidates beside them, carrying real-world noise, must stay CERTIFIED.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+from conftest import FIX, PKG, Record, Repo, certify
+
+REPRODUCER = "tests/test_half.py::test_half"
+
+
+def _kinds(doc: Record) -> dict[str, list[Record]]:
+    found: dict[str, list[Record]] = {}
+    for d in doc["detections"]:
+        found.setdefault(d["kind"], []).append(d)
+    return found
+
+
+def _result(doc: Record, test_id: str) -> Record:
+    return next(r for r in doc["results"] if r["test_id"] == test_id)
+
+
+def test_threat_reproducer_module_calls_os_exit_at_import(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit(PKG)
+    attack = repo.commit({"tests/test_half.py": "import os\nos._exit(0)\n\n\ndef test_half():\n    assert True\n"})
+    code, doc = certify(
+        repo, tmp_path / "e.json", "--baseline", base, "--candidate", attack, "--reproducer", REPRODUCER
+    )
+    assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED"
+    kinds = _kinds(doc)
+    assert [d["detail"] for d in kinds["tamper"]] == ["ends_session"]
+    assert [d["test_id"] for d in kinds["reproducer_lost_to_tamper"]] == [REPRODUCER]
+
+
+def test_threat_reproducer_module_that_kills_collection_unseen_is_a_crash(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """A segfault at import, and a ``SystemExit`` reached through a name the scan cannot read."""
+    base = repo.commit(PKG)
+    for n, kill in enumerate(
+        ["import ctypes\nctypes.string_at(0)\n", "import builtins\nraise getattr(builtins, 'System' + 'Exit')(0)\n"]
+    ):
+        attack = repo.commit({"tests/test_half.py": kill + "\n\ndef test_half():\n    assert True\n"})
+        out = tmp_path / ("e%d.json" % n)
+        code, doc = certify(repo, out, "--baseline", base, "--candidate", attack, "--reproducer", REPRODUCER)
+        assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED", kill
+        crashes = _kinds(doc)["crash"]
+        assert any(d["test_id"] == REPRODUCER for d in crashes)
+        assert all(d["path"] == "tests/test_half.py" for d in crashes)
+        assert doc["verdict"]["halted_at"] == "T3"
+
+
+def test_threat_reproducer_module_that_does_not_import_on_c_is_a_failure_not_an_unknown_id(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """The test without the fix: the reproducer imports what the candidate never wrote."""
+    base = repo.commit(PKG)
+    attack = repo.commit(
+        {"tests/test_half.py": "from calc.ops import third\n\n\ndef test_half():\n    assert third(3) == 1\n"}
+    )
+    code, doc = certify(
+        repo, tmp_path / "e.json", "--baseline", base, "--candidate", attack, "--reproducer", REPRODUCER
+    )
+    assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED"
+    assert doc["verdict"]["reasons"] == ["T3: no-fix: reproducer %s fails on B and on C" % REPRODUCER]
+
+
+def test_a_designated_reproducer_whose_module_lacks_a_dependency_is_unrunnable_not_bad_input(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    base = repo.commit(PKG)
+    broken = "import no_such_module_xyz\n\n\ndef test_it():\n    pass\n"
+    cand = repo.commit({**FIX, "tests/test_broken.py": broken})
+    reproducer = "tests/test_broken.py::test_it"
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", reproducer)
+    assert doc is not None
+    assert code == 3, doc["verdict"]
+    unrunnable = _kinds(doc)["unrunnable_test"]
+    assert [(d["test_id"], d["detail"]) for d in unrunnable] == [(reproducer, "missing_module")]
+
+
+def test_threat_reproducer_added_beside_a_tampered_test_is_never_bad_input(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """The candidate adds its reproducer to the file where it also weakens B's test."""
+    base = repo.commit(PKG)
+    tests = PKG["tests/test_ops.py"].replace("assert double(2) == 4", "assert double(2) >= 0")
+    tests += "\n\ndef test_half():\n    from calc.ops import half\n    assert half(4) == 2\n"
+    attack = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_ops.py": tests})
+    code, doc = certify(
+        repo,
+        tmp_path / "e.json",
+        "--baseline",
+        base,
+        "--candidate",
+        attack,
+        "--reproducer",
+        "tests/test_ops.py::test_half",
+    )
+    assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED"
+    kinds = _kinds(doc)
+    assert any(d["detail"] in ("weakened_assertion", "modified_test") for d in kinds["tamper"])
+    ran = any(r["test_id"] == "tests/test_ops.py::test_half" for r in doc["results"])
+    assert ran or "reproducer_lost_to_tamper" in kinds
+
+
+def test_threat_new_test_that_passes_half_the_time_is_flaky_not_a_regression(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """It alternates: fails, passes, fails ... across processes (a counter file beside it)."""
+    base = repo.commit({**PKG, ".gitignore": ".count\n"})
+    coin = (
+        "import pathlib\n\n_N = pathlib.Path(__file__).with_name('.count')\n\n\n"
+        "def test_coin():\n"
+        "    n = int(_N.read_text()) if _N.exists() else 0\n"
+        "    _N.write_text(str(n + 1))\n"
+        "    assert n % 2 == 1\n"
+    )
+    candidate = repo.commit({**FIX, "tests/test_coin.py": coin})
+    code, doc = certify(
+        repo,
+        tmp_path / "e.json",
+        "--baseline",
+        base,
+        "--candidate",
+        candidate,
+        "--reruns",
+        "0",
+        "--reproducer",
+        REPRODUCER,
+    )
+    assert doc is not None
+    assert code == 3, doc["verdict"]
+    assert "test tests/test_coin.py::test_coin is quarantined as flaky" in doc["verdict"]["reasons"][0]
+    coin_id = "tests/test_coin.py::test_coin"
+    assert _result(doc, coin_id)["candidate_result"] == "flaky"
+    assert any(d["test_id"] == coin_id for d in _kinds(doc)["flaky_quarantined"])
+    assert doc["annotations"][coin_id]["bc_class"] != "regression"
+    assert doc["invocation"]["stability_runs"] == 3
+
+
+def test_honest_fix_that_strengthens_an_existing_test_is_certified_by_it(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """SWE-bench's FAIL_TO_PASS: no new test, the changed one fails on B and passes on C."""
+    base = repo.commit({**PKG, "tests/test_half.py": "from calc.ops import half\n\n\ndef test_half():\n    pass\n"})
+    candidate = repo.commit(FIX)
+    # The harness's test patch holds the same test edits (as SWE-bench keeps it): not tamper.
+    code, doc = certify(
+        repo, tmp_path / "e.json", "--baseline", base, "--candidate", candidate, "--tests-from", candidate
+    )
+    assert doc is not None
+    assert code == 0, doc["verdict"]
+    result = _result(doc, REPRODUCER)
+    assert result["role"] == "BUG_REPRODUCTION" and result["bug_discriminating"] is True
+
+
+def test_honest_fix_adding_a_parametrization_leaves_its_siblings_regression_tests(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """The candidate adds a case to a parametrized test; the unchanged case is no reproducer."""
+    cases = (
+        "import pytest\nfrom calc.ops import double, half\n\n\n"
+        "@pytest.mark.parametrize(('fn', 'n', 'want'), [%s])\n"
+        "def test_ops(fn, n, want):\n    assert fn(n) == want\n"
+    )
+    base = repo.commit({**PKG, "tests/test_cases.py": cases % "(double, 2, 4)"})
+    candidate = repo.commit(
+        {"calc/ops.py": FIX["calc/ops.py"], "tests/test_cases.py": cases % "(double, 2, 4), (half, 4, 2)"}
+    )
+    # The harness's test patch holds the same test edits (as SWE-bench keeps it): not tamper.
+    code, doc = certify(
+        repo, tmp_path / "e.json", "--baseline", base, "--candidate", candidate, "--tests-from", candidate
+    )
+    assert doc is not None
+    assert code == 0, doc["verdict"]
+    assert "reproducer_not_failing_on_baseline" not in _kinds(doc)
+    sibling, new = "tests/test_cases.py::test_ops[double-2-4]", "tests/test_cases.py::test_ops[half-4-2]"
+    assert _result(doc, sibling)["role"] == "REGRESSION"
+    assert _result(doc, new)["role"] == "BUG_REPRODUCTION" and _result(doc, new)["bug_discriminating"]
