@@ -27,7 +27,9 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   designated reproducer the trusted tests' reapplication removed), ``config_changed`` (a pytest
   setting the candidate tightened: recorded, allowed) and ``network_attempt`` (a connect attempt,
   loopback included, with its address and side); the ``tamper`` detail ``stream_forged`` (a
-  result channel line the plugin did not write); ``stability_runs`` in the ``invocation``.
+  result channel line the plugin did not write); ``stability_runs`` in the ``invocation``;
+  ``kept`` and ``dropped`` in ``integrity`` (the candidate's new tests the test-level reapplication
+  kept, and removed).
   Earlier 1.x records still read.
 """
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pathlib
+import secrets
 import shutil
 import signal
 import subprocess
@@ -42,18 +43,29 @@ class Checkouts:
     candidate: str
     scratch: pathlib.Path
     made: list[pathlib.Path] = field(default_factory=list)
+    trees: dict[str, pathlib.Path] = field(default_factory=dict)  # role -> worktree
     tested: str = ""  # the commit the tests run on: C with the trusted tests laid over it
     trusted: tuple[str, str] | None = None  # (commit, label) of the trusted tests, once resolved
 
     def __post_init__(self) -> None:
         self.tested = self.tested or self.candidate
 
-    def _tree(self, name: str, commit: str) -> pathlib.Path:
-        dest = self.scratch / name
-        if not dest.exists():
+    def _tree(self, role: str, commit: str) -> pathlib.Path:
+        """The worktree for ``role``, made on first use. Its path says nothing of the role -- a
+        random directory holding one named like the repository -- so no test process can tell
+        from its working directory whether it runs on B or on C."""
+        if role not in self.trees:
+            dest = self.scratch / secrets.token_hex(6) / self.repo.name
+            dest.parent.mkdir()
             gitops.add_worktree(str(self.repo), commit, str(dest))
             self.made.append(dest)
-        return dest
+            self.trees[role] = dest
+        return self.trees[role]
+
+    def side(self, tree: pathlib.Path) -> str:
+        """``B`` or ``C``: the side whose code runs in ``tree`` (B with C's tests is B)."""
+        role = next(r for r, path in self.trees.items() if path == tree)
+        return "B" if role.startswith("B") else "C"
 
     @property
     def b_dir(self) -> pathlib.Path:
@@ -92,23 +104,28 @@ class Checkouts:
         except EvidenceError:
             raise BadInput("--tests-from %s: neither a patch file nor a revision of %s" % (source, self.repo)) from None
 
-    def lay(self, files: Mapping[str, str | None]) -> None:
-        """Lay trusted blobs (None: remove the file) over C's worktree and commit: ``tested``."""
+    def lay(self, files: Mapping[str, bytes | None]) -> None:
+        """Write trusted contents (None: remove the file) over C's worktree and commit: ``tested``.
+
+        The contents are whole files as the integrity check planned them: a trusted file, a
+        trusted test file merged with the candidate's new tests, or the candidate's configuration
+        file with its pytest settings laid back.
+        """
         tree = self.c_dir
-        for path, blob in sorted(files.items()):
+        for path, data in sorted(files.items()):
             dest = tree / path
-            if blob is None:
+            if data is None:
                 dest.unlink(missing_ok=True)
                 continue
             dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(gitops.git(["cat-file", "blob", blob], cwd=str(self.repo)).stdout)
+            dest.write_bytes(data)
         self.tested = _commit(tree, "candidate with the trusted tests laid over it")
 
     def baseline_with_tests(self, plan: overlay.OverlayPlan) -> pathlib.Path:
         """A third worktree: B's source with C's test files laid over it ("run on B")."""
-        dest = self.scratch / "B-with-C-tests"
-        if not dest.exists():
-            self._tree(dest.name, self.baseline)
+        fresh = "B-with-C-tests" not in self.trees
+        dest = self._tree("B-with-C-tests", self.baseline)
+        if fresh:
             overlay.apply(plan, str(self.c_dir), str(dest))
         return dest
 

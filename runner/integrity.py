@@ -1,53 +1,53 @@
 """``verify_test_integrity``: the candidate may not edit its own referee.
 
-The protected set is everything that decides what the tests check: test files, every
-``conftest.py``, data and helper files under test directories, the pytest configuration (only its
-pytest section, wherever it lives) and local plugins that configuration loads. The candidate's
-edits to it are compared with the baseline B, from git objects only (no checkout needed, so a
-patch T0 stops still pays for none):
+The protected set is what pytest collects under the *trusted* configuration, and what decides how
+it runs: test files (``python_files`` under ``testpaths``), data and helper files under test
+directories there, every ``conftest.py``, the pytest settings wherever pytest reads them, and the
+local plugins the configuration loads. The candidate's edits to it are compared with the baseline
+B and the trusted source, from git objects only (no checkout needed, so a patch T0 stops still
+pays for none):
 
 * what B had and the candidate deleted or changed -- a test, a fixture, a helper, a conftest, a
-  data file, a pytest setting -- is ``tamper``, named by file, line and ``detail``;
-* what the candidate added is allowed as a reproducer, unless it is a conftest, a pytest
-  configuration, a hook, a ``pytest_plugins`` line, a patch of pytest or a rewrite of
-  ``sys.modules`` (or, in a changed file, a skip mark at module level).
+  data file -- is ``tamper``, named by file, line and ``detail``;
+* what the candidate added is allowed as a reproducer, unless it is a conftest, a hook, a
+  ``pytest_plugins`` line, a patch of pytest, a rewrite of ``sys.modules``, a new fixture that
+  takes over existing tests (autouse, or a name they request), a definition that shadows a name
+  the tests import (or, in a changed file, a skip mark at module level);
+* pytest settings are judged key by key (``runner.config_policy``): tightening is recorded as
+  ``config_changed`` and allowed, loosening is ``tamper`` (``pytest_config``), anything else is
+  laid back and recorded as ``config_changed``.
 
-Then the protected files are laid from the trusted source over the candidate: B's version of
-every tampered file, and -- given ``--tests-from`` (a revision or a test patch, as SWE-bench keeps
-its test patch away from the model) -- the trusted version of every file that source changed.
-The tests therefore run on trusted tests whatever the candidate did; a candidate whose test edits
-equal the trusted ones is not tampering.
+Then the trusted versions are laid over the candidate -- test by test, not file by file: a
+tampered test file becomes the trusted file plus the candidate's new tests, classes, fixtures and
+the imports they need (:func:`merge_tests`), so a reproducer written next to a tampered test still
+runs; a shared configuration file gets back only its pytest section. Given ``--tests-from`` (a
+revision or a test patch, as SWE-bench keeps its test patch away from the model) the trusted
+version of every file that source changed is laid the same way. The report says which of the
+candidate's new tests run as it wrote them (``kept``) and which the reapplication dropped
+(``dropped``).
 """
 
 from __future__ import annotations
 
 import ast
-import configparser
+import builtins
+import fnmatch
+import io
 import json
 import pathlib
 import posixpath
+import re
 import shlex
-import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence import gitops, overlay
 from pytest_evidence.model import Detection, DetectionKind
-from runner import pyscan
+from runner import config_policy, pyscan
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the runner supports 3.10
-    import tomli as tomllib
-
-#: Files that may hold pytest configuration, and the section that does.
-CONFIG_SECTIONS = {
-    "pytest.ini": "pytest",
-    ".pytest.ini": "pytest",
-    "tox.ini": "pytest",
-    "setup.cfg": "tool:pytest",
-}
-TOML_CONFIGS = frozenset({"pyproject.toml", "pytest.toml", ".pytest.toml"})
+#: Files that may hold pytest configuration, and the section that does (ini files).
+CONFIG_SECTIONS = dict(config_policy.INI_SECTIONS)
+TOML_CONFIGS = frozenset(config_policy.TOML_TABLES)
 
 
 Tamper = Callable[[str, "int | None", str], Detection]
@@ -55,40 +55,35 @@ Tamper = Callable[[str, "int | None", str], Detection]
 
 @dataclass(frozen=True)
 class IntegrityReport:
-    """What the check found and which files to lay over the candidate (blob sha, or None: remove)."""
+    """What the check found, and what to lay over the candidate.
+
+    ``lay`` maps a path to the contents to write over C's worktree, or None to remove the file.
+    ``kept`` and ``dropped`` are pytest node ids (``path::name``, ``path::Class::name``; no
+    parameters) of the tests the candidate added -- not B's, not the trusted source's -- in
+    protected files: ``kept`` run as the candidate wrote them, ``dropped`` were removed by the
+    reapplication of the trusted tests (a hostile or skipped definition, or a file that could not
+    be merged). Both go to the record's ``integrity``; a designated reproducer the candidate wrote
+    that did not survive is ``reproducer_lost_to_tamper`` (``ladder.reproduce``).
+    """
 
     detections: tuple[Detection, ...]
-    lay: Mapping[str, str | None]
+    lay: Mapping[str, bytes | None]
     protected: int
     trusted: frozenset[str] = frozenset()  # files the trusted source changed: not the candidate's code
+    kept: frozenset[str] = frozenset()
+    dropped: frozenset[str] = frozenset()
 
 
 def pytest_settings(path: str, data: bytes | None) -> dict[str, str]:
     """The pytest settings a configuration file holds, as ``key -> canonical text``."""
-    if data is None:
+    found = config_policy.read(path, data)
+    if found is None:
         return {}
-    name = posixpath.basename(path)
-    text = data.decode("utf-8", "replace")
-    if name in TOML_CONFIGS:
-        try:
-            doc = tomllib.loads(text)
-        except tomllib.TOMLDecodeError:
-            return {"<unparseable>": text}
-        tool = doc if name != "pyproject.toml" else doc.get("tool", {})
-        table = dict(tool.get("pytest", {})) if isinstance(tool.get("pytest"), dict) else {}
-        table.update(table.pop("ini_options", {}) if isinstance(table.get("ini_options"), dict) else {})
-        return {k: json.dumps(v, sort_keys=True) for k, v in table.items()}
-    section = CONFIG_SECTIONS.get(name)
-    if section is None:
-        return {}
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return {"<unparseable>": text}
-    if not parser.has_section(section):
-        return {"<pytest.ini>": ""} if name in ("pytest.ini", ".pytest.ini") else {}
-    return {k: " ".join(v.split()) for k, v in parser.items(section)}
+    if found.unparseable:
+        return {config_policy.UNPARSEABLE: str(found.values[config_policy.UNPARSEABLE])}
+    if found.toml:
+        return {k: json.dumps(v, sort_keys=True) for k, v in found.values.items()}
+    return {k: " ".join(str(v).split()) for k, v in found.values.items()}
 
 
 def addopts_words(raw: str) -> list[str]:
@@ -119,11 +114,11 @@ def disabled_plugins(root: pathlib.Path, args: Sequence[str]) -> set[str]:
 
 
 def _plugin_paths(read: Callable[[str], bytes | None], paths: Sequence[str]) -> set[str]:
-    """Local modules B's configuration loads (``-p NAME`` in addopts, ``pytest_plugins``)."""
+    """Local modules a configuration loads (``-p NAME`` in addopts, ``pytest_plugins``)."""
     names: set[str] = set()
     for path in paths:
         base = posixpath.basename(path)
-        if base in CONFIG_SECTIONS or base in TOML_CONFIGS:
+        if config_policy.is_config(path):
             words = addopts_words(pytest_settings(path, read(path)).get("addopts", ""))
             for i, word in enumerate(words):
                 if word == "-p" and i + 1 < len(words):
@@ -149,16 +144,39 @@ def _plugin_paths(read: Callable[[str], bytes | None], paths: Sequence[str]) -> 
     return found
 
 
-def _kind(path: str, python_files: Sequence[str], plugins: set[str]) -> str | None:
-    name = posixpath.basename(path)
-    if name == "conftest.py":
+def _kind(path: str, collect: config_policy.Collection, plugins: set[str]) -> str | None:
+    """What a protected file is (``conftest``, ``config``, ``plugin``, ``test``, ``data``); None: not protected.
+
+    Test modules are those the trusted ``python_files`` name under the trusted ``testpaths``;
+    everything under a test directory (``tests/``, ``test/``, ``testing/``) that shares a tree
+    with ``testpaths`` is test material too. Conftests and pytest settings are protected anywhere.
+    """
+    if posixpath.basename(path) == "conftest.py":
         return "conftest"
-    if name in CONFIG_SECTIONS or name in TOML_CONFIGS:
+    if config_policy.is_config(path):
         return "config"
     if path in plugins:
         return "plugin"
-    if overlay.is_test_file(path, python_files):
+    if path.endswith(".py") and _named(path, collect.python_files) and collect.under_testpaths(path):
+        return "test"
+    directory = _test_dir(path)
+    if directory is not None and collect.near_testpaths(directory):
         return "test" if path.endswith(".py") else "data"
+    return None
+
+
+def _named(path: str, python_files: Sequence[str]) -> bool:
+    """Whether ``python_files`` names ``path`` (a pattern with a ``/`` matches the whole path)."""
+    name = posixpath.basename(path)
+    return any(fnmatch.fnmatch(path if "/" in p else name, p) for p in python_files)
+
+
+def _test_dir(path: str) -> str | None:
+    """The outermost test directory holding ``path`` (``pkg/tests`` for ``pkg/tests/data/x``)."""
+    parts = path.split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part in overlay.TEST_DIRS:
+            return "/".join(parts[: i + 1])
     return None
 
 
@@ -170,12 +188,15 @@ class _Check:
         trusted: str,
         candidate: str,
         expected: Sequence[str],
+        naming: pyscan.Naming = pyscan.DEFAULT_NAMING,
     ) -> None:
         self.read = read
         self.b, self.t, self.c = baseline, trusted, candidate
         self.expected = {overlay.split_test_id(e) for e in expected}
+        self.naming = naming
 
     def file(self, path: str, kind: str) -> Iterator[Detection]:
+        """What the candidate did to one protected file (not a configuration: see ``_Config``)."""
         b, t, c = (self.read(rev, path) for rev in (self.b, self.t, self.c))
 
         def tamper(detail: str, line: int | None, message: str) -> Detection:
@@ -184,16 +205,11 @@ class _Check:
         if c is None:
             if b is None:  # only the trusted source has it: nothing of B's was deleted
                 return
-            if kind == "config" and not pytest_settings(path, b):
-                return
-            detail = "deleted_test" if kind == "test" else "pytest_config" if kind == "config" else "deleted_fixture"
-            yield tamper(detail, None, "deleted by the candidate")
+            yield tamper("deleted_test" if kind == "test" else "deleted_fixture", None, "deleted by the candidate")
             return
         if b is None:
             if kind == "conftest":
                 yield tamper("new_conftest", 1, "a new conftest.py changes how every test below it runs")
-            elif kind == "config" and pytest_settings(path, c):
-                yield tamper("pytest_config", 1, "a new pytest configuration")
             if kind in ("test", "conftest"):
                 tree = pyscan.parse(c)
                 for hit in pyscan.hostile(tree.body if tree else [], top_level=True):
@@ -201,22 +217,18 @@ class _Check:
             if kind == "test" and t is not None and c != t and path.endswith(".py"):
                 yield from self._test_file(path, None, t, c, tamper)  # a trusted new file, bent
             return
-        if kind == "config":
-            old, new = pytest_settings(path, b), pytest_settings(path, c)
-            if new != old and new != pytest_settings(path, t):
-                keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
-                yield tamper("pytest_config", None, "pytest settings changed: %s" % ", ".join(keys))
-        elif kind == "test":
+        if kind == "test":
             yield from self._test_file(path, b, t, c, tamper)
         else:
             detail = {"conftest": "conftest", "plugin": "plugin"}.get(kind, "fixture_data")
-            yield tamper(detail, None, "changed by the candidate")
+            message = "changed by the candidate"
+            if kind == "conftest" and _collect_ignore(b) != _collect_ignore(c):
+                message = "changes collect_ignore, hiding test files from collection"
+            yield tamper(detail, None, message)
             if kind == "conftest":
                 yield from self._new_hooks(b, c, tamper)
 
-    def _new_hooks(
-        self, b: bytes, c: bytes, tamper: Callable[[str, int | None, str], Detection]
-    ) -> Iterator[Detection]:
+    def _new_hooks(self, b: bytes, c: bytes, tamper: Tamper) -> Iterator[Detection]:
         old, new = pyscan.parse(b), pyscan.parse(c)
         before = {ast.dump(n) for n in old.body} if old else set()
         added = [n for n in new.body if ast.dump(n) not in before] if new else []
@@ -232,7 +244,8 @@ class _Check:
         tamper: Tamper,
     ) -> Iterator[Detection]:
         """Every test, fixture and helper B had, and every one the trusted source added, as the
-        candidate left it: deleted, skipped, weakened or changed is tamper."""
+        candidate left it: deleted, skipped, weakened or changed is tamper. What it added may not
+        take over the existing tests."""
         old = pyscan.parse(b) if b is not None else None
         new = pyscan.parse(c)
         if b is not None and old is None:
@@ -248,7 +261,7 @@ class _Check:
             if key not in c_defs:
                 if t is None or key in t_defs:
                     label = ".".join(key)
-                    yield tamper(_deleted(key, node), getattr(node, "lineno", None), "%s deleted" % label)
+                    yield tamper(self._deleted(key, node), getattr(node, "lineno", None), "%s deleted" % label)
                 continue
             if key in t_defs and ast.dump(c_defs[key]) == ast.dump(t_defs[key]):
                 continue
@@ -268,8 +281,44 @@ class _Check:
             if pyscan.skips(node):
                 yield tamper("skip_marker", node.lineno, "a module-level skip, xfail or importorskip")
         new_defs = [n for key, n in c_defs.items() if len(key) == 1 and key not in b_defs]
+        methods = [n for key, n in c_defs.items() if len(key) > 1 and key not in b_defs and key[:-1] in b_defs]
         for hit in pyscan.hostile([*added, *new_defs], top_level=True):  # type: ignore[list-item]
             yield tamper(hit.detail, hit.line, hit.message)
+        for hit in pyscan.hostile(methods, top_level=False):  # type: ignore[arg-type]
+            yield tamper(hit.detail, hit.line, hit.message)
+        fresh = [
+            (k, n)
+            for k, n in c_defs.items()
+            if k not in b_defs and k not in t_defs and (len(k) == 1 or k[:-1] in b_defs)
+        ]
+        yield from self._takeovers(old, trusted, fresh, tamper)
+
+    def _takeovers(
+        self,
+        old: ast.Module,
+        trusted: ast.Module | None,
+        fresh: Sequence[tuple[tuple[str, ...], ast.AST]],
+        tamper: Tamper,
+    ) -> Iterator[Detection]:
+        """New definitions that change what the existing tests run: a fixture they get, a name they use."""
+        bound = pyscan.bindings(old.body)
+        requested = pyscan.requested_fixtures(old, self.naming)
+        if trusted is not None:
+            for name, how in pyscan.bindings(trusted.body).items():
+                bound.setdefault(name, set()).update(how)
+            requested |= pyscan.requested_fixtures(trusted, self.naming)
+        for key, node in fresh:
+            line = getattr(node, "lineno", None)
+            if len(key) == 1 and key[0] in bound:
+                message = "%s redefines a name the existing tests import or assign" % key[0]
+                yield tamper("modified_helper", line, message)
+            fixture = pyscan.fixture_name(node)
+            if fixture is not None and pyscan.is_autouse(node):
+                message = "the new autouse fixture %s runs around the existing tests" % fixture
+                yield tamper("modified_fixture", line, message)
+            elif fixture is not None and fixture in requested:
+                message = "the new fixture %s replaces the one the existing tests request" % fixture
+                yield tamper("modified_fixture", line, message)
 
     def _changed(
         self, path: str, key: tuple[str, ...], node: ast.AST, mine: ast.AST, tamper: Tamper, against: str
@@ -284,30 +333,34 @@ class _Check:
                 yield tamper("skip_marker", line, "%s gains a skip or xfail mark" % label)
         elif pyscan.skips(mine) > pyscan.skips(node):
             yield tamper("skip_marker", line, "%s gains a skip, skipif, xfail or importorskip" % label)
-        elif pyscan.is_test(key, node):
+        elif self.naming.is_test(key, node):
             if (path, key) in self.expected:
                 return
             if pyscan.assertions(mine) < pyscan.assertions(node):
                 yield tamper("weakened_assertion", line, "%s checks less than in %s" % (label, against))
             else:
                 yield tamper(
-                    "modified_test",
-                    line,
-                    "%s differs from %s (declare it with --expected-change)"
-                    % (
-                        label,
-                        against,
-                    ),
+                    "modified_test", line, "%s differs from %s (declare it with --expected-change)" % (label, against)
                 )
         else:
             detail = "modified_fixture" if pyscan.is_fixture(node) else "modified_helper"
             yield tamper(detail, line, "%s differs from %s" % (label, against))
 
+    def _deleted(self, key: tuple[str, ...], node: ast.AST) -> str:
+        if self.naming.is_test(key, node) or isinstance(node, ast.ClassDef):
+            return "deleted_test"
+        return "deleted_fixture"
 
-def _deleted(key: tuple[str, ...], node: ast.AST) -> str:
-    if pyscan.is_test(key, node) or isinstance(node, ast.ClassDef):
-        return "deleted_test"
-    return "deleted_fixture"
+
+def _collect_ignore(data: bytes | None) -> list[str]:
+    tree = pyscan.parse(data or b"")
+    return [
+        ast.dump(node)
+        for node in (tree.body if tree else [])
+        if any(
+            isinstance(sub, ast.Name) and sub.id in ("collect_ignore", "collect_ignore_glob") for sub in ast.walk(node)
+        )
+    ]
 
 
 def _shell(node: ast.AST) -> ast.AST:
@@ -319,6 +372,367 @@ def _shell(node: ast.AST) -> ast.AST:
     )
 
 
+# -- test-level reapplication ----------------------------------------------------------------------
+
+#: Module-level names a carried statement may never bind: they act on every test of the module.
+_MODULE_WIDE = frozenset({"pytestmark", "pytest_plugins", "collect_ignore", "collect_ignore_glob"})
+
+
+@dataclass(frozen=True)
+class Merged:
+    """The trusted file with the candidate's acceptable new tests (None: remove the file)."""
+
+    content: bytes | None
+    kept: frozenset[str] = frozenset()
+    dropped: frozenset[str] = frozenset()
+    whole: bool = False  # the merge was impossible: the trusted file alone
+
+
+def _lines_of(text: str) -> list[str]:
+    return io.StringIO(text, newline="").readlines()
+
+
+def _start(node: ast.AST) -> int:
+    lines: list[int] = [d.lineno for d in getattr(node, "decorator_list", [])]
+    return min([*lines, int(getattr(node, "lineno", 1))])
+
+
+def _segment(lines: Sequence[str], node: ast.AST) -> list[str]:
+    """The source lines of ``node``, decorators included, each ending with a newline."""
+    found = list(lines[_start(node) - 1 : getattr(node, "end_lineno", None) or _start(node)])
+    if found and not found[-1].endswith(("\n", "\r")):
+        found[-1] += "\n"
+    return found
+
+
+def _alone(node: ast.stmt, siblings: Sequence[ast.stmt]) -> bool:
+    """Whether ``node``'s lines hold no other statement of its body (``x = 1; os._exit(0)``)."""
+    first, last = _start(node), node.end_lineno or node.lineno
+    return not any(o is not node and _start(o) <= last and (o.end_lineno or o.lineno) >= first for o in siblings)
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _rough_tests(path: str, text: str, naming: pyscan.Naming, known: set[tuple[str, ...]]) -> frozenset[str]:
+    """Test ids a file that does not parse seems to add (read line by line)."""
+    rough = pyscan.rough_definitions(text)
+    found = set()
+    for key, what in rough.items():
+        if key in known or what != "def" or not naming.test_name(key[-1], len(key) > 1):
+            continue
+        if len(key) == 1 or rough.get(key[:1]) == "testcase" or naming.test_class_name(key[0]):
+            found.add("::".join((path, *key)))
+    return frozenset(found)
+
+
+def merge_tests(
+    path: str,
+    trusted: bytes | None,
+    candidate: bytes,
+    baseline: bytes | None,
+    naming: pyscan.Naming = pyscan.DEFAULT_NAMING,
+) -> Merged:
+    """The trusted version of a test file plus what the candidate added that the rules allow.
+
+    New top-level functions, classes and fixtures, and new methods in a class the trusted file
+    has, are carried over as the candidate wrote them (decorators included), with the import
+    statements and plain assignments they need; a definition that is hostile (a hook, a rewrite of
+    ``sys.modules``, a patch of pytest, ending the session), carries a skip or xfail, or is a
+    fixture that would take over the trusted tests, is not. Everything the trusted file has stays
+    as the trusted file has it. Where the merge is impossible -- a version does not parse, a new
+    definition clashes with a name the trusted file binds, the result does not check out -- the
+    trusted file is laid alone and every test the candidate added there is dropped.
+    """
+    c_tree = pyscan.parse(candidate)
+    b_tree = pyscan.parse(baseline) if baseline is not None else None
+    if trusted is not None:
+        t_tree = pyscan.parse(trusted)
+    else:  # a new file has nothing trusted to start from; one the trusted source deleted stays deleted
+        t_tree = ast.Module(body=[], type_ignores=[]) if baseline is None else None
+    b_defs = pyscan.definitions(b_tree) if b_tree else {}
+    t_defs = pyscan.definitions(t_tree) if t_tree else {}
+    if c_tree is None:
+        text = candidate.decode("utf-8", "replace")
+        return Merged(trusted, dropped=_rough_tests(path, text, naming, {*b_defs, *t_defs}), whole=True)
+    c_defs = pyscan.definitions(c_tree)
+    new = {k for k in c_defs if k not in b_defs and k not in t_defs}
+    tops = sorted(k for k in new if k[:-1] not in new)
+    mine = frozenset(i for k in tops for i in naming.test_ids(path, c_defs, k))
+    fallback = Merged(trusted, dropped=mine, whole=True)
+    if t_tree is None:
+        return fallback
+    built = _build(path, trusted or b"", t_tree, t_defs, candidate, c_tree, c_defs, new, naming)
+    if built is None:
+        return fallback
+    text, carried = built
+    kept = frozenset(i for k in carried for i in naming.test_ids(path, c_defs, k))
+    content = text.encode("utf-8", "surrogateescape") if (text or trusted is not None) else None
+    return Merged(content, kept, mine - kept)
+
+
+def _build(
+    path: str,
+    trusted: bytes,
+    t_tree: ast.Module,
+    t_defs: Mapping[tuple[str, ...], ast.AST],
+    candidate: bytes,
+    c_tree: ast.Module,
+    c_defs: Mapping[tuple[str, ...], ast.AST],
+    new: set[tuple[str, ...]],
+    naming: pyscan.Naming,
+) -> tuple[str, list[tuple[str, ...]]] | None:
+    """The merged text and the keys of the carried definitions; None where the merge is impossible."""
+    c_lines = _lines_of(candidate.decode("utf-8", "surrogateescape"))
+    t_lines = _lines_of(trusted.decode("utf-8", "surrogateescape"))
+    bound = pyscan.bindings(t_tree.body)
+    requested = pyscan.requested_fixtures(t_tree, naming)
+
+    def rejected(node: ast.stmt, siblings: Sequence[ast.stmt], top_level: bool) -> bool:
+        if any(pyscan.hostile([node], top_level=top_level)) or pyscan.skips(node) or not _alone(node, siblings):
+            return True
+        fixture = pyscan.fixture_name(node)
+        return fixture is not None and (pyscan.is_autouse(node) or fixture in requested)
+
+    carried: list[tuple[str, ...]] = []
+    tail: list[ast.stmt] = []  # what goes after the trusted text, in the candidate's order
+    assigns: list[ast.stmt] = []
+    imports: list[ast.Import | ast.ImportFrom] = []
+    t_dumps = {ast.dump(n) for n in t_tree.body}
+    for node in c_tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if (node.name,) not in new:
+                continue
+            if node.name in bound:
+                return None  # a clash: the trusted tests would see the candidate's definition
+            if not rejected(node, c_tree.body, top_level=True):
+                carried.append((node.name,))
+                tail.append(node)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and ast.dump(node) not in t_dumps:
+            imports.append(node)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and ast.dump(node) not in t_dumps:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            if len(names) == len(targets) and not any(
+                n in bound or n in _MODULE_WIDE or n.startswith("__") for n in names
+            ):
+                if not rejected(node, c_tree.body, top_level=True):
+                    assigns.append(node)
+    inserts: list[tuple[tuple[str, ...], ast.stmt]] = []
+    for key in sorted(new):
+        parent = key[:-1]
+        if not parent or parent in new:
+            continue
+        t_cls, c_cls, method = t_defs.get(parent), c_defs.get(parent), c_defs[key]
+        if not isinstance(t_cls, ast.ClassDef) or not isinstance(c_cls, ast.ClassDef):
+            continue  # its class is the trusted source's to delete
+        if key[-1] in pyscan.bindings(t_cls.body):
+            return None
+        assert isinstance(method, ast.stmt)
+        if not rejected(method, c_cls.body, top_level=False):
+            carried.append(key)
+            inserts.append((parent, method))
+    needed: set[str] = set()
+    for node in [*tail, *(n for _, n in inserts)]:
+        needed |= pyscan.used_names(node)
+    chosen: list[ast.stmt] = []
+    grew = True
+    while grew:  # the assignments the carried code reads, and what they read
+        grew = False
+        for assign in assigns:
+            stored = {t.id for t in ast.walk(assign) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+            if assign not in chosen and stored & needed:
+                chosen.append(assign)
+                needed |= pyscan.used_names(assign)
+                grew = True
+    provided = {getattr(n, "name", "") for n in tail} | {
+        t.id for n in chosen for t in ast.walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)
+    }
+    trimmed: dict[int, ast.stmt] = {}
+    star = False
+    for imp in imports:
+        if isinstance(imp, ast.ImportFrom) and imp.module == "__future__":
+            continue
+        keep = []
+        for alias in imp.names:
+            if alias.name == "*":
+                star = True
+                continue
+            name = alias.asname or (alias.name if isinstance(imp, ast.ImportFrom) else alias.name.split(".")[0])
+            if name not in needed:
+                continue
+            how = pyscan.bindings([_only(imp, alias)])[name]
+            if name in bound and not how <= bound[name]:
+                return None  # the trusted tests would see another object under that name
+            if name not in bound or (isinstance(imp, ast.Import) and "." in alias.name):
+                keep.append(alias)
+                provided.add(name)
+        if keep:
+            trimmed[id(imp)] = _only(imp, *keep)
+    if star and needed - provided - set(bound) - _BUILTINS:
+        return None  # what the candidate's star import provides cannot be told
+    order = {id(n): i for i, n in enumerate(c_tree.body)}
+    statements = sorted([*tail, *chosen, *(n for n in imports if id(n) in trimmed)], key=lambda n: order[id(n)])
+    blocks = []
+    for node in statements:
+        if id(node) in trimmed:
+            blocks.append(ast.unparse(trimmed[id(node)]) + "\n")
+        else:
+            blocks.append("".join(_segment(c_lines, node)))
+    after: dict[int, list[tuple[int, list[str]]]] = {}
+    for parent, node in inserts:
+        t_cls = t_defs[parent]
+        assert isinstance(t_cls, ast.ClassDef)
+        if t_cls.body[0].lineno == t_cls.lineno or t_cls.end_lineno is None:
+            return None  # a one-line class: nowhere to put a method
+        indent = _indent(t_lines[_start(t_cls.body[0]) - 1])
+        snippet = _segment(c_lines, node)
+        theirs = _indent(snippet[0])
+        if theirs != indent:
+            snippet = [indent + ln[len(theirs) :] if ln.startswith(theirs) else ln for ln in snippet]
+        after.setdefault(t_cls.end_lineno, []).append((len(parent), ["\n", *snippet]))
+    out: list[str] = []
+    for number, line in enumerate(t_lines, start=1):
+        out.append(line)
+        for _, snippet in sorted(after.get(number, []), key=lambda item: -item[0]):
+            if not out[-1].endswith(("\n", "\r")):
+                out[-1] += "\n"
+            out.extend(snippet)
+    text = "".join(out)
+    if blocks:
+        if text and not text.endswith(("\n", "\r")):
+            text += "\n"
+        text += ("\n\n" if text.strip() else "") + "\n\n".join(blocks)
+    if not _checks_out(text, t_tree, t_defs, c_defs, carried, [*chosen, *trimmed.values()]):
+        return None
+    return text, carried
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _only(imp: ast.Import | ast.ImportFrom, *aliases: ast.alias) -> ast.Import | ast.ImportFrom:
+    if isinstance(imp, ast.Import):
+        return ast.Import(names=list(aliases))
+    return ast.ImportFrom(module=imp.module, names=list(aliases), level=imp.level)
+
+
+def _checks_out(
+    text: str,
+    t_tree: ast.Module,
+    t_defs: Mapping[tuple[str, ...], ast.AST],
+    c_defs: Mapping[tuple[str, ...], ast.AST],
+    carried: Sequence[tuple[str, ...]],
+    statements: Sequence[ast.stmt],
+) -> bool:
+    """The merged text parses, holds every trusted definition and statement as the trusted file has
+    it, and every carried definition as the candidate wrote it."""
+    merged = pyscan.parse(text.encode("utf-8", "surrogateescape"))
+    if merged is None:
+        return False
+    m_defs = pyscan.definitions(merged)
+    for key, node in t_defs.items():
+        if key not in m_defs:
+            return False
+        ours = m_defs[key]
+        if isinstance(node, ast.ClassDef) and isinstance(ours, ast.ClassDef):
+            ours, node = _shell(ours), _shell(node)
+        if ast.dump(ours) != ast.dump(node):
+            return False
+    for key in carried:
+        for sub, node in c_defs.items():
+            if sub[: len(key)] == key and (sub not in m_defs or ast.dump(m_defs[sub]) != ast.dump(node)):
+                return False
+    expected = [ast.dump(n) for n in pyscan.module_level(t_tree)] + [ast.dump(n) for n in statements]
+    return sorted(ast.dump(n) for n in pyscan.module_level(merged)) == sorted(expected)
+
+
+# -- pytest settings -------------------------------------------------------------------------------
+
+
+def _settings_findings(
+    read: Callable[[str, str], bytes | None],
+    baseline: str,
+    trusted: str,
+    candidate: str,
+    paths: Sequence[str],
+) -> tuple[list[Detection], dict[str, bytes | None]]:
+    """Each configuration's pytest settings, key by key: what the candidate tightened is allowed,
+    what it loosened is tamper, anything else is laid back. Only the pytest section is laid back."""
+    detections: list[Detection] = []
+    lay: dict[str, bytes | None] = {}
+
+    def settings(rev: str, path: str | None) -> config_policy.Settings | None:
+        return None if path is None else config_policy.read(path, read(rev, path))
+
+    def effective(rev: str) -> tuple[str | None, config_policy.Settings]:
+        return config_policy.effective(lambda p: read(rev, p))
+
+    def lay_back(files: Sequence[str]) -> bool:
+        spliced = True
+        for path in files:
+            mine = read(candidate, path)
+            content, alone = config_policy.lay_back(path, mine, read(trusted, path))
+            spliced = spliced and alone
+            if content != mine:
+                lay[path] = content
+        return spliced
+
+    def judge(
+        where: str,
+        old: config_policy.Settings | None,
+        new: config_policy.Settings | None,
+        base: config_policy.Settings | None,
+        files: Sequence[str],
+    ) -> None:
+        found = config_policy.classify(old, new)
+        if not found.changes:
+            return
+        if not config_policy.classify(base, new).changes:  # the candidate left it as B had it
+            lay_back(files)
+            return
+        spliced = lay_back(files) if found.lay_back else True
+        whole = "" if spliced else " (its pytest settings could not be laid back alone: the whole trusted file was)"
+        Change = config_policy.Change
+        if found.loosened:
+            detections.append(
+                Detection(
+                    DetectionKind.TAMPER,
+                    "%s: pytest settings loosened: %s%s" % (where, "; ".join(found.reasons(Change.LOOSENED)), whole),
+                    None,
+                    where,
+                    None,
+                    "pytest_config",
+                )
+            )
+        fate = {
+            Change.UNKNOWN: "changed: laid back to the trusted settings",
+            Change.TIGHTENED: "tightened: allowed" if not found.lay_back else "tightened, but laid back with the rest",
+        }
+        for change in found.changes:  # one per key: ``detail`` names it
+            if change.change is Change.LOOSENED:
+                continue
+            message = "%s: pytest setting %s %s (%s)%s" % (where, change.key, fate[change.change], change.reason, whole)
+            detail = re.sub(r"[^a-z_]+", "_", change.key.lower()).strip("_") or "unparseable"
+            detections.append(Detection(DetectionKind.CONFIG_CHANGED, message, None, where, None, detail))
+
+    (_, b_set), (t_path, t_set), (c_path, c_set) = effective(baseline), effective(trusted), effective(candidate)
+    handled: set[str] = set()
+    if t_path != c_path:  # the candidate moved the settings to another file (or the trusted source did)
+        handled = {p for p in (t_path, c_path) if p is not None}
+        where = c_path or t_path
+        assert where is not None
+        judge(where, t_set, c_set, b_set, sorted(handled))
+    for path in paths:
+        if path in handled:
+            continue
+        old, new = settings(trusted, path), settings(candidate, path)
+        if old != new:
+            judge(path, old, new, settings(baseline, path), [path])
+    return detections, lay
+
+
 def verify_test_integrity(
     repo: str,
     baseline: str,
@@ -327,7 +741,10 @@ def verify_test_integrity(
     python_files: Sequence[str],
     expected: Sequence[str] = (),
 ) -> IntegrityReport:
-    """Compare the candidate's protected files with B's (and the trusted source's); plan the lay."""
+    """Compare the candidate's protected files with B's (and the trusted source's); plan the lay.
+
+    ``python_files`` applies where the trusted configuration does not set its own.
+    """
     trees = {rev: gitops.blobs(repo, rev) for rev in {baseline, trusted, candidate}}
 
     contents: dict[str, bytes] = {}
@@ -340,26 +757,62 @@ def verify_test_integrity(
             contents[blob] = gitops.git(["cat-file", "blob", blob], cwd=repo).stdout
         return contents[blob]
 
+    _, trusted_settings = config_policy.effective(lambda p: read(trusted, p))
+    collect = config_policy.collection(trusted_settings, python_files)
+    naming = pyscan.Naming(collect.python_functions, collect.python_classes)
     plugins = _plugin_paths(lambda p: read(baseline, p), sorted(trees[baseline]))
+    plugins |= _plugin_paths(lambda p: read(trusted, p), sorted(trees[trusted]))
     paths = sorted(set().union(*trees.values()))
-    check = _Check(read, baseline, trusted, candidate, expected)
+    check = _Check(read, baseline, trusted, candidate, expected, naming)
     detections: list[Detection] = []
-    lay: dict[str, str | None] = {}
+    lay: dict[str, bytes | None] = {}
+    kept: set[str] = set()
+    dropped: set[str] = set()
+    configs: list[str] = []
     protected = 0
     for path in paths:
-        kind = _kind(path, python_files, plugins)
+        kind = _kind(path, collect, plugins)
         if kind is None:
             continue
         protected += 1
-        b, t, c = (trees[rev].get(path) for rev in (baseline, trusted, candidate))
-        if c == t:
+        if kind == "config":
+            configs.append(path)
+            continue
+        b_sha, t_sha, c_sha = (trees[rev].get(path) for rev in (baseline, trusted, candidate))
+        if c_sha == t_sha:
             continue
         found = list(check.file(path, kind))
         detections.extend(found)
-        final = t if t != b else (b if found else c)
-        if final != c:
-            lay[path] = final
+        c = read(candidate, path)
+        if kind == "test" and path.endswith(".py") and c is not None:
+            if t_sha == b_sha and not found:
+                kept |= _added_tests(path, read(baseline, path), c, naming)
+                continue
+            merged = merge_tests(path, read(trusted, path), c, read(baseline, path), naming)
+            kept |= merged.kept
+            dropped |= merged.dropped
+            if merged.content != c:
+                lay[path] = merged.content
+            continue
+        final = t_sha if t_sha != b_sha else (b_sha if found else c_sha)
+        if final != c_sha:
+            lay[path] = read(trusted if final == t_sha else baseline, path)
+    found_settings, laid_settings = _settings_findings(read, baseline, trusted, candidate, configs)
+    detections.extend(found_settings)
+    lay.update(laid_settings)
     changed_by_trusted = frozenset(
         p for p in paths if trusted != baseline and trees[trusted].get(p) != trees[baseline].get(p)
     )
-    return IntegrityReport(tuple(detections), lay, protected, changed_by_trusted)
+    return IntegrityReport(tuple(detections), lay, protected, changed_by_trusted, frozenset(kept), frozenset(dropped))
+
+
+def _added_tests(path: str, baseline: bytes | None, candidate: bytes, naming: pyscan.Naming) -> set[str]:
+    """Node ids of the tests the candidate added to a file it left otherwise alone."""
+    old = pyscan.parse(baseline) if baseline is not None else None
+    new = pyscan.parse(candidate)
+    if new is None or (baseline is not None and old is None):
+        return set()
+    b_defs = pyscan.definitions(old) if old else {}
+    c_defs = pyscan.definitions(new)
+    fresh = {k for k in c_defs if k not in b_defs}
+    return {i for k in fresh if k[:-1] not in fresh for i in naming.test_ids(path, c_defs, k)}

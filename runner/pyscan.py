@@ -8,7 +8,9 @@ reads source text and answers with line numbers, never imports or runs anything.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import fnmatch
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 #: Decorators and calls that turn a test into a non-test.
@@ -65,14 +67,174 @@ def definitions(tree: ast.Module) -> dict[tuple[str, ...], ast.AST]:
     return found
 
 
-def is_test(key: tuple[str, ...], node: ast.AST) -> bool:
-    """A test function or method, as pytest's and unittest's default naming finds them."""
-    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and key[-1].startswith("test")
+def _matches(name: str, patterns: Sequence[str]) -> bool:
+    """pytest's rule for ``python_classes`` / ``python_functions``: a prefix, or a glob pattern."""
+    return any(name.startswith(p) or (any(c in p for c in "*?[") and fnmatch.fnmatch(name, p)) for p in patterns)
+
+
+@dataclass(frozen=True)
+class Naming:
+    """Which definitions are tests: ``python_functions`` and ``python_classes`` of the trusted config."""
+
+    functions: tuple[str, ...] = ("test",)
+    classes: tuple[str, ...] = ("Test",)
+
+    def test_name(self, name: str, method: bool = False) -> bool:
+        """A test function's name (a method's also by unittest's ``test`` prefix)."""
+        return _matches(name, self.functions) or (method and name.startswith("test"))
+
+    def is_test(self, key: tuple[str, ...], node: ast.AST) -> bool:
+        """A test function or method."""
+        return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and self.test_name(key[-1], len(key) > 1)
+
+    def test_class_name(self, name: str) -> bool:
+        return _matches(name, self.classes)
+
+    def is_test_class(self, node: ast.AST) -> bool:
+        """A class pytest collects: named by ``python_classes``, or a ``unittest.TestCase``."""
+        if not isinstance(node, ast.ClassDef):
+            return False
+        return self.test_class_name(node.name) or any(dotted(b).endswith("TestCase") for b in node.bases)
+
+    def test_ids(self, path: str, defs: Mapping[tuple[str, ...], ast.AST], key: tuple[str, ...]) -> set[str]:
+        """Node ids (``path::name``, ``path::Class::name``) of the tests at or under ``key``."""
+        found = set()
+        for sub, node in defs.items():
+            if sub[: len(key)] != key or not self.is_test(sub, node):
+                continue
+            if all(self.is_test_class(defs[sub[:i]]) for i in range(1, len(sub))):
+                found.add("::".join((path, *sub)))
+        return found
+
+
+DEFAULT_NAMING = Naming()
+
+
+def is_test(key: tuple[str, ...], node: ast.AST, naming: Naming = DEFAULT_NAMING) -> bool:
+    """A test function or method, as the naming (pytest's and unittest's defaults) finds them."""
+    return naming.is_test(key, node)
 
 
 def is_fixture(node: ast.AST) -> bool:
     decorators = getattr(node, "decorator_list", [])
     return any(dotted(d).split(".")[-1] in ("fixture", "yield_fixture") for d in decorators)
+
+
+def fixture_name(node: ast.AST) -> str | None:
+    """The name a fixture is requested by (``name=`` of its decorator, else the function's), or None."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not is_fixture(node):
+        return None
+    for deco in node.decorator_list:
+        if isinstance(deco, ast.Call) and dotted(deco.func).split(".")[-1] in ("fixture", "yield_fixture"):
+            for kw in deco.keywords:
+                if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                    return kw.value.value
+    return node.name
+
+
+def is_autouse(node: ast.AST) -> bool:
+    for deco in getattr(node, "decorator_list", []):
+        if isinstance(deco, ast.Call) and dotted(deco.func).split(".")[-1] in ("fixture", "yield_fixture"):
+            for kw in deco.keywords:
+                if kw.arg == "autouse" and not (isinstance(kw.value, ast.Constant) and not kw.value.value):
+                    return True
+    return False
+
+
+def requested_fixtures(tree: ast.Module, naming: Naming = DEFAULT_NAMING) -> set[str]:
+    """Fixture names the module's tests and fixtures request: their parameters, ``usefixtures`` marks."""
+    found: set[str] = set()
+    for key, node in definitions(tree).items():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+            naming.is_test(key, node) or is_fixture(node)
+        ):
+            args = node.args
+            found.update(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and dotted(node.func).split(".")[-1] == "usefixtures":
+            found.update(a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str))
+    return found - {"self", "cls", "request"}
+
+
+def bindings(body: Sequence[ast.stmt]) -> dict[str, set[str]]:
+    """Names a module (or class) body binds outside its definitions, each with what binds it.
+
+    An import binds ``import:module:name``; anything else (an assignment, a loop, ``with``)
+    ``assign``. Statements nested in ``if``/``try``/``with``/``for`` count: they run at import.
+    """
+    found: dict[str, set[str]] = {}
+
+    def add(name: str, how: str) -> None:
+        found.setdefault(name, set()).add(how)
+
+    def targets(node: ast.AST) -> None:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                add(sub.id, "assign")
+
+    def walk(stmts: Sequence[ast.stmt]) -> None:
+        for node in stmts:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    name = alias.asname or alias.name.split(".")[0]
+                    add(name, "import:%s" % (alias.name if alias.asname else name))
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    module = "." * node.level + (node.module or "")
+                    add(alias.asname or alias.name, "import:%s:%s" % (module, alias.name))
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    targets(target)
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+                for item in [node.target] if isinstance(node, (ast.For, ast.AsyncFor)) else node.items:
+                    targets(item)
+                walk(node.body)
+                walk(getattr(node, "orelse", []))
+            elif isinstance(node, ast.If):
+                walk(node.body)
+                walk(node.orelse)
+            elif isinstance(node, ast.Try):
+                walk(node.body)
+                walk(node.orelse)
+                walk(node.finalbody)
+                for handler in node.handlers:
+                    walk(handler.body)
+            elif isinstance(node, (ast.Expr, ast.Return)):
+                targets(node)  # walrus
+
+    walk(body)
+    return found
+
+
+def used_names(node: ast.AST) -> set[str]:
+    """Names ``node`` reads (the base of ``a.b.c`` is ``a``)."""
+    return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)}
+
+
+_ROUGH = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?(?P<what>def|class)[ \t]+(?P<name>\w+)(?P<rest>.*)$")
+
+
+def rough_definitions(text: str) -> dict[tuple[str, ...], str]:
+    """Functions, classes and their methods found line by line in source that does not parse.
+
+    Values say ``def``, ``class`` or ``testcase`` (a class naming ``TestCase`` among its bases).
+    Good enough to name the tests a broken file meant to add; never used to judge one.
+    """
+    found: dict[tuple[str, ...], str] = {}
+    cls: str | None = None
+    for line in text.splitlines():
+        match = _ROUGH.match(line)
+        if match is None:
+            if line.strip() and not line[0].isspace() and not line.lstrip().startswith(("#", "@")):
+                cls = None
+            continue
+        if not match["indent"]:
+            cls = match["name"] if match["what"] == "class" else None
+            kind = "testcase" if match["what"] == "class" and "TestCase" in match["rest"] else match["what"]
+            found[(match["name"],)] = kind
+        elif cls is not None and match["what"] == "def":
+            found[(cls, match["name"])] = "def"
+    return found
 
 
 def skips(node: ast.AST) -> int:

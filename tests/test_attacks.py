@@ -35,7 +35,9 @@ def test_threat_reproducer_module_calls_os_exit_at_import(repo: Repo, tmp_path: 
     assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED"
     kinds = _kinds(doc)
     assert [d["detail"] for d in kinds["tamper"]] == ["ends_session"]
-    assert [d["test_id"] for d in kinds["reproducer_lost_to_tamper"]] == [REPRODUCER]
+    # The reapplication keeps the new test without the module-level os._exit (or drops it: lost).
+    ran = any(r["test_id"] == REPRODUCER for r in doc["results"])
+    assert ran or [d["test_id"] for d in kinds["reproducer_lost_to_tamper"]] == [REPRODUCER]
 
 
 def test_threat_reproducer_module_that_kills_collection_unseen_is_a_crash(repo: Repo, tmp_path: pathlib.Path) -> None:

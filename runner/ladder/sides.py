@@ -79,7 +79,7 @@ class Sides:
     ) -> pytest_run.PytestRun:
         """One pinned pytest process; ``answer``: a process that reported nothing is a ``ToolFailed``."""
         run = pytest_run.run(self.target, checkout, ids, sandbox=self.sandbox, **kwargs)
-        side = "B" if checkout.name.startswith("B") else "C"  # worktrees B, B-with-C-tests, C, C-as-submitted
+        side = self.co.side(checkout)
         self.evidence.detect(network_detections(run.content.network, side))
         if answer and not run.answered:
             raise ToolFailed("pytest ended (exit %d) without reporting on %s: %s" % (run.exit_code, side, run.said))

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pytest_evidence import overlay
-from pytest_evidence.model import Tier
+from pytest_evidence.model import DetectionKind, Tier
 from runner import gates, integrity, interference
 from runner.diff import Diff, FileKind, compute
 from runner.ladder import judge
@@ -71,13 +71,15 @@ def protect(ladder: Ladder, diff: Diff) -> Diff:
         co.lay(report.lay)
         ladder.progress(
             "integrity: %d tamper finding(s); %d protected file(s) laid from %s"
-            % (len(report.detections), len(report.lay), label)
+            % (sum(d.kind is DetectionKind.TAMPER for d in report.detections), len(report.lay), label)
         )
     ladder.integrity = {
         "trusted": label,
         "protected": report.protected,
         "reapplied": sorted(p for p, blob in report.lay.items() if blob is not None),
         "removed": sorted(p for p, blob in report.lay.items() if blob is None),
+        "kept": sorted(report.kept),
+        "dropped": sorted(report.dropped),
         "tested_commit": co.tested,
     }
     return diff if co.tested == co.candidate else compute(str(co.repo), co.baseline, co.tested, PYTHON_FILES)

@@ -1,0 +1,247 @@
+"""Reapply tests, not files: a tampered test file is laid back test by test.
+
+The trusted version of every tampered test runs, and so does the reproducer the candidate wrote
+into the same file -- unless it is hostile, skipped, or the file cannot be merged, in which case
+the report names it in ``dropped`` (the ladder's ``reproducer_lost_to_tamper``).
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+from typing import Any
+
+import pytest
+from conftest import FIX, PKG, Repo, certify, validate
+
+from runner import pyscan
+from runner.integrity import IntegrityReport, merge_tests, verify_test_integrity
+
+TESTS = """import pytest
+
+from calc.ops import double
+
+
+@pytest.fixture
+def two():
+    return 2
+
+
+def test_double(two):
+    assert double(two) == 4
+    assert double(0) == 0
+
+
+class TestMore:
+    def test_negative(self):
+        assert double(-1) == -2
+
+
+def test_three():
+    assert double(3) == 6
+"""
+
+REPRODUCER = """
+
+def test_half_of_four():
+    from calc.ops import half
+
+    assert half(4) == 2
+"""
+
+PATH = "tests/test_ops.py"
+
+
+def _integrity(repo: Repo, text: str, trusted: dict[str, str] | None = None) -> tuple[IntegrityReport, str, str]:
+    """B has ``TESTS``; the candidate writes ``text`` over it. Returns the report and B's, C's shas."""
+    base = repo.commit({**PKG, PATH: TESTS})
+    source = repo.commit(trusted) if trusted else base
+    if trusted:
+        repo.git("checkout", "-q", base)
+    cand = repo.commit({PATH: text})
+    return verify_test_integrity(str(repo.path), base, source, cand, ("test_*.py",)), base, cand
+
+
+def _defs(source: bytes | str) -> dict[tuple[str, ...], str]:
+    tree = ast.parse(source)
+    return {k: ast.dump(n) for k, n in pyscan.definitions(tree).items()}
+
+
+@pytest.mark.parametrize(
+    ("tampered", "detail"),
+    [
+        (TESTS.replace("def test_three():\n    assert double(3) == 6\n", ""), "deleted_test"),
+        (TESTS.replace("def test_three():", "def test_three_renamed():"), "deleted_test"),
+        (TESTS.replace("def test_three():", "@pytest.mark.skip\ndef test_three():"), "skip_marker"),
+        (TESTS.replace("def test_three():", "@pytest.mark.xfail\ndef test_three():"), "skip_marker"),
+        (TESTS.replace("    assert double(0) == 0\n", ""), "weakened_assertion"),
+        (TESTS.replace("double(3) == 6", "double(3) >= 0"), "modified_test"),
+        (TESTS.replace("return 2", "return 0"), "modified_fixture"),
+    ],
+)
+def test_a_reproducer_beside_a_tampered_test_survives_the_reapplication(repo: Repo, tampered: str, detail: str) -> None:
+    report, _, _ = _integrity(repo, tampered + REPRODUCER)
+    assert detail in [d.detail for d in report.detections]
+    merged = report.lay[PATH]
+    assert merged is not None
+    trusted, mine, laid = _defs(TESTS), _defs(tampered + REPRODUCER), _defs(merged)
+    assert {k: laid[k] for k in trusted} == trusted  # every trusted test, fixture and class as B has it
+    assert laid[("test_half_of_four",)] == mine[("test_half_of_four",)]  # and the candidate's reproducer
+    assert f"{PATH}::test_half_of_four" in report.kept and not report.dropped
+    assert f"{PATH}::test_half_of_four" not in report.dropped
+
+
+def test_a_new_method_in_a_trusted_class_is_kept_with_the_trusted_indentation(repo: Repo) -> None:
+    """The candidate re-indented the file (no AST change) and skipped a test: its new method still fits."""
+    two_spaces = "\n".join(
+        line.replace("    ", "  ") if line.startswith("    ") else line for line in TESTS.splitlines()
+    )
+    tampered = two_spaces.replace("def test_three():", "@pytest.mark.skip\ndef test_three():")
+    tampered = tampered.replace(
+        "    assert double(-1) == -2\n",
+        "    assert double(-1) == -2\n\n  def test_minus_two(self):\n    assert double(-2) == -4\n",
+    )
+    report, _, _ = _integrity(repo, tampered + "\n")
+    merged = report.lay[PATH]
+    assert merged is not None
+    assert "\n    def test_minus_two(self):\n" in merged.decode()  # shifted to the trusted class's indentation
+    assert _defs(merged)[("TestMore", "test_minus_two")] == _defs(tampered)[("TestMore", "test_minus_two")]
+    assert report.kept == {f"{PATH}::TestMore::test_minus_two"}
+    assert _defs(merged)[("test_three",)] == _defs(TESTS)[("test_three",)]
+
+
+@pytest.mark.parametrize(
+    ("new", "detail"),
+    [
+        ("def test_sneaky():\n    import os\n\n    os._exit(0)\n", "ends_session"),
+        ("def test_sneaky():\n    import sys\n\n    sys.modules['calc.ops'] = None\n", "sys_modules"),
+        ("def test_sneaky():\n    import _pytest.runner\n", "patches_pytest"),
+        ("def pytest_collection_modifyitems(items):\n    items.clear()\n", "hook"),
+        ("@pytest.fixture(autouse=True)\ndef test_sneaky(monkeypatch):\n    yield\n", "modified_fixture"),
+        ("@pytest.fixture(name='two')\ndef sneaky_two():\n    return 0\n", "modified_fixture"),  # takes over ``two``
+    ],
+)
+def test_a_hostile_new_definition_is_not_kept(repo: Repo, new: str, detail: str) -> None:
+    report, _, _ = _integrity(repo, TESTS + REPRODUCER + "\n\n" + new)
+    assert detail in [d.detail for d in report.detections], report.detections
+    merged = report.lay[PATH]
+    assert merged is not None
+    laid = _defs(merged)
+    assert not [k for k in laid if "sneaky" in k[-1] or k[-1].startswith("pytest_")]
+    assert ("test_half_of_four",) in laid and laid[("two",)] == _defs(TESTS)[("two",)]
+    if "test_sneaky" in new:
+        assert report.dropped == {f"{PATH}::test_sneaky"}
+
+
+def test_a_new_test_carrying_a_skip_in_a_tampered_file_is_not_kept(repo: Repo) -> None:
+    skipped = "\n\n@pytest.mark.skipif(True, reason='later')\ndef test_later():\n    assert double(5) == 10\n"
+    tampered = TESTS.replace("double(3) == 6", "double(3) >= 0")
+    report, _, _ = _integrity(repo, tampered + REPRODUCER + skipped)
+    merged = report.lay[PATH]
+    assert merged is not None and ("test_later",) not in _defs(merged)
+    assert report.dropped == {f"{PATH}::test_later"} and report.kept == {f"{PATH}::test_half_of_four"}
+
+
+def test_an_unparseable_candidate_file_keeps_the_trusted_file_and_drops_its_tests(repo: Repo) -> None:
+    broken = TESTS + REPRODUCER + "\n\nclass TestBroken:\n    def test_inside(self):\n        assert double(1 ==\n"
+    report, _, _ = _integrity(repo, broken)
+    assert [d.detail for d in report.detections] == ["modified_test"]
+    assert report.lay[PATH] == TESTS.encode()
+    assert report.dropped == {f"{PATH}::test_half_of_four", f"{PATH}::TestBroken::test_inside"}
+    assert report.kept == frozenset()
+
+
+def test_a_new_definition_shadowing_a_trusted_name_keeps_the_trusted_file(repo: Repo) -> None:
+    """``def double`` after ``from calc.ops import double``: the trusted tests would call the fake."""
+    shadow = TESTS + REPRODUCER + "\n\ndef double(n):\n    return 2 * n\n"
+    report, _, _ = _integrity(repo, shadow)
+    assert "modified_helper" in [d.detail for d in report.detections]
+    assert report.lay[PATH] == TESTS.encode()
+    assert report.dropped == {f"{PATH}::test_half_of_four"}
+
+
+def test_the_imports_a_kept_test_needs_come_along(repo: Repo) -> None:
+    tampered = TESTS.replace("from calc.ops import double", "from calc.ops import double, half\nimport math")
+    tampered = tampered.replace("double(3) == 6", "double(3) >= 0")
+    new = "\n\nCASES = [(4, 2), (6, 3)]\n\n\n@pytest.mark.parametrize(('n', 'h'), CASES)\ndef test_halves(n, h):\n"
+    new += "    assert half(n) == h\n"
+    report, _, _ = _integrity(repo, tampered + new)
+    merged = report.lay[PATH]
+    assert merged is not None
+    text = merged.decode()
+    assert text.startswith(TESTS) and "from calc.ops import half\n" in text and "CASES = [(4, 2), (6, 3)]" in text
+    assert "import math" not in text  # nothing kept reads it
+    assert f"{PATH}::test_halves" not in report.dropped and f"{PATH}::test_halves" in report.kept
+
+
+def test_a_new_file_with_hostile_module_code_keeps_its_plain_tests(repo: Repo) -> None:
+    base = repo.commit(PKG)
+    new = "import sys\n\nsys.modules['calc.ops'] = None\n\n\ndef test_plain():\n    assert 1\n"
+    cand = repo.commit({"tests/test_new.py": new})
+    report = verify_test_integrity(str(repo.path), base, base, cand, ("test_*.py",))
+    assert [d.detail for d in report.detections] == ["sys_modules"]
+    assert report.lay == {"tests/test_new.py": b"def test_plain():\n    assert 1\n"}
+    assert report.kept == {"tests/test_new.py::test_plain"}
+
+
+def test_the_trusted_sources_file_is_merged_with_the_candidates_own_tests(repo: Repo) -> None:
+    """--tests-from: the trusted file changed; the candidate's own extra test runs on top of it."""
+    trusted_tests = TESTS + "\n\ndef test_hidden():\n    assert double(5) == 10\n"
+    mine = TESTS + "\n\ndef test_hidden():\n    assert double(5) > 0\n" + REPRODUCER
+    report, _, _ = _integrity(repo, mine, {PATH: trusted_tests})
+    assert report.detections == ()  # its own test named like the hidden one is no tamper
+    merged = report.lay[PATH]
+    assert merged is not None
+    assert _defs(merged)[("test_hidden",)] == _defs(trusted_tests)[("test_hidden",)]
+    assert ("test_half_of_four",) in _defs(merged)
+    assert report.kept == {f"{PATH}::test_half_of_four"} and not report.dropped
+    assert PATH in report.trusted
+
+
+def test_an_untouched_file_keeps_the_candidates_new_tests_as_written(repo: Repo) -> None:
+    report, _, _ = _integrity(repo, TESTS + REPRODUCER)
+    assert report.detections == () and report.lay == {}
+    assert report.kept == {f"{PATH}::test_half_of_four"}
+
+
+def test_merge_of_a_file_the_trusted_source_deleted_removes_it() -> None:
+    merged = merge_tests(PATH, None, (TESTS + REPRODUCER).encode(), TESTS.encode())
+    assert merged.content is None and merged.dropped == {f"{PATH}::test_half_of_four"}
+
+
+def test_a_one_line_trusted_class_cannot_take_a_method() -> None:
+    trusted = b"class TestOne: pass\n"
+    candidate = b"class TestOne:\n    def test_x(self):\n        pass\n"
+    merged = merge_tests(PATH, trusted, candidate, trusted)
+    assert merged.content == trusted and merged.whole and merged.dropped == {f"{PATH}::TestOne::test_x"}
+
+
+# -- end to end -------------------------------------------------------------------------------------
+
+
+def test_a_reproducer_added_beside_a_new_skip_marker_runs_and_the_skip_rejects(
+    repo: Repo, tmp_path: pathlib.Path, schema: dict[str, Any]
+) -> None:
+    """The candidate adds its reproducer to tests/test_x.py and skips an existing test there.
+
+    Laying back the whole file would delete the designated reproducer (a bad input); laid back
+    test by test, the reproducer runs and the skip still rejects the patch.
+    """
+    existing = "from calc.ops import double\n\n\ndef test_double():\n    assert double(2) == 4\n"
+    base = repo.commit({**PKG, "tests/test_x.py": existing})
+    skipped = "import pytest\n\n" + existing.replace("def test_double", "@pytest.mark.skip\ndef test_double")
+    reproducer = "\n\ndef test_half():\n    from calc.ops import half\n\n    assert half(4) == 2\n"
+    cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_x.py": skipped + reproducer})
+    code, doc = certify(
+        repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", "tests/test_x.py::test_half"
+    )
+    assert doc is not None
+    validate(doc, schema)
+    assert code == 1 and doc["verdict"]["verdict"] == "REJECTED", doc["verdict"]
+    tamper = [d for d in doc["detections"] if d["kind"] == "tamper"]
+    assert [(d["detail"], d["path"]) for d in tamper] == [("skip_marker", "tests/test_x.py")]
+    assert doc["integrity"]["reapplied"] == ["tests/test_x.py"]
+    ran = {r["test_id"]: r for r in doc["results"]}
+    reproducer_result = ran["tests/test_x.py::test_half"]
+    assert (reproducer_result["baseline_result"], reproducer_result["candidate_result"]) == ("fail", "pass")
+    assert reproducer_result["bug_discriminating"]
