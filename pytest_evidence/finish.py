@@ -123,6 +123,7 @@ class Finisher:
         self.problem: Optional[str] = None  # one line for the terminal: why the status is not the tests'
         self.refused = False
         self.run_id = uuid.uuid4().hex[:16]
+        self.forgery: Optional[str] = None  # the first line of B's stream its plugin did not write
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         unknown = unknown_designated(self.settings.reproducers, [i.nodeid for i in session.items])
@@ -180,6 +181,17 @@ class Finisher:
             exitstatus = int(pytest.ExitCode.TESTS_FAILED)  # a quarantined test is never green
             quarantined = [o.test_id for o in observations if o.test_id in held]
             self.problem = "exit 1: %d test(s) quarantined as flaky, first %s" % (len(quarantined), quarantined[0])
+        forged = None
+        if self.forgery is not None:
+            forged = Detection(
+                DetectionKind.TAMPER,
+                "the baseline replay's result stream has a line its plugin did not write (%s); "
+                "B's results from there on are not used" % self.forgery,
+                detail="stream_forged",
+            )
+            if exitstatus == 0:  # what B said was tampered with: the run is not green
+                exitstatus = int(pytest.ExitCode.TESTS_FAILED)
+                self.problem = "exit 1: the baseline replay's result stream was forged (%s)" % self.forgery
         candidate_commit = self._candidate_commit()
         typed = type_evidence(
             candidate=observations,
@@ -193,7 +205,8 @@ class Finisher:
             affected=lambda _t: None,
             exclusive=bool(self.settings.reproducers),
         )
-        detections = ([empty] if empty is not None else []) + list(typed.detections)
+        detections = ([empty] if empty is not None else []) + ([forged] if forged is not None else [])
+        detections += list(typed.detections)
         detections += network_detections(self.recorder.network, "C")
         record = EvidenceRecord(
             run_id=self.run_id,
@@ -257,7 +270,9 @@ class Finisher:
         cached = ledger.call(lambda s: s.baseline_lookup(key, ids), uncached)
         todo = replay.missing(ids, cached)
         fresh = replay.run_on_baseline(request, todo) if todo else None
-        if fresh is not None:
+        if fresh is not None and fresh.forgery is not None:
+            self.forgery = fresh.forgery  # a tamper detection; what B said is not cached
+        elif fresh is not None:
             ledger.call(lambda s: s.baseline_add(key, self.run_id, fresh.observed), None)
         info: Dict[str, Any] = {
             "cache_key": key,

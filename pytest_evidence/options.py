@@ -19,6 +19,8 @@ from pytest_evidence.output import check_writable
 
 OUT = "--evidence-out"
 STREAM = "--evidence-stream"
+STREAM_FD = "--evidence-stream-fd"
+KEY_FD = "--evidence-key-fd"
 BASELINE = "--baseline"
 RERUNS = "--evidence-reruns"
 REPRODUCER = "--reproducer"
@@ -58,6 +60,17 @@ def seconds_type(value: str) -> float:
     return seconds
 
 
+def fd_type(option: str, value: str) -> int:
+    """``--evidence-stream-fd``, ``--evidence-key-fd``: a descriptor number, not stdin/out/err."""
+    try:
+        fd = int(value)
+    except ValueError:
+        raise BadInput("%s takes a file descriptor number, not %r" % (option, value)) from None
+    if fd < 3:
+        raise BadInput("%s must name a descriptor other than stdin, stdout and stderr, not %d" % (option, fd))
+    return fd
+
+
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("evidence", "typed evidence (pytest-evidence)")
     group.addoption(
@@ -69,6 +82,21 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="PATH",
         default=None,
         help="stream one JSON line per finished test to PATH (default: the record's path with the suffix .jsonl).",
+    )
+    group.addoption(
+        STREAM_FD,
+        dest="evidence_stream_fd",
+        metavar="N",
+        default=None,
+        help="internal: stream to the inherited descriptor N instead of a file (the runner's private channel).",
+    )
+    group.addoption(
+        KEY_FD,
+        dest="evidence_key_fd",
+        metavar="N",
+        default=None,
+        help="internal: read the stream's authentication key from the inherited descriptor N (a pipe), "
+        "and close it before any conftest is imported.",
     )
     group.addoption(
         BASELINE,
@@ -177,6 +205,8 @@ class Settings:
     watch: Tuple[str, ...]
     no_network: bool = False
     store_timeout: float = DEFAULT_STORE_TIMEOUT
+    stream_fd: Optional[int] = None  # the stream goes to this inherited descriptor, not to ``stream``
+    key_fd: Optional[int] = None  # where the key came from (the key itself is never kept here)
 
     @property
     def proves_something(self) -> bool:
@@ -208,6 +238,8 @@ def is_active(config: pytest.Config) -> bool:
         for dest in (
             "evidence_out",
             "evidence_stream",
+            "evidence_stream_fd",
+            "evidence_key_fd",
             "evidence_baseline",
             "evidence_reruns",
             "evidence_reproducers",
@@ -226,7 +258,12 @@ def settings(config: pytest.Config) -> Settings:
     """Every value checked now (``BadInput``), before any test runs."""
     out = _pick(config, "evidence_out", "evidence_out")
     stream = _pick(config, "evidence_stream", "evidence_stream")
-    if stream is None and out:
+    stream_fd, key_fd = descriptors(config.getoption("evidence_stream_fd"), config.getoption("evidence_key_fd"))
+    if stream_fd is not None and config.getoption("evidence_stream"):
+        raise BadInput("%s and %s name two streams: give one" % (STREAM, STREAM_FD))
+    if stream_fd is not None:
+        stream = None
+    elif stream is None and out:
         stream = os.path.splitext(out)[0] + ".jsonl"
     # Validated here rather than by an argparse ``type=``: a UsageError raised while pytest 7
     # parses the command line surfaces as a pluggy warning with a traceback.
@@ -255,6 +292,16 @@ def settings(config: pytest.Config) -> Settings:
         watch=_read_lines(_absolute(here, config.getoption("evidence_watch"))),
         no_network=bool(config.getoption("evidence_no_network")),
         store_timeout=store_timeout,
+        stream_fd=stream_fd,
+        key_fd=key_fd,
+    )
+
+
+def descriptors(stream_fd: Optional[str], key_fd: Optional[str]) -> Tuple[Optional[int], Optional[int]]:
+    """The values of ``--evidence-stream-fd`` and ``--evidence-key-fd``, checked (``BadInput``)."""
+    return (
+        None if stream_fd is None else fd_type(STREAM_FD, stream_fd),
+        None if key_fd is None else fd_type(KEY_FD, key_fd),
     )
 
 

@@ -16,14 +16,24 @@ from pytest_evidence import environment
 from pytest_evidence.deps import DEPS_ATTR
 from pytest_evidence.model import Failure, FailureKind, Observation
 from pytest_evidence.reports import ATTEMPTS_ATTR, failure_of, observe
-from pytest_evidence.stream import StreamWriter
+from pytest_evidence.stream import Signer, StreamWriter
 
 
 class Recorder:
     """Collects phase reports per test and emits one ``Observation`` when the test is over."""
 
-    def __init__(self, stream_path: Optional[str], describe_environment: bool = False) -> None:
-        self.stream: Optional[StreamWriter] = StreamWriter(stream_path) if stream_path else None
+    def __init__(
+        self,
+        stream_path: Optional[str],
+        describe_environment: bool = False,
+        stream_fd: Optional[int] = None,
+        sign: Optional[Signer] = None,
+    ) -> None:
+        self.stream: Optional[StreamWriter] = None
+        if stream_fd is not None:
+            self.stream = StreamWriter(fd=stream_fd, sign=sign)
+        elif stream_path:
+            self.stream = StreamWriter(stream_path, sign=sign)
         self.describe_environment = describe_environment
         self.collected: Optional[List[str]] = None
         self.deselected = 0
@@ -31,6 +41,7 @@ class Recorder:
         self.observed: Dict[str, Observation] = {}
         self.network: List[Tuple[Optional[str], str]] = []  # blocked attempts: (test id, address)
         self._pending: Dict[str, List[Any]] = {}
+        self._repeats: Dict[str, int] = {}  # results streamed per test id: a result line's ``repeat``
 
     def _emit(self, line_type: str, payload: Dict[str, Any]) -> None:
         if self.stream is not None:
@@ -74,7 +85,11 @@ class Recorder:
             reports = self._pending.pop(report.nodeid)
             obs = observe(report.nodeid, reports)
             self.observed[report.nodeid] = obs
-            self._emit("result", obs.to_dict())
+            repeat = self._repeats.get(report.nodeid, 0)
+            self._repeats[report.nodeid] = repeat + 1
+            payload = obs.to_dict()
+            payload["repeat"] = repeat
+            self._emit("result", payload)
             deps = getattr(report, DEPS_ATTR, None)
             if deps is not None:
                 self._emit("deps", {"test_id": report.nodeid, "functions": deps[0], "files": deps[1]})

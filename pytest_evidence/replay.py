@@ -2,7 +2,9 @@
 
 B is materialised as a temporary git worktree, the candidate's test files are laid over it (see
 ``overlay``), and pytest runs there in a subprocess with this plugin in record mode. The parent
-reads the observations back from the stream; it never parses pytest's text. Results are cached
+reads the observations back from the stream -- a private channel (``stream.PrivateChannel``: an
+unnamed file and a key, passed as inherited descriptors), so a line the plugin did not write is
+a forgery (``BaselineRun.forgery``), never a result; it never parses pytest's text. Results are cached
 in the store under a key of B's tree, the overlay digest, the environment fingerprint and the
 rerun policy, so a second run against the same B runs nothing on B.
 """
@@ -49,6 +51,10 @@ class BaselineRun:
     observed: Dict[str, Optional[Observation]]
     exit_code: int
     stderr_tail: str
+    #: The first line of B's stream the plugin did not write (``line N: what``), or None. What
+    #: followed it is not in ``observed``; a forged run is a ``tamper`` detection
+    #: (``stream_forged``) and is never cached.
+    forgery: Optional[str] = None
 
 
 def run_on_baseline(request: BaselineRequest, test_ids: Sequence[str]) -> BaselineRun:
@@ -62,21 +68,28 @@ def run_on_baseline(request: BaselineRequest, test_ids: Sequence[str]) -> Baseli
         select = os.path.join(scratch, "select.txt")
         with open(select, "w", encoding="utf-8") as fh:
             fh.write("\n".join(test_ids) + "\n")
-        stream_path = os.path.join(scratch, "baseline.jsonl")
         files = sorted({tid.split("::", 1)[0] for tid in test_ids})
         present = [f for f in files if os.path.exists(os.path.join(cwd, f))]
         plugin = private_copy(os.path.join(scratch, "plugin"))
-        proc = _run_pytest(request, cwd, tree, plugin, select, stream_path, present)
-        content = stream.read(stream_path)
+        with stream.PrivateChannel() as channel:
+            proc = _run_pytest(request, cwd, tree, plugin, select, channel, present)
+            content = channel.read()
         observed = {tid: observation_for(tid, content) for tid in test_ids}
-        return BaselineRun(observed, proc.returncode, bounded(proc.stderr.decode("utf-8", "replace"), 2000))
+        stderr = bounded(proc.stderr.decode("utf-8", "replace"), 2000)
+        return BaselineRun(observed, proc.returncode, stderr, content.forgery)
     finally:
         gitops.remove_worktree(request.git_root, tree)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _run_pytest(
-    request: BaselineRequest, cwd: str, tree: str, plugin: str, select: str, stream_path: str, files: Sequence[str]
+    request: BaselineRequest,
+    cwd: str,
+    tree: str,
+    plugin: str,
+    select: str,
+    channel: stream.PrivateChannel,
+    files: Sequence[str],
 ) -> subprocess.CompletedProcess[bytes]:
     env = dict(os.environ)
     # The checkout's own source first, then the plugin's private copy (never a whole site-packages).
@@ -90,7 +103,7 @@ def _run_pytest(
         "pytest",
         *INJECT_PLUGIN,
         "--evidence-record-mode",
-        "--evidence-stream=" + stream_path,
+        *channel.args(),
         "--evidence-select=" + select,
         "--evidence-reruns=%d" % request.reruns,
         "-p",
@@ -99,7 +112,17 @@ def _run_pytest(
         "-q",
         *files,
     ]
-    return subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, pass_fds=channel.pass_fds
+    )
+    try:
+        channel.started()
+        _, stderr = proc.communicate()
+    except BaseException:  # as subprocess.run does: Ctrl-C leaves no B process behind
+        proc.kill()
+        proc.wait()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, None, stderr)
 
 
 def observation_for(test_id: str, content: stream.StreamContent) -> Optional[Observation]:

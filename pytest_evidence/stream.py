@@ -1,65 +1,243 @@
-"""The JSONL stream: one line per event, flushed as it happens.
+"""The JSONL stream: one line per event, flushed as it happens, and a reader that trusts nothing.
 
-A result line is written the moment its test's teardown is reported, and flushed to the kernel,
-so ``kill -9`` of pytest loses none of the finished tests (an OS crash may; fsync per line would
-cost more than the whole plugin). Every line carries a ``type`` tag from a closed set; a reader
-rejects anything else instead of guessing.
+A result line is written the moment its test's teardown is reported, straight to the kernel
+(``os.write``), so ``kill -9`` of pytest loses none of the finished tests (an OS crash may; fsync
+per line would cost more than the whole plugin).
+
+The line format (version 2). Each line is one ASCII JSON object, its members in this order::
+
+    {"seq":N,"type":T,...the payload...,"tag":"<64 hex digits>"}
+
+* ``seq`` numbers the lines from 0, consecutively;
+* ``type`` is one of ``LINE_TYPES``; a ``result`` line also has ``repeat``, how many results this
+  session already streamed for the same test (0: its first; a plugin that runs a test twice in
+  one session makes a second result with ``repeat`` 1, and the last one stands). The flake
+  policy's reruns are not repeats: every attempt of a test is in its one result (``attempts``);
+* ``tag``, present when the writer holds a key, is HMAC-SHA256 under that key of
+  ``DOMAIN + b"<seq>\\0" + <the line up to the tag, closed with "}">`` -- the exact bytes written,
+  so the check needs no canonical re-serialisation that could differ between Python versions.
+
+The reader (``parse``) is strict: one ``session_start`` first, everything else after it, nothing
+after ``session_finish``, the sequence unbroken, one result per test and repeat, every tag valid
+when it holds the key. The first line that breaks a rule is a **forgery**: the reader stops there,
+records which line and what was wrong (``StreamContent.forgery``) and returns what it read before
+it. A half-written last line without its newline (a writer killed mid-line) is not a forgery; it
+is ignored.
+
+``PrivateChannel`` is the reading end of the result channel the runner (and the plugin's own
+replay on B) gives a child pytest: an unnamed file passed as an inherited descriptor, and the key
+through a pipe the child's plugin empties and closes before any conftest is imported
+(``docs/referee.md``, "The result channel").
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import mmap
 import os
+import re
+import struct
+import tempfile
+import threading
+import weakref
 from dataclasses import dataclass, field
-from typing import IO, Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
-from pytest_evidence.errors import StreamCorrupt
 from pytest_evidence.model import Failure, Observation
 
-STREAM_VERSION = 1
+STREAM_VERSION = 2
 
 #: The closed set of line types.
 LINE_TYPES = frozenset(
     {"session_start", "collected", "collect_error", "result", "deps", "modules", "network", "session_finish"}
 )
 
+#: Bytes of key the runner generates for one process.
+KEY_BYTES = 32
 
-class StreamWriter:
-    """Appends tagged JSON lines to a file, flushing each one.
+#: What every tag is computed over first: a tag of this stream means nothing anywhere else.
+DOMAIN = b"pytest-evidence stream 2\0"
 
-    The file is created by the first line, not before: a session refused as bad input while
-    pytest starts leaves no empty stream behind, and ``discard`` removes what a refused session
-    wrote.
+_TAG = re.compile(r',"tag":"([0-9a-f]{64})"\}\Z')
+_RESERVED = frozenset({"seq", "type", "tag"})
+
+#: ``(seq, body) -> tag``: a key, held in a closure.
+Signer = Callable[[int, bytes], str]
+
+
+def line_tag(key: bytes, seq: int, body: bytes) -> str:
+    """The tag of line ``seq`` whose JSON without the tag is ``body``."""
+    return hmac.new(key, DOMAIN + b"%d\0" % seq + body, hashlib.sha256).hexdigest()
+
+
+def signer(key: Union[bytes, bytearray]) -> Signer:
+    """A function that tags lines with ``key``, which it keeps in its closure and nowhere else.
+
+    Only the keyed HMAC state is kept (the key bytes themselves are not referenced after this
+    returns). That hides the key from code that looks for it by name -- an attribute, the config,
+    the environment -- not from code that walks the interpreter's objects or reads its memory.
+    """
+    if len(key) < 16:
+        raise ValueError("a stream key has at least 16 bytes, not %d" % len(key))
+    keyed = hmac.new(key, DOMAIN, hashlib.sha256)
+
+    def sign(seq: int, body: bytes) -> str:
+        mac = keyed.copy()
+        mac.update(b"%d\0" % seq)
+        mac.update(body)
+        return mac.hexdigest()
+
+    return sign
+
+
+class _Shared:
+    """The next sequence number and whether the stream is finished, shared with forked children.
+
+    A test that forks (``multiprocessing``) leaves a copy of the writer in the child; a network
+    attempt there is still streamed, and must take the next number, not a number the parent
+    already used. Anonymous shared memory survives ``fork``.
     """
 
-    def __init__(self, path: str) -> None:
+    _FORMAT = "<QQ"
+
+    def __init__(self) -> None:
+        self._map: Optional[mmap.mmap]
+        try:
+            self._map = mmap.mmap(-1, struct.calcsize(self._FORMAT))
+            self._local = (0, 0)
+        except (OSError, ValueError):  # no shared memory here: numbers are per process
+            self._map = None
+            self._local = (0, 0)
+
+    def get(self) -> Tuple[int, int]:
+        if self._map is None:
+            return self._local
+        seq, finished = struct.unpack_from(self._FORMAT, self._map, 0)
+        return int(seq), int(finished)
+
+    def set(self, seq: int, finished: int) -> None:
+        if self._map is None:
+            self._local = (seq, finished)
+        else:
+            struct.pack_into(self._FORMAT, self._map, 0, seq, finished)
+
+
+def _process_lock(fd: int, lock: bool) -> None:
+    """Exclude forked children while a line is written (POSIX locks are per process)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no fork either
+        return
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX if lock else fcntl.LOCK_UN)
+    except OSError:  # a descriptor that takes no lock (a pipe on some systems)
+        pass
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+class StreamWriter:
+    """Appends numbered (and, given a ``sign``, tagged) JSON lines to a file or a descriptor.
+
+    ``path``: the file is created by the first line, not before: a session refused as bad input
+    while pytest starts leaves no empty stream behind, and ``discard`` removes what a refused
+    session wrote. ``fd``: a descriptor the caller opened (the runner's private channel); it is
+    written as it is and closed by ``close``. Lines are written whole, one ``os.write`` each,
+    under a lock (the network guard reports from any thread) and a process lock (and from forked
+    children). After ``session_finish`` nothing more is written, and ``close`` drops the key.
+    """
+
+    def __init__(self, path: Optional[str] = None, fd: Optional[int] = None, sign: Optional[Signer] = None) -> None:
+        assert (path is None) != (fd is None), "a stream goes to a path or to a descriptor"
         self.path = path
-        self._fh: Optional[IO[str]] = None
+        self._fd = fd
+        self._created = False
+        self._sign = sign
+        self._broken = False
+        self._lock = threading.Lock()
+        self._shared = _Shared()
+        if hasattr(os, "register_at_fork"):
+            ref = weakref.ref(self)
+            os.register_at_fork(after_in_child=lambda: _relock(ref))
 
     def write(self, line_type: str, payload: Mapping[str, Any]) -> None:
         assert line_type in LINE_TYPES, line_type
-        if self._fh is None:
+        assert not _RESERVED.intersection(payload), sorted(payload)
+        with self._lock:
+            if self._broken:
+                return
+            fd = self._open()
+            if fd is None:
+                return
+            _process_lock(fd, True)
+            try:
+                seq, finished = self._shared.get()
+                if finished:  # the session is over: nothing may follow its last line
+                    return
+                doc: Dict[str, Any] = {"seq": seq, "type": line_type}
+                doc.update(payload)
+                body = json.dumps(doc, separators=(",", ":"))
+                line = body
+                if self._sign is not None:
+                    line = body[:-1] + ',"tag":"%s"}' % self._sign(seq, body.encode("ascii"))
+                try:
+                    _write_all(fd, (line + "\n").encode("ascii"))
+                except OSError:
+                    # A half line may be out there: keep it the last one, where it is tolerated.
+                    self._broken = True
+                    raise
+                self._shared.set(seq + 1, 1 if line_type == "session_finish" else 0)
+            finally:
+                _process_lock(fd, False)
+
+    def _open(self) -> Optional[int]:
+        if self._fd is None and self.path is not None and not self._created:
             os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-            self._fh = open(self.path, "w", encoding="utf-8")
-        doc = {"type": line_type}
-        doc.update(payload)
-        self._fh.write(json.dumps(doc, separators=(",", ":")) + "\n")
-        self._fh.flush()
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
+            self._created = True
+        return self._fd
 
     def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
+        """Close the descriptor and forget the key: whatever runs after this cannot write a line."""
+        with self._lock:
+            self._sign = None
+            if self._fd is not None:
+                try:
+                    os.close(self._fd)
+                except OSError:
+                    pass
+                self._fd = None
+            self._broken = True
 
     def discard(self) -> None:
         """Close and remove the stream: the session it describes was refused."""
+        created = self._created
         self.close()
-        if self._fh is not None and os.path.exists(self.path):
+        if created and self.path is not None and os.path.exists(self.path):
             os.remove(self.path)
+
+
+def _relock(ref: weakref.ReferenceType[StreamWriter]) -> None:
+    """In a forked child: a lock some other thread held at the fork would never be released."""
+    writer = ref()
+    if writer is not None:
+        writer._lock = threading.Lock()
 
 
 @dataclass
 class StreamContent:
-    """What a stream says, parsed: the reader's view of one pytest process."""
+    """What a stream says, parsed: the reader's view of one pytest process.
+
+    ``forgery``: the first line that breaks the format (``"line N: what"``), or None. Everything
+    from that line on is ignored; the fields hold what was read before it.
+    """
 
     started: Optional[Dict[str, Any]] = None
     collected: Optional[List[str]] = None
@@ -71,49 +249,220 @@ class StreamContent:
     module_origins: Dict[str, Optional[str]] = field(default_factory=dict)
     network: List[Tuple[Optional[str], str]] = field(default_factory=list)  # (test id, address)
     exit_status: Optional[int] = None
+    forgery: Optional[str] = None
+    lines: int = 0  # lines accepted
 
     @property
     def finished(self) -> bool:
         return self.exit_status is not None
 
 
-def read(path: str) -> StreamContent:
-    """Parse a stream; a truncated last line (the writer was killed mid-line) is tolerated."""
-    content = StreamContent()
+def read(path: str, key: Optional[bytes] = None) -> StreamContent:
+    """Parse the stream at ``path`` (``parse``); a missing file is an empty stream."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().split("\n")
+        with open(path, "rb") as fh:
+            data = fh.read()
     except FileNotFoundError:
-        return content
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            doc = json.loads(line)
-        except ValueError:
-            if number == len(lines):  # the half-written last line of a killed writer
-                break
-            raise StreamCorrupt("%s line %d is not JSON" % (path, number)) from None
-        kind = doc.get("type")
-        if kind not in LINE_TYPES:
-            raise StreamCorrupt("%s line %d has unknown type %r" % (path, number, kind))
-        if kind == "session_start":
-            content.started = doc
-        elif kind == "collected":
-            content.collected = list(doc["test_ids"])
-            content.markers = dict(doc.get("markers", {}))
-        elif kind == "collect_error":
-            content.collect_errors[doc["nodeid"]] = Failure.from_dict(doc["failure"])
-        elif kind == "result":
-            obs = Observation.from_dict(doc)
-            content.results[obs.test_id] = obs
-        elif kind == "deps":  # a test may have two lines: files as it ends, coverage lines at session end
-            content.functions.setdefault(doc["test_id"], []).extend(doc["functions"])
-            content.files.setdefault(doc["test_id"], []).extend(doc["files"])
-        elif kind == "modules":
-            content.module_origins = dict(doc["origins"])
-        elif kind == "network":
-            content.network.append((doc["test_id"], doc["address"]))
-        else:
-            content.exit_status = int(doc["exit_status"])
+        return StreamContent()
+    return parse(data, key)
+
+
+def read_fd(fd: int, key: Optional[bytes] = None) -> StreamContent:
+    """Parse the whole file behind ``fd`` from its start, whatever its offset."""
+    chunks = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return parse(b"".join(chunks), key)
+
+
+def parse(data: bytes, key: Optional[bytes] = None) -> StreamContent:
+    """The content of a stream; ``key``: every line must carry its valid tag.
+
+    Without a key (a stream a human asked for with ``--evidence-stream``) tags are not checked,
+    and every other rule holds.
+    """
+    content = StreamContent()
+    *complete, tail = data.split(b"\n")
+    repeats: Dict[str, int] = {}
+    for number, raw in enumerate(complete, 1):
+        problem = _accept(content, raw, key, repeats)
+        if problem is not None:
+            content.forgery = "line %d: %s" % (number, problem)
+            return content
+        content.lines += 1
+    if tail and content.finished:
+        content.forgery = "line %d: bytes after session_finish" % (len(complete) + 1)
+    # Otherwise a non-empty tail is the half-written line of a killed writer: ignored.
     return content
+
+
+def _accept(content: StreamContent, raw: bytes, key: Optional[bytes], repeats: Dict[str, int]) -> Optional[str]:
+    """Apply one complete line to ``content``; what is wrong with it, or None."""
+    if content.finished:
+        return "a line after session_finish"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8 text"
+    found = _TAG.search(text)
+    body = text if found is None else text[: found.start()] + "}"
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return "not JSON"
+    if not isinstance(doc, dict):
+        return "not a JSON object"
+    seq = doc.get("seq")
+    if type(seq) is not int:
+        return "no sequence number"
+    if seq != content.lines:
+        return "sequence number %d where %d was expected" % (seq, content.lines)
+    if key is not None:
+        if found is None:
+            return "no authentication tag"
+        if not hmac.compare_digest(found.group(1), line_tag(key, seq, body.encode("utf-8"))):
+            return "bad authentication tag"
+    kind = doc.get("type")
+    if kind not in LINE_TYPES:
+        return "unknown type %r" % (kind,)
+    if kind == "session_start":
+        if content.started is not None:
+            return "a second session_start"
+        content.started = doc
+        return None
+    if content.started is None:
+        return "a %s line before session_start" % kind
+    try:
+        return _apply(content, kind, doc, repeats)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return "a malformed %s line (%s: %s)" % (kind, type(exc).__name__, exc)
+
+
+def _apply(content: StreamContent, kind: str, doc: Dict[str, Any], repeats: Dict[str, int]) -> Optional[str]:
+    if kind == "collected":
+        content.collected = [str(t) for t in doc["test_ids"]]
+        content.markers = {str(k): list(v) for k, v in dict(doc.get("markers", {})).items()}
+    elif kind == "collect_error":
+        content.collect_errors[str(doc["nodeid"])] = Failure.from_dict(doc["failure"])
+    elif kind == "result":
+        obs = Observation.from_dict(doc)
+        repeat = doc.get("repeat", 0)
+        seen = repeats.get(obs.test_id, 0)
+        if type(repeat) is not int or repeat != seen:
+            if isinstance(repeat, int) and repeat < seen:
+                return "a second result for %s (repeat %d again)" % (obs.test_id, repeat)
+            return "result for %s has repeat %r where %d was expected" % (obs.test_id, repeat, seen)
+        repeats[obs.test_id] = seen + 1
+        content.results[obs.test_id] = obs
+    elif kind == "deps":  # a test may have two lines: files as it ends, coverage lines at session end
+        content.functions.setdefault(str(doc["test_id"]), []).extend(str(f) for f in doc["functions"])
+        content.files.setdefault(str(doc["test_id"]), []).extend(str(f) for f in doc["files"])
+    elif kind == "modules":
+        content.module_origins = dict(doc["origins"])
+    elif kind == "network":
+        content.network.append((doc["test_id"], str(doc["address"])))
+    else:
+        content.exit_status = int(doc["exit_status"])
+    return None
+
+
+# -- the reading end of a private channel ----------------------------------------------------------
+
+
+def _high(fd: int) -> int:
+    """``fd`` moved to the lowest free number from a fixed base, the same in every run.
+
+    The numbers go on the child's command line; where they depended on what else the parent
+    happened to have open, they would differ between the processes of B and of C.
+    """
+    try:
+        import fcntl
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        base = 500 if soft < 0 or soft >= 1024 else max(3, soft // 2)
+        moved = fcntl.fcntl(fd, getattr(fcntl, "F_DUPFD_CLOEXEC", fcntl.F_DUPFD), base)
+    except (ImportError, OSError, ValueError):
+        return fd
+    os.set_inheritable(moved, False)
+    os.close(fd)
+    return int(moved)
+
+
+class PrivateChannel:
+    """The reading end of the result channel of one child pytest, and what the child needs.
+
+    * the stream: a file created in a private temporary directory, opened twice -- read-only here,
+      write-only and append-only for the child -- and then unlinked, directory and all. It has no
+      name anyone could open, rename or replace, and no path on the child's command line or in its
+      environment; ``kill -9`` of the child loses nothing it wrote.
+    * the key: ``KEY_BYTES`` random bytes written into a pipe whose write end is closed at once;
+      the child's plugin reads them and closes the pipe before any conftest is imported.
+
+    ``args()`` goes on the child's command line, ``pass_fds`` to ``subprocess``; ``started()``
+    once the child exists closes this process's copies of the child's ends; ``read()`` after it
+    ended parses and checks the stream with the key (``StreamContent.forgery``).
+    """
+
+    def __init__(self) -> None:
+        self.key = os.urandom(KEY_BYTES)
+        where = tempfile.mkdtemp(prefix="evidence-channel-")
+        path = os.path.join(where, "stream")
+        self._read_fd = -1
+        self._child: List[int] = []
+        try:
+            self._read_fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            self._child.append(os.open(path, os.O_WRONLY | os.O_APPEND))
+            key_r, key_w = os.pipe()
+            self._child.append(key_r)
+            try:
+                _write_all(key_w, self.key)  # far below a pipe's buffer: never blocks
+            finally:
+                os.close(key_w)
+            self._child = [_high(fd) for fd in self._child]
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            if os.path.exists(path):
+                os.unlink(path)
+            os.rmdir(where)
+        self.stream_fd, self.key_fd = self._child
+
+    def args(self) -> List[str]:
+        from pytest_evidence import options
+
+        return ["%s=%d" % (options.STREAM_FD, self.stream_fd), "%s=%d" % (options.KEY_FD, self.key_fd)]
+
+    @property
+    def pass_fds(self) -> Tuple[int, ...]:
+        return (self.stream_fd, self.key_fd)
+
+    def started(self) -> None:
+        """The child has its copies: close ours (an unread key must not linger here either)."""
+        for fd in self._child:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._child = []
+
+    def read(self) -> StreamContent:
+        return read_fd(self._read_fd, self.key)
+
+    def close(self) -> None:
+        self.started()
+        if self._read_fd >= 0:
+            os.close(self._read_fd)
+            self._read_fd = -1
+
+    def __enter__(self) -> PrivateChannel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pytest_evidence import gitops
+from pytest_evidence.errors import ToolFailed
 from pytest_evidence.model import Environment
 from pytest_evidence.store import Store, SuiteRun
 from runner import pytest_run, receipts
@@ -80,6 +81,8 @@ def baseline_suite(
             % (sandbox.tier_budget, receipt, receipts.reconcile_hint(receipt, binding.repo, store.path)),
             receipt,
         )
+    if run.content.forgery is not None:  # B's own code and tests: nothing of the candidate's ran
+        raise ToolFailed("the stream of B's suite run has a line its plugin did not write (%s)" % run.content.forgery)
     collected = tuple(run.content.collected or ())
     suite = SuiteRun(
         run_id=uuid.uuid4().hex[:16],

@@ -4,6 +4,14 @@ The runner never parses pytest's text. It hands the node ids to run in a file
 (``--evidence-select``), starts pytest in the target interpreter inside the sandbox, and reads the
 observations, dependencies, module origins and refused network attempts the plugin streamed.
 
+The stream comes back over a private channel (``stream.PrivateChannel``): an unnamed file the
+child inherits as a descriptor, and a key it inherits through a pipe its plugin empties and
+closes before any conftest. No path of the stream is on the child's command line or in its
+environment; every line carries an HMAC tag under the key, and the runner trusts nothing else the
+process wrote. A line that breaks the format -- a bad tag, a gap in the numbering, a second
+result, anything after ``session_finish`` -- is ``content.forgery``. The command line is the
+same on B and on C: no argument names a checkout or a side (the descriptor numbers are fixed).
+
 Every finished test is in the stream whatever happens to the process. A process that dies on
 its own (``os._exit``, a segfault, the OOM killer) -- or exits 0 having reported fewer tests than
 it collected -- makes the test that was running a ``crash``; one killed because the tier's time
@@ -27,7 +35,7 @@ from dataclasses import dataclass
 
 from pytest_evidence import stream
 from pytest_evidence.inject import INJECT_PLUGIN
-from pytest_evidence.model import Failure, FailureKind, Observation, Outcome
+from pytest_evidence.model import Detection, DetectionKind, Failure, FailureKind, Observation, Outcome
 from pytest_evidence.replay import observation_for
 from runner.sandbox import Sandbox
 from runner.target import Target
@@ -41,6 +49,19 @@ class PytestRun:
     stderr_tail: str
     budget_exhausted: bool
     command: tuple[str, ...]
+
+    def tamper(self, side: str) -> Detection | None:
+        """The stream's first line the plugin did not write, as the ``tamper`` detection
+        (``stream_forged``) the record carries, or None. Check it before ``answered``: a forged
+        first line leaves nothing read."""
+        if self.content.forgery is None:
+            return None
+        return Detection(
+            DetectionKind.TAMPER,
+            "the result stream of a test process on %s has a line its plugin did not write (%s)"
+            % (side, self.content.forgery),
+            detail="stream_forged",
+        )
 
     @property
     def answered(self) -> bool:
@@ -73,38 +94,38 @@ def run(
     """Run ``test_ids`` (None: the whole suite as the repository configures it) in ``checkout``."""
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="evidence-pytest-"))
     budget = sandbox.tier_budget
-    stream_path = scratch / "stream.jsonl"
-    cmd = [
-        target.python,
-        "-m",
-        "pytest",
-        *INJECT_PLUGIN,
-        "--evidence-record-mode",
-        f"--evidence-stream={stream_path}",
-        f"--evidence-reruns={reruns}",
-        "-p",
-        "no:cacheprovider",
-        "--continue-on-collection-errors",
-        "-q",
-        "-rN",
-        *sandbox.pytest_args(),
-    ]
-    if deps:
-        cmd.append(f"--evidence-deps={checkout}")
-    if watch:
-        (scratch / "watch.txt").write_text("\n".join(watch) + "\n")
-        cmd.append(f"--evidence-watch={scratch / 'watch.txt'}")
-    if collect_only:
-        cmd.append("--collect-only")
-    cmd.extend(target.pytest_args)
-    if test_ids is not None:
-        (scratch / "select.txt").write_text("\n".join(test_ids) + "\n")
-        cmd.append(f"--evidence-select={scratch / 'select.txt'}")
-        files = sorted({t.split("::", 1)[0] for t in test_ids})
-        cmd.extend(f for f in files if (checkout / f).exists())
-    start = time.perf_counter()
-    exhausted = False
+    channel = stream.PrivateChannel()
     try:
+        cmd = [
+            target.python,
+            "-m",
+            "pytest",
+            *INJECT_PLUGIN,
+            "--evidence-record-mode",
+            *channel.args(),
+            f"--evidence-reruns={reruns}",
+            "-p",
+            "no:cacheprovider",
+            "--continue-on-collection-errors",
+            "-q",
+            "-rN",
+            *sandbox.pytest_args(),
+        ]
+        if deps:
+            cmd.append("--evidence-deps=.")  # the checkout (the working directory), not its name
+        # Always given, empty when nothing is watched: whether it is there must not say which side runs.
+        (scratch / "watch.txt").write_text("".join(name + "\n" for name in watch))
+        cmd.append(f"--evidence-watch={scratch / 'watch.txt'}")
+        if collect_only:
+            cmd.append("--collect-only")
+        cmd.extend(target.pytest_args)
+        if test_ids is not None:
+            (scratch / "select.txt").write_text("\n".join(test_ids) + "\n")
+            cmd.append(f"--evidence-select={scratch / 'select.txt'}")
+            files = sorted({t.split("::", 1)[0] for t in test_ids})
+            cmd.extend(f for f in files if (checkout / f).exists())
+        start = time.perf_counter()
+        exhausted = False
         with subprocess.Popen(
             cmd,
             cwd=checkout,
@@ -112,9 +133,13 @@ def run(
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            # Kept through the sandbox's preexec (it runs before the descriptors are closed) at
+            # the same numbers, which the channel fixed.
+            pass_fds=channel.pass_fds,
             preexec_fn=sandbox.preexec,
             start_new_session=True,  # one process group: a kill takes the tests' own children too
         ) as proc:
+            channel.started()
             try:
                 _, stderr = proc.communicate(timeout=budget)
             except subprocess.TimeoutExpired:
@@ -125,8 +150,9 @@ def run(
                 _kill_group(proc.pid)
                 proc.wait()
                 raise
-        content = _relative(stream.read(str(stream_path)), checkout)
+        content = _relative(channel.read(), checkout)
     finally:
+        channel.close()
         shutil.rmtree(scratch, ignore_errors=True)
     if exhausted and not sandbox.test_timeout_held:
         _mark_running(

@@ -1,37 +1,263 @@
-"""The stream reader: tolerant of a killed writer, strict about everything else."""
+"""The stream: numbered, tagged lines; a reader tolerant of a killed writer and strict about the rest.
+
+Everything a reader refuses is a forgery (``StreamContent.forgery``: which line, what was wrong),
+never an exception; what came before the line is kept.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import pathlib
+import threading
 
 import pytest
 
-from pytest_evidence.errors import StreamCorrupt
 from pytest_evidence.model import Observation, Outcome
-from pytest_evidence.stream import StreamWriter, read
+from pytest_evidence.stream import KEY_BYTES, StreamWriter, line_tag, parse, read, signer
+
+KEY = bytes(range(KEY_BYTES))
+
+
+def _result(test_id: str, outcome: Outcome = Outcome.PASS, repeat: int = 0) -> dict[str, object]:
+    payload: dict[str, object] = Observation(test_id, outcome, 0.0, None, "", (outcome,)).to_dict()
+    payload["repeat"] = repeat
+    return payload
+
+
+def _session(path: pathlib.Path, key: bytes | None = KEY, finish: bool = True) -> StreamWriter:
+    writer = StreamWriter(str(path), sign=None if key is None else signer(key))
+    writer.write("session_start", {"pytest": "9", "python": "3"})
+    writer.write("collected", {"test_ids": ["t::a", "t::b"], "markers": {}})
+    writer.write("result", _result("t::a"))
+    writer.write("result", _result("t::b", Outcome.FAIL))
+    if finish:
+        writer.write("session_finish", {"exit_status": 1})
+        writer.close()
+    return writer
+
+
+def _lines(path: pathlib.Path) -> list[str]:
+    return path.read_text().splitlines()
+
+
+# -- the line format -------------------------------------------------------------------------------
+
+
+def test_every_line_is_numbered_and_tagged_over_its_number_and_its_bytes(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _session(path)
+    lines = _lines(path)
+    for seq, line in enumerate(lines):
+        body, tag = line.rsplit(',"tag":"', 1)
+        body += "}"
+        assert tag == line_tag(KEY, seq, body.encode()) + '"}'
+        doc = json.loads(line)
+        assert list(doc)[:2] == ["seq", "type"] and list(doc)[-1] == "tag" and doc["seq"] == seq
+        assert line.isascii()
+
+
+def test_the_tag_binds_the_sequence_number(tmp_path: pathlib.Path) -> None:
+    """The same bytes at another position do not verify: a line cannot be replayed elsewhere."""
+    body = b'{"seq":3,"type":"session_finish","exit_status":0}'
+    assert line_tag(KEY, 3, body) != line_tag(KEY, 4, body)
+    assert line_tag(KEY, 3, body) != line_tag(bytes(KEY_BYTES), 3, body)
+
+
+def test_a_signer_keeps_no_key_it_could_be_asked_for() -> None:
+    sign = signer(bytearray(KEY))
+    assert sign(0, b"{}") == line_tag(KEY, 0, b"{}")
+    cells = [c.cell_contents for c in sign.__closure__ or ()]
+    assert KEY not in cells and bytearray(KEY) not in cells  # only the keyed HMAC state
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        signer(b"short")
+
+
+def test_a_keyed_stream_reads_back_whole(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _session(path)
+    content = read(str(path), KEY)
+    assert content.forgery is None and content.finished and content.lines == 5
+    assert {t: o.outcome for t, o in content.results.items()} == {"t::a": Outcome.PASS, "t::b": Outcome.FAIL}
+
+
+def test_a_stream_without_a_key_is_numbered_and_read_without_tags(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _session(path, key=None)
+    assert all('"tag"' not in line for line in _lines(path))
+    assert read(str(path)).forgery is None
+    assert read(str(path), KEY).forgery == "line 1: no authentication tag"
+
+
+def test_the_wrong_key_is_a_forgery_at_the_first_line(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _session(path)
+    content = read(str(path), bytes(KEY_BYTES))
+    assert content.forgery == "line 1: bad authentication tag"
+    assert content.started is None and not content.results
+
+
+def test_nothing_is_written_after_session_finish(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "s.jsonl"
+    writer = _session(path, finish=False)
+    writer.write("session_finish", {"exit_status": 0})
+    writer.write("network", {"test_id": None, "address": "10.0.0.1:80"})  # an atexit hook's attempt
+    assert len(_lines(path)) == 5
+    writer.close()
+    writer.write("result", _result("t::c"))  # closed: the key is gone, nothing is written
+    assert len(_lines(path)) == 5 and read(str(path), KEY).forgery is None
+
+
+def test_threads_writing_at_once_keep_the_numbering_whole(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "s.jsonl"
+    writer = _session(path, finish=False)
+
+    def attempts(n: int) -> None:
+        for i in range(50):
+            writer.write("network", {"test_id": "t::a", "address": "10.0.%d.%d:80" % (n, i)})
+
+    threads = [threading.Thread(target=attempts, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    writer.write("session_finish", {"exit_status": 0})
+    content = read(str(path), KEY)
+    assert content.forgery is None and len(content.network) == 200
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_a_forked_child_continues_the_numbering(tmp_path: pathlib.Path) -> None:
+    """A test's ``multiprocessing`` child that reaches for the network is still streamed, in order."""
+    path = tmp_path / "s.jsonl"
+    writer = _session(path, finish=False)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            writer.write("network", {"test_id": "t::b", "address": "10.0.0.2:80"})
+        finally:
+            os._exit(0)
+    assert os.waitpid(pid, 0)[1] == 0
+    writer.write("network", {"test_id": "t::b", "address": "10.0.0.3:80"})
+    writer.write("session_finish", {"exit_status": 0})
+    content = read(str(path), KEY)
+    assert content.forgery is None
+    assert [a for _, a in content.network] == ["10.0.0.2:80", "10.0.0.3:80"]
+
+
+def test_discard_removes_the_stream_a_refused_session_wrote(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "s.jsonl"
+    writer = StreamWriter(str(path))
+    writer.discard()
+    assert not path.exists()  # nothing written: nothing created
+    writer = StreamWriter(str(path))
+    writer.write("session_start", {})
+    writer.discard()
+    assert not path.exists()
+
+
+# -- what the reader refuses ------------------------------------------------------------------------
 
 
 def test_half_written_last_line_is_dropped(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "s.jsonl"
-    writer = StreamWriter(str(path))
-    writer.write("result", Observation("t::a", Outcome.PASS, 0.0, None, "", (Outcome.PASS,)).to_dict())
-    writer.close()
+    _session(path, finish=False).close()
     with path.open("a") as fh:
-        fh.write('{"type": "result", "test_id": "t::b", "outc')
-    content = read(str(path))
-    assert list(content.results) == ["t::a"]
+        fh.write('{"seq":4,"type":"result","test_id":"t::c","outc')
+    content = read(str(path), KEY)
+    assert content.forgery is None
+    assert list(content.results) == ["t::a", "t::b"]
     assert not content.finished
 
 
-def test_unknown_line_type_is_rejected(tmp_path: pathlib.Path) -> None:
+def test_bytes_after_session_finish_are_a_forgery_even_without_a_newline(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_text('{"type": "verdict", "green": true}\n{"type": "session_finish", "exit_status": 0}\n')
-    with pytest.raises(StreamCorrupt, match="unknown type 'verdict'"):
-        read(str(path))
+    _session(path)
+    with path.open("a") as fh:
+        fh.write('{"seq":5,"type":"result"')
+    content = read(str(path), KEY)
+    assert content.forgery == "line 6: bytes after session_finish"
+    assert content.finished and len(content.results) == 2  # what came before stands
 
 
-def test_garbage_in_the_middle_is_rejected(tmp_path: pathlib.Path) -> None:
+def test_unknown_line_type_is_a_forgery(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "s.jsonl"
-    path.write_text('not json\n{"type": "session_finish", "exit_status": 0}\n')
-    with pytest.raises(StreamCorrupt, match="line 1"):
-        read(str(path))
+    path.write_text(
+        '{"seq":0,"type":"session_start"}\n{"seq":1,"type":"verdict","green":true}\n'
+        '{"seq":2,"type":"session_finish","exit_status":0}\n'
+    )
+    content = read(str(path))
+    assert content.forgery == "line 2: unknown type 'verdict'"
+    assert content.started is not None and not content.finished
+
+
+def test_garbage_in_the_middle_is_a_forgery(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"seq":0,"type":"session_start"}\nnot json\n{"seq":1,"type":"session_finish","exit_status":0}\n')
+    assert read(str(path)).forgery == "line 2: not JSON"
+
+
+def test_an_empty_line_in_the_middle_is_a_forgery(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"seq":0,"type":"session_start"}\n\n{"seq":1,"type":"session_finish","exit_status":0}\n')
+    assert read(str(path)).forgery == "line 2: not JSON"
+
+
+@pytest.mark.parametrize(
+    ("lines", "problem"),
+    [
+        (['{"seq":0,"type":"result"}'], "line 1: a result line before session_start"),
+        (['{"type":"session_start"}'], "line 1: no sequence number"),
+        (['{"seq":true,"type":"session_start"}'], "line 1: no sequence number"),
+        (['{"seq":1,"type":"session_start"}'], "line 1: sequence number 1 where 0 was expected"),
+        (['{"seq":0,"type":"session_start"}', '{"seq":1,"type":"session_start"}'], "line 2: a second session_start"),
+        (
+            ['{"seq":0,"type":"session_start"}', '{"seq":0,"type":"session_finish","exit_status":0}'],
+            "line 2: sequence number 0 where 1 was expected",
+        ),
+        (['{"seq":0,"type":"session_start"}', "[1, 2]"], "line 2: not a JSON object"),
+        (['{"seq":0,"type":"session_start"}', '{"seq":1,"type":"result","test_id":"t::a"}'], "line 2: a malformed"),
+        (
+            [
+                '{"seq":0,"type":"session_start"}',
+                '{"seq":1,"type":"session_finish","exit_status":0}',
+                '{"seq":2,"type":"session_finish","exit_status":0}',
+            ],
+            "line 3: a line after session_finish",
+        ),
+    ],
+)
+def test_out_of_order_and_malformed_lines_are_forgeries(tmp_path: pathlib.Path, lines: list[str], problem: str) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    forgery = read(str(path)).forgery
+    assert forgery is not None
+    assert forgery.startswith(problem), forgery
+
+
+def test_a_second_result_for_a_test_is_a_forgery(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "s.jsonl"
+    writer = _session(path, finish=False)
+    writer.write("result", _result("t::b", Outcome.PASS))  # numbered and tagged: it came with the key
+    writer.write("session_finish", {"exit_status": 0})
+    content = read(str(path), KEY)
+    assert content.forgery == "line 5: a second result for t::b (repeat 0 again)"
+    assert content.results["t::b"].outcome is Outcome.FAIL
+
+
+def test_a_declared_repeat_of_a_test_is_representable_and_the_last_stands(tmp_path: pathlib.Path) -> None:
+    """A plugin that runs one test twice in a session streams ``repeat`` 1; reruns of the flake
+    policy are not repeats (every attempt is in the one result)."""
+    path = tmp_path / "s.jsonl"
+    writer = _session(path, finish=False)
+    writer.write("result", _result("t::b", Outcome.PASS, repeat=1))
+    writer.write("result", _result("t::b", Outcome.PASS, repeat=3))
+    content = read(str(path), KEY)
+    assert content.forgery == "line 6: result for t::b has repeat 3 where 2 was expected"
+    assert content.results["t::b"].outcome is Outcome.PASS
+
+
+def test_reading_a_missing_stream_is_an_empty_one(tmp_path: pathlib.Path) -> None:
+    content = read(str(tmp_path / "none.jsonl"), KEY)
+    assert content.started is None and content.forgery is None
+    assert parse(b"").forgery is None
