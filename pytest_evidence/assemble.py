@@ -159,15 +159,23 @@ def _detections_of(obs: Observation, b_obs: Optional[Observation], role: Optiona
     return found
 
 
-def network_detections(attempts: Sequence[Tuple[Optional[str], str]], side: str) -> List[Detection]:
-    """One ``network_blocked`` per (test, address) the network guard refused on ``side``."""
+def network_detections(attempts: Sequence[Tuple[Optional[str], str, bool]], side: str) -> List[Detection]:
+    """One detection per (test, address) the network guard saw on ``side``: ``network_blocked``
+    for a refused attempt, ``network_attempt`` for an allowed loopback one."""
     return [
         Detection(
             DetectionKind.NETWORK_BLOCKED,
             "%s tried to reach %s on %s; tests run without network" % (test_id or "collection", address, side),
             test_id,
         )
-        for test_id, address in attempts
+        if blocked
+        else Detection(
+            DetectionKind.NETWORK_ATTEMPT,
+            "%s connected to %s on %s (loopback: allowed)" % (test_id or "collection", address, side),
+            test_id,
+            detail="loopback",
+        )
+        for test_id, address, blocked in attempts
     ]
 
 

@@ -21,10 +21,12 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
 def private_copy(dest: str) -> str:
-    """Copy the package's modules and schema into ``dest/pytest_evidence``; return ``dest``."""
+    """Copy the package's modules and schema into ``dest/pytest_evidence``, and the subprocess
+    carrier as ``dest/sitecustomize.py``; return ``dest``."""
     target = os.path.join(dest, "pytest_evidence")
     os.makedirs(target, exist_ok=True)
     for name in sorted(os.listdir(_PACKAGE)):
         if name.endswith((".py", ".json")):
             shutil.copyfile(os.path.join(_PACKAGE, name), os.path.join(target, name))
+    shutil.copyfile(os.path.join(_PACKAGE, "carrier.py"), os.path.join(dest, "sitecustomize.py"))
     return dest

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Callable, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 import pytest
 
@@ -34,7 +34,7 @@ from pytest_evidence.deps import DependencyRecorder, choose_engine
 from pytest_evidence.errors import BadInput, EvidenceError, StoreLocked
 from pytest_evidence.finish import BaselinePlan, Finisher
 from pytest_evidence.flake import FlakePolicy
-from pytest_evidence.netguard import NetworkGuard
+from pytest_evidence.netguard import NetworkGuard, Report
 from pytest_evidence.recorder import Recorder
 from pytest_evidence.select import Selector
 from pytest_evidence.store import Store
@@ -199,7 +199,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(FlakePolicy(settings.reruns), "evidence-flake-policy")
     if is_worker:
         if settings.no_network:
-            _guard(config, lambda _test_id, _address: None)
+            _guard(config, lambda _test_id, _address, _blocked: None)
         if settings.deps_root:  # per-test data must ride on the reports: only the tracer can
             config.pluginmanager.register(
                 DependencyRecorder(settings.deps_root, choose_engine("tracer"), _no_emit), "evidence-deps"
@@ -233,7 +233,7 @@ def _check_store(settings: options.Settings) -> None:
         pass
 
 
-def _guard(config: pytest.Config, report: Callable[[Optional[str], str], None]) -> None:
+def _guard(config: pytest.Config, report: Report) -> None:
     guard = NetworkGuard(report)
     guard.install()
     config.pluginmanager.register(guard, "evidence-network-guard")

@@ -39,7 +39,7 @@ class Recorder:
         self.deselected = 0
         self.collect_errors: Dict[str, Failure] = {}
         self.observed: Dict[str, Observation] = {}
-        self.network: List[Tuple[Optional[str], str]] = []  # blocked attempts: (test id, address)
+        self.network: List[Tuple[Optional[str], str, bool]] = []  # attempts: (test id, address, blocked)
         self._pending: Dict[str, List[Any]] = {}
         self._repeats: Dict[str, int] = {}  # results streamed per test id: a result line's ``repeat``
 
@@ -105,11 +105,12 @@ class Recorder:
         """Dependency keys known only at session end (coverage.py's per-test lines)."""
         self._emit("deps", {"test_id": test_id, "functions": keys, "files": []})
 
-    def network_attempt(self, test_id: Optional[str], address: str) -> None:
-        """The network guard refused ``address`` while ``test_id`` ran (None: outside any test)."""
-        if (test_id, address) not in self.network:
-            self.network.append((test_id, address))
-            self._emit("network", {"test_id": test_id, "address": address})
+    def network_attempt(self, test_id: Optional[str], address: str, blocked: bool) -> None:
+        """The network guard saw an attempt on ``address`` while ``test_id`` ran (None: outside any
+        test), and refused it (``blocked``) or let it through to loopback."""
+        if (test_id, address, blocked) not in self.network:
+            self.network.append((test_id, address, blocked))
+            self._emit("network", {"test_id": test_id, "address": address, "blocked": blocked})
 
     def emit_module_origins(self, names: List[str]) -> None:
         """Where each watched module was imported from during the session (None: not imported)."""

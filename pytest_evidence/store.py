@@ -12,6 +12,9 @@ Store format history (``STORE_VERSION``):
   ``flake_signatures``, whose rows are carried over with the repository their run names);
   baseline receipts (``receipt_intents``, ``receipt_completions``, ``receipt_decisions``). A
   format-1 store is upgraded in place when opened: tables are added, nothing is rewritten.
+* ``3`` -- ``suite_network``: the loopback addresses each test of a stored B suite run reached,
+  which C's attempts are compared with. Older stores are upgraded by adding the table; their
+  suite runs are not reused (the runner's policy version changed with it).
 """
 
 from __future__ import annotations
@@ -20,15 +23,15 @@ import contextlib
 import json
 import os
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from pytest_evidence.errors import StoreCorrupt, StoreLocked, StoreVersionMismatch
 from pytest_evidence.model import Observation
 
-STORE_VERSION = "2"
+STORE_VERSION = "3"
 #: Formats this version opens (older ones are upgraded by adding tables).
-READABLE_STORE_VERSIONS = ("1", "2")
+READABLE_STORE_VERSIONS = ("1", "2", "3")
 
 _TABLES = (
     "meta",
@@ -38,6 +41,7 @@ _TABLES = (
     "baseline_cache",
     "suite_runs",
     "suite_tests",
+    "suite_network",
     "receipt_intents",
     "receipt_completions",
     "receipt_decisions",
@@ -97,6 +101,12 @@ CREATE TABLE IF NOT EXISTS suite_tests (       -- one row per test of a suite ru
     files     TEXT NOT NULL                    -- JSON list of checkout files opened on B
 );
 CREATE INDEX IF NOT EXISTS suite_tests_by_key ON suite_tests (cache_key, run_id);
+CREATE TABLE IF NOT EXISTS suite_network (     -- loopback addresses a test of a suite run reached
+    cache_key TEXT NOT NULL,
+    run_id    TEXT NOT NULL,
+    test_id   TEXT,                            -- NULL: during collection
+    address   TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS receipt_intents (    -- written before a baseline command starts
     receipt         TEXT NOT NULL,
     kind            TEXT NOT NULL,             -- 'command' (evidence-runner baseline) or 'suite'
@@ -167,6 +177,7 @@ class SuiteRun:
     results: Mapping[str, Optional[Observation]]
     functions: Mapping[str, List[str]]
     files: Mapping[str, List[str]]
+    network: Mapping[Optional[str], List[str]] = field(default_factory=dict)  # test id (None: collection) -> loopback
 
 
 class Store:
@@ -368,10 +379,21 @@ class Store:
             results[test_id] = None if payload is None else Observation.from_dict(json.loads(payload))
             functions[test_id] = json.loads(funcs)
             files[test_id] = json.loads(opened)
-        return SuiteRun(run_id, tuple(json.loads(collected)), json.loads(markers), exit_code, results, functions, files)
+        network: Dict[Optional[str], List[str]] = {}
+        for test_id, address in self._read(
+            "SELECT test_id, address FROM suite_network WHERE cache_key = ? AND run_id = ?", (cache_key, run_id)
+        ):
+            network.setdefault(test_id, []).append(address)
+        return SuiteRun(
+            run_id, tuple(json.loads(collected)), json.loads(markers), exit_code, results, functions, files, network
+        )
 
     def suite_add(self, cache_key: str, suite: SuiteRun) -> None:
         """Tests first, then the run row: a reader never sees a run without its tests."""
+        self._write(
+            "INSERT INTO suite_network VALUES (?, ?, ?, ?)",
+            [(cache_key, suite.run_id, t, a) for t, addresses in suite.network.items() for a in addresses],
+        )
         self._write(
             "INSERT INTO suite_tests VALUES (?, ?, ?, ?, ?, ?)",
             [

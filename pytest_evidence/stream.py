@@ -247,7 +247,7 @@ class StreamContent:
     functions: Dict[str, List[str]] = field(default_factory=dict)
     files: Dict[str, List[str]] = field(default_factory=dict)
     module_origins: Dict[str, Optional[str]] = field(default_factory=dict)
-    network: List[Tuple[Optional[str], str]] = field(default_factory=list)  # (test id, address)
+    network: List[Tuple[Optional[str], str, bool]] = field(default_factory=list)  # (test id, address, blocked)
     exit_status: Optional[int] = None
     forgery: Optional[str] = None
     lines: int = 0  # lines accepted
@@ -365,7 +365,7 @@ def _apply(content: StreamContent, kind: str, doc: Dict[str, Any], repeats: Dict
     elif kind == "modules":
         content.module_origins = dict(doc["origins"])
     elif kind == "network":
-        content.network.append((doc["test_id"], str(doc["address"])))
+        content.network.append((doc["test_id"], str(doc["address"]), bool(doc.get("blocked", True))))
     else:
         content.exit_status = int(doc["exit_status"])
     return None

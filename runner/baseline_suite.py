@@ -14,7 +14,7 @@ import hashlib
 import pathlib
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence import gitops
@@ -92,7 +92,17 @@ def baseline_suite(
         results={tid: run.observation(tid) for tid in collected},
         functions=run.content.functions,
         files=run.content.files,
+        network=_loopback(run.content.network),
     )
     store.suite_add(key, suite)
     receipts.complete(store, receipt, run.exit_code, "", run.stderr_tail, False, time.perf_counter() - start)
     return BaselineSuite(suite, "run now", admission.reason, receipt)
+
+
+def _loopback(attempts: Sequence[tuple[str | None, str, bool]]) -> dict[str | None, list[str]]:
+    """The allowed (loopback) attempts per test, which C's are compared with."""
+    found: dict[str | None, list[str]] = {}
+    for test_id, address, blocked in attempts:
+        if not blocked:
+            found.setdefault(test_id, []).append(address)
+    return found

@@ -78,6 +78,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="re-run a failing test at most N times (0-5, default 2)",
     )
     parser.add_argument(
+        "--allow-new-network",
+        action="store_true",
+        help="a loopback connect attempt C makes where B did not (same test) is recorded, not blocking",
+    )
+    parser.add_argument(
         "--stability-runs",
         type=int,
         default=3,
@@ -164,6 +169,7 @@ def invocation(args: argparse.Namespace) -> Invocation:
         integration_marker=args.integration_marker,
         integration_globs=tuple(args.integration_glob) or ("*integration*",),
         tests_from=args.tests_from,
+        allow_new_network=args.allow_new_network,
     )
 
 

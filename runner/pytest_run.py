@@ -37,6 +37,7 @@ from pytest_evidence import stream
 from pytest_evidence.inject import INJECT_PLUGIN
 from pytest_evidence.model import Detection, DetectionKind, Failure, FailureKind, Observation, Outcome
 from pytest_evidence.replay import observation_for
+from pytest_evidence.sockguard import LOG_VARIABLE, read_log
 from runner.sandbox import Sandbox
 from runner.target import Target
 
@@ -129,7 +130,7 @@ def run(
         with subprocess.Popen(
             cmd,
             cwd=checkout,
-            env=sandbox.environ(target.env(checkout), scratch / "home"),
+            env={**sandbox.environ(target.env(checkout), scratch / "home"), LOG_VARIABLE: str(scratch / "net.jsonl")},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -151,6 +152,7 @@ def run(
                 proc.wait()
                 raise
         content = _relative(channel.read(), checkout)
+        content.network.extend(read_log(str(scratch / "net.jsonl")))  # what Python subprocesses attempted
     finally:
         channel.close()
         shutil.rmtree(scratch, ignore_errors=True)

@@ -179,6 +179,9 @@ class Sandbox:
             "scrubbed": sorted(SCRUBBED),
             "plugins": dict(self.plugins),
             "missing": list(self.missing),
+            # Python subprocesses load the socket guard (pytest_evidence/carrier.py); any other
+            # subprocess, and C code, is held by the namespace alone.
+            "subprocess_guard": "python",
         }
 
 

@@ -41,6 +41,12 @@ BLOCKING = frozenset(
 ATTACKS = frozenset({DetectionKind.TAMPER, DetectionKind.REPRODUCER_LOST_TO_TAMPER})
 
 
+def blocks(detection: Detection) -> bool:
+    """Forbids certification: a blocking kind, or a loopback attempt only C made (not allowed)."""
+    new_attempt = detection.kind is DetectionKind.NETWORK_ATTEMPT and detection.detail == "new_on_c"
+    return detection.kind in BLOCKING or new_attempt
+
+
 def rejects(detection: Detection) -> bool:
     """An attack on the referee: the patch is rejected whatever the tests say."""
     return detection.kind in ATTACKS or is_attack(detection)
@@ -64,7 +70,7 @@ def decide(
         reasons += ["%s: %s" % (t.tier.value, t.note) for t in failed]
         return VerdictRecord(Verdict.REJECTED, failed[0].tier if failed else None, tuple(reasons))
     inconclusive = [t for t in tiers if t.status in (TierStatus.INCONCLUSIVE, TierStatus.ERROR)]
-    blocking = [d for d in detections if d.kind in BLOCKING]
+    blocking = [d for d in detections if blocks(d)]
     if inconclusive or blocking:
         reasons = ["%s: %s" % (t.tier.value, t.note) for t in inconclusive]
         reasons += ["%s: %s" % (d.kind.value, d.message) for d in blocking]

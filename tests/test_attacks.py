@@ -180,3 +180,73 @@ def test_honest_fix_adding_a_parametrization_leaves_its_siblings_regression_test
     sibling, new = "tests/test_cases.py::test_ops[double-2-4]", "tests/test_cases.py::test_ops[half-4-2]"
     assert _result(doc, sibling)["role"] == "REGRESSION"
     assert _result(doc, new)["role"] == "BUG_REPRODUCTION" and _result(doc, new)["bug_discriminating"]
+
+
+PROBING = FIX["calc/ops.py"].replace(
+    "def half(n):\n",
+    "def half(n):\n    import socket\n\n    try:\n"
+    "        socket.create_connection(('127.0.0.1', 8765), timeout=0.2).close()\n"
+    "    except OSError:\n        pass\n",
+)
+
+
+def test_threat_a_pure_function_that_quietly_tries_a_loopback_port(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """Every call of ``half`` tries 127.0.0.1:8765, errors swallowed: the tests stay green."""
+    base = repo.commit(PKG)
+    cand = repo.commit({**FIX, "calc/ops.py": PROBING})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    assert code == 3, doc["verdict"]
+    new = [d for d in _kinds(doc)["network_attempt"] if d["detail"] == "new_on_c"]
+    assert new and "127.0.0.1:8765" in new[0]["message"] and new[0]["test_id"] == REPRODUCER
+    assert any("network_attempt" in reason for reason in doc["verdict"]["reasons"])
+
+    code, doc = certify(repo, tmp_path / "allowed.json", "--baseline", base, "--candidate", cand, "--allow-new-network")
+    assert doc is not None
+    assert code == 0, doc["verdict"]
+    assert doc["invocation"]["allow_new_network"] is True
+    assert [d["detail"] for d in _kinds(doc)["network_attempt"]] == ["new_on_c_allowed"]
+
+
+SERVED = """import socket
+import threading
+
+
+def test_served():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    threading.Thread(target=lambda: server.accept()[0].close(), daemon=True).start()
+    socket.create_connection(server.getsockname()).close()
+    server.close()
+"""
+
+
+def test_honest_fix_in_a_suite_that_talks_to_its_own_loopback_server(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """A test server on an ephemeral port: the port differs between runs, the attempt does not."""
+    base = repo.commit({**PKG, "tests/test_served.py": SERVED})
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--full")
+    assert doc is not None
+    assert code == 0, doc["verdict"]
+    attempts = _kinds(doc)["network_attempt"]
+    assert {d["detail"] for d in attempts} == {"loopback"}
+    assert {d["message"].split(" on ")[-1][0] for d in attempts} == {"B", "C"}
+
+
+def test_threat_a_python_subprocess_reaching_a_public_address_is_recorded(repo: Repo, tmp_path: pathlib.Path) -> None:
+    base = repo.commit(PKG)
+    reach = (
+        "import subprocess\nimport sys\n\n\ndef test_reach():\n"
+        "    code = \"import socket\\ntry:\\n    socket.create_connection(('192.0.2.1', 80), timeout=1)\\n"
+        'except OSError:\\n    pass\\n"\n'
+        "    subprocess.run([sys.executable, '-c', code], check=True)\n"
+    )
+    cand = repo.commit({**FIX, "tests/test_reach.py": reach})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
+    assert doc is not None
+    assert code == 3, doc["verdict"]
+    blocked = _kinds(doc)["network_blocked"]
+    assert any("192.0.2.1:80 (in a subprocess)" in d["message"] for d in blocked)
+    assert {d["test_id"] for d in blocked} == {"tests/test_reach.py::test_reach"}
+    assert doc["pinning"]["subprocess_guard"] == "python"

@@ -169,3 +169,6 @@ def test_no_network_blocks_and_names_every_address(pytester: pytest.Pytester, ru
     blocked = {d["test_id"].split("::")[-1]: d["message"] for d in doc["detections"] if d["kind"] == "network_blocked"}
     assert "192.0.2.1:80" in blocked["test_remote"] and "example.com" in blocked["test_lookup"]
     assert "test_loopback" not in blocked
+    attempts = [d for d in doc["detections"] if d["kind"] == "network_attempt"]
+    assert [(d["test_id"].split("::")[-1], d["detail"]) for d in attempts] == [("test_loopback", "loopback")]
+    assert "127.0.0.1:" in attempts[0]["message"]

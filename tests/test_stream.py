@@ -142,7 +142,7 @@ def test_a_forked_child_continues_the_numbering(tmp_path: pathlib.Path) -> None:
     writer.write("session_finish", {"exit_status": 0})
     content = read(str(path), KEY)
     assert content.forgery is None
-    assert [a for _, a in content.network] == ["10.0.0.2:80", "10.0.0.3:80"]
+    assert [a for _, a, _ in content.network] == ["10.0.0.2:80", "10.0.0.3:80"]
 
 
 def test_discard_removes_the_stream_a_refused_session_wrote(tmp_path: pathlib.Path) -> None:

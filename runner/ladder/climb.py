@@ -34,7 +34,7 @@ from pytest_evidence.store import Store, SuiteRun
 from runner import baseline_suite
 from runner.checkout import Checkouts
 from runner.diff import compute
-from runner.ladder import record, regress, reproduce, static
+from runner.ladder import judge, record, regress, reproduce, static
 from runner.ladder.evidence import Evidence
 from runner.ladder.invocation import Invocation
 from runner.ladder.sides import Sides
@@ -158,6 +158,9 @@ class Ladder:
             env_b = env_b and dataclasses.replace(env_b, injected=injected)
         if env_b is not None and env_b.fingerprint != env_c.fingerprint:
             self.evidence.detect([Detection(DetectionKind.ENVIRONMENT_DRIFT, _drift(env_b, env_c))])
+        attempts = self.evidence.attempts
+        allow = self.invocation.allow_new_network
+        self.evidence.detect(judge.network_attempts(attempts["B"], attempts["C"], allow))
         verdict = decide(self.evidence.tiers, self.evidence.results, self.evidence.detections) if judged else None
         frame = record.Frame(
             run_id=self.run_id,

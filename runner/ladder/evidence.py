@@ -30,6 +30,8 @@ class Evidence:
     detections: list[Detection] = field(default_factory=list)
     tiers: list[TierRecord] = field(default_factory=list)
     ran_on_c: set[str] = field(default_factory=set)
+    # allowed (loopback) connect attempts per side: (test id or None, address)
+    attempts: dict[str, set[tuple[str | None, str]]] = field(default_factory=lambda: {"B": set(), "C": set()})
 
     def add(
         self,

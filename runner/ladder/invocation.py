@@ -29,6 +29,7 @@ class Invocation:
     integration_marker: str = "integration"
     integration_globs: tuple[str, ...] = ("*integration*",)
     tests_from: str | None = None  # a revision or a test patch holding the trusted tests
+    allow_new_network: bool = False  # a loopback attempt only C makes does not block (recorded)
 
     @property
     def target(self) -> Target:
@@ -53,4 +54,5 @@ class Invocation:
             "integration_marker": self.integration_marker,
             "integration_globs": list(self.integration_globs),
             "tests_from": self.tests_from,
+            "allow_new_network": self.allow_new_network,
         }

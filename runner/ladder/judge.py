@@ -8,13 +8,15 @@ unit-tested without a repository.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence.assemble import Typed
 from pytest_evidence.model import (
     FAILING,
     BCClass,
+    Detection,
+    DetectionKind,
     Failure,
     FailureKind,
     Observation,
@@ -224,3 +226,36 @@ def steady(runs: Sequence[Observation | None], side: str) -> Observation | None:
     )
     attempts = tuple(a for o in seen for a in o.attempts)
     return Observation(first.test_id, Outcome.FLAKY, first.duration, failure, first.stdout_summary, attempts)
+
+
+def network_attempts(
+    b: Iterable[tuple[str | None, str]], c: Iterable[tuple[str | None, str]], allow_new: bool
+) -> list[Detection]:
+    """``network_attempt`` detections, one per side and address, from the allowed (loopback)
+    attempts each side made. An attempt C made where B, in the same test, did not reach that host
+    is ``new_on_c``: the patch makes the code reach for a service the tests cannot see, and that
+    blocks certification unless allowed (``new_on_c_allowed``). Ports are not compared: a test
+    server on an ephemeral port differs between any two runs."""
+
+    def host(address: str) -> str:
+        return address.rsplit(":", 1)[0]
+
+    seen_on_b = {(t, host(a)) for t, a in b}
+    by_address: dict[tuple[str, str, str], list[str | None]] = {}
+    for side, attempts in (("B", b), ("C", c)):
+        for test_id, address in sorted(attempts, key=lambda ta: (ta[0] or "", ta[1])):
+            new = side == "C" and (test_id, host(address)) not in seen_on_b
+            detail = ("new_on_c_allowed" if allow_new else "new_on_c") if new else "loopback"
+            by_address.setdefault((side, address, detail), []).append(test_id)
+    found = []
+    for (side, address, detail), tests in sorted(by_address.items()):
+        who = tests[0] or "collection"
+        more = " and %d more test(s)" % (len(tests) - 1) if len(tests) > 1 else ""
+        why = {
+            "loopback": "allowed",
+            "new_on_c": "B made no such attempt in the same test: blocks certification (--allow-new-network)",
+            "new_on_c_allowed": "B made no such attempt in the same test; allowed by --allow-new-network",
+        }[detail]
+        message = "%s%s connected to %s on %s (%s)" % (who, more, address, side, why)
+        found.append(Detection(DetectionKind.NETWORK_ATTEMPT, message, tests[0], detail=detail))
+    return found

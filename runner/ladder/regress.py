@@ -55,6 +55,7 @@ def suite_of_b(ladder: Ladder) -> baseline_suite.BaselineSuite:
         ladder.evidence.detect([Detection(DetectionKind.RECEIPT_HELD, got.note)])
     else:
         ladder.measure_baseline()
+        ladder.evidence.attempts["B"].update((t, a) for t, found in got.suite.network.items() for a in found)
     ladder.progress("baseline suite on B: %s (%s)" % (got.how, got.note))
     return got
 

@@ -82,7 +82,8 @@ class Sides:
         side = self.co.side(checkout)
         forged = run.tamper(side)
         self.evidence.detect([forged] if forged is not None else [])
-        self.evidence.detect(network_detections(run.content.network, side))
+        self.evidence.detect(network_detections([a for a in run.content.network if a[2]], side))
+        self.evidence.attempts[side].update((t, address) for t, address, blocked in run.content.network if not blocked)
         if answer and not run.answered and forged is None:  # a forgery is the answer: REJECTED
             raise ToolFailed("pytest ended (exit %d) without reporting on %s: %s" % (run.exit_code, side, run.said))
         return run
