@@ -103,10 +103,6 @@ class GitFailed(ToolFailed):
     slug = "git-failed"
 
 
-class StreamCorrupt(ToolFailed):
-    slug = "stream-corrupt"
-
-
 class Interrupted(EvidenceError):
     """Ctrl-C or SIGTERM: what had run is recorded, and nothing is left running."""
 

@@ -23,6 +23,7 @@ from types import FrameType
 from pytest_evidence import gitops, overlay
 from pytest_evidence.errors import BadInput, EvidenceError, PatchDoesNotApply
 
+_EPOCH = "2000-01-01T00:00:00+00:00"  # the date of every neutral checkout commit
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "evidence-runner",
     "GIT_AUTHOR_EMAIL": "evidence-runner@localhost",
@@ -52,11 +53,11 @@ class Checkouts:
 
     def _tree(self, role: str, commit: str) -> pathlib.Path:
         """The worktree for ``role``, made on first use. Its path says nothing of the role -- a
-        random directory holding one named like the repository -- so no test process can tell
-        from its working directory whether it runs on B or on C."""
+        random name, which also keeps git from numbering its admin directory (``.git`` names it)
+        in the order the worktrees were made -- so no test process can tell from its working
+        directory whether it runs on B or on C."""
         if role not in self.trees:
-            dest = self.scratch / secrets.token_hex(6) / self.repo.name
-            dest.parent.mkdir()
+            dest = self.scratch / secrets.token_hex(6)
             gitops.add_worktree(str(self.repo), commit, str(dest))
             self.made.append(dest)
             self.trees[role] = dest
@@ -73,7 +74,11 @@ class Checkouts:
 
     @property
     def c_dir(self) -> pathlib.Path:
-        return self._tree("C", self.candidate)
+        fresh = "C" not in self.trees
+        tree = self._tree("C", self.candidate)
+        if fresh:
+            self.neutral(tree)
+        return tree
 
     @property
     def submitted_dir(self) -> pathlib.Path:
@@ -120,6 +125,21 @@ class Checkouts:
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
         self.tested = _commit(tree, "candidate with the trusted tests laid over it")
+        self.neutral(tree)
+
+    def neutral(self, tree: pathlib.Path) -> None:
+        """Make the worktree's HEAD one commit on B holding its files -- the same message, author
+        and date on either side -- so that no test tells B with C's tests from C by ``git
+        status`` (the overlay is not left dirty) or ``git log`` (the candidate's commits)."""
+        env = dict(os.environ, **_IDENTITY, GIT_AUTHOR_DATE=_EPOCH, GIT_COMMITTER_DATE=_EPOCH)
+
+        def git(*args: str) -> str:
+            done = subprocess.run(["git", *args], cwd=tree, capture_output=True, text=True, check=True, env=env)
+            return done.stdout.strip()
+
+        git("add", "-A")
+        sha = git("commit-tree", git("write-tree"), "-p", self.baseline, "-m", "checkout")
+        git("reset", "-q", "--soft", sha)
 
     def baseline_with_tests(self, plan: overlay.OverlayPlan) -> pathlib.Path:
         """A third worktree: B's source with C's test files laid over it ("run on B")."""
@@ -127,6 +147,7 @@ class Checkouts:
         dest = self._tree("B-with-C-tests", self.baseline)
         if fresh:
             overlay.apply(plan, str(self.c_dir), str(dest))
+            self.neutral(dest)
         return dest
 
 
@@ -155,6 +176,7 @@ def checkouts(
         if c_sha is None:
             assert patch is not None
             co.candidate = co.tested = _apply(co.c_dir, patch.resolve())
+            co.neutral(co.c_dir)
         yield co
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -14,11 +14,26 @@ from pytest_evidence.model import Detection, DetectionKind
 from runner import pyscan
 from runner.diff import Diff, FileKind
 
-ATTACKS = frozenset({"pytest_internals", "os_exit"})
+ATTACKS = frozenset({"pytest_internals", "os_exit", "startup_hook"})
+
+#: Modules Python runs at start-up from anywhere on ``sys.path``: before pytest, before the
+#: plugin reads its key -- in every test process, since the checkout is on the path.
+STARTUP_MODULES = frozenset({"sitecustomize.py", "usercustomize.py"})
 
 
 def scan(read: Callable[[str], bytes], diff: Diff) -> list[Detection]:
-    found: list[Detection] = []
+    found = [
+        Detection(
+            DetectionKind.SOURCE_INTERFERENCE,
+            "%s: runs at interpreter start-up in every test process, before the test plugin" % change.path,
+            None,
+            change.path,
+            None,
+            "startup_hook",
+        )
+        for change in diff.files
+        if change.status != "D" and change.path.rsplit("/", 1)[-1] in STARTUP_MODULES
+    ]
     for change in diff.of_kind(FileKind.SOURCE):
         if change.status == "D" or not change.path.endswith(".py"):
             continue

@@ -127,10 +127,11 @@ def run(
             cmd.extend(f for f in files if (checkout / f).exists())
         start = time.perf_counter()
         exhausted = False
+        attempts_log = scratch / "subprocess-attempts.log"  # what the tests' Python subprocesses attempted
         with subprocess.Popen(
             cmd,
             cwd=checkout,
-            env={**sandbox.environ(target.env(checkout), scratch / "home"), LOG_VARIABLE: str(scratch / "net.jsonl")},
+            env={**sandbox.environ(target.env(checkout), scratch / "home"), LOG_VARIABLE: str(attempts_log)},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -152,7 +153,7 @@ def run(
                 proc.wait()
                 raise
         content = _relative(channel.read(), checkout)
-        content.network.extend(read_log(str(scratch / "net.jsonl")))  # what Python subprocesses attempted
+        content.network.extend(read_log(str(attempts_log)))  # what Python subprocesses attempted
     finally:
         channel.close()
         shutil.rmtree(scratch, ignore_errors=True)

@@ -215,20 +215,19 @@ def interrupt(
     Returns the exit code, stdout and stderr. A process that does not end within a minute of the
     signal is killed, so a failing test leaves nothing running.
     """
-    proc = subprocess.Popen(
+    with subprocess.Popen(  # the context closes the pipes however the wait ends
         cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint
-    )
-    try:
-        deadline = time.monotonic() + 90
-        while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.1)
-        assert started.exists(), "%s never appeared (exit %s)" % (started, proc.poll())
-        proc.send_signal(signum)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    ) as proc:
+        try:
+            deadline = time.monotonic() + 90
+            while not started.exists() and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.1)
+            assert started.exists(), "%s never appeared (exit %s)" % (started, proc.poll())
+            proc.send_signal(signum)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
     return proc.returncode, out, err
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pathlib
 
+import pytest
 from conftest import FIX, PKG, Record, Repo, certify
 
 REPRODUCER = "tests/test_half.py::test_half"
@@ -106,6 +107,50 @@ def test_threat_reproducer_added_beside_a_tampered_test_is_never_bad_input(repo:
     assert any(d["detail"] in ("weakened_assertion", "modified_test") for d in kinds["tamper"])
     ran = any(r["test_id"] == "tests/test_ops.py::test_half" for r in doc["results"])
     assert ran or "reproducer_lost_to_tamper" in kinds
+
+
+OPS_TESTS = PKG["tests/test_ops.py"]
+HALF_TEST = "\n\ndef test_half():\n    from calc.ops import half\n\n    assert half(4) == 2\n"
+FAKE = (
+    "import sys\nimport types\n\nsys.modules['calc.ops'] = types.SimpleNamespace(double=lambda n: 2 * n, "
+    "half=lambda n: n // 2)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("attack", "tampered", "detail"),
+    [
+        ("deleted_test", "from calc.ops import double\n", "deleted_test"),
+        ("renamed_test", OPS_TESTS.replace("def test_double", "def test_doubled"), "deleted_test"),
+        (
+            "skip_marker",
+            "import pytest\n" + OPS_TESTS.replace("def test_double", "@pytest.mark.skip\ndef test_double"),
+            "skip_marker",
+        ),
+        (
+            "xfail_marker",
+            "import pytest\n" + OPS_TESTS.replace("def test_double", "@pytest.mark.xfail\ndef test_double"),
+            "skip_marker",
+        ),
+        ("weakened_assertion", OPS_TESTS.replace("assert double(2) == 4", "double(2)"), "weakened_assertion"),
+        ("loosened_comparison", OPS_TESTS.replace("assert double(2) == 4", "assert double(2) >= 0"), "modified_test"),
+        ("sys_modules_fake", FAKE + OPS_TESTS, "sys_modules"),
+    ],
+)
+def test_threat_a_tampered_test_file_holding_the_designated_reproducer(
+    repo: Repo, tmp_path: pathlib.Path, attack: str, tampered: str, detail: str
+) -> None:
+    """The held-out attacks that ended as bad input: the candidate adds its reproducer to the test
+    file it tampers with. The trusted tests come back test by test, the reproducer stays."""
+    base = repo.commit(PKG)
+    cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_ops.py": tampered + HALF_TEST})
+    reproducer = "tests/test_ops.py::test_half"
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", reproducer)
+    assert doc is not None
+    assert code == 1 and doc["verdict"]["verdict"] == "REJECTED", (attack, doc["verdict"])
+    assert detail in {d["detail"] for d in _kinds(doc)["tamper"]}
+    assert _result(doc, reproducer)["bug_discriminating"] is True  # it ran, on the trusted tests
+    assert _result(doc, "tests/test_ops.py::test_double")["candidate_result"] == "pass"
 
 
 def test_threat_new_test_that_passes_half_the_time_is_flaky_not_a_regression(
@@ -250,3 +295,14 @@ def test_threat_a_python_subprocess_reaching_a_public_address_is_recorded(repo: 
     assert any("192.0.2.1:80 (in a subprocess)" in d["message"] for d in blocked)
     assert {d["test_id"] for d in blocked} == {"tests/test_reach.py::test_reach"}
     assert doc["pinning"]["subprocess_guard"] == "python"
+
+
+def test_threat_a_sitecustomize_that_runs_before_the_plugin(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """It would run in every test process before the plugin reads its key."""
+    base = repo.commit(PKG)
+    cand = repo.commit({**FIX, "sitecustomize.py": "import os\n"})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    assert code == 1, doc["verdict"]
+    hooks = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "startup_hook"]
+    assert [d["path"] for d in hooks] == ["sitecustomize.py"]

@@ -104,7 +104,7 @@ def test_git_failing_mid_climb_is_an_error_of_the_tier_that_asked(
     real = gitops.add_worktree
 
     def failing(root: str, commit: str, dest: str) -> None:
-        if dest.endswith("/C"):
+        if commit == cand:  # C's worktree, made when T1 lints its files
             raise GitFailed("git worktree failed: fatal: could not create work tree dir (simulated)")
         real(root, commit, dest)
 

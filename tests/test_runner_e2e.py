@@ -52,9 +52,12 @@ def test_users_working_tree_index_and_worktrees_are_untouched(repo: Repo, tmp_pa
 
 def test_ten_candidates_against_one_b_run_the_b_suite_once(repo: Repo, tmp_path: pathlib.Path) -> None:
     log = tmp_path / "runs.log"
+    # Nothing in its path tells a test its side: the code under test does (each candidate's
+    # calc/ops.py carries a "# candidate" line).
     counted = (
         f"import pathlib\n\n\ndef test_counted():\n    with open({str(log)!r}, 'a') as fh:\n"
-        "        fh.write(pathlib.Path(__file__).parts[-3] + '\\n')\n"
+        "        ops = (pathlib.Path(__file__).parents[1] / 'calc' / 'ops.py').read_text()\n"
+        "        fh.write(('C' if '# candidate' in ops else 'B') + '\\n')\n"
     )
     base = repo.commit({**PKG, "tests/test_counted.py": counted})
     candidates = []
@@ -411,7 +414,8 @@ def test_an_interrupt_during_the_b_run_names_the_held_receipt_and_how_to_reconci
     marker = tmp_path / "b-suite-started"
     slow = (
         "import pathlib, time\n\n\ndef test_slow_on_b():\n"
-        "    if pathlib.Path(__file__).parts[-3] == 'B':  # the baseline suite's worktree\n"
+        "    ops = pathlib.Path(__file__).parents[1] / 'calc' / 'ops.py'\n"
+        "    if 'n // 2 + 1' in ops.read_text():  # B's code: the baseline suite\n"
         f"        pathlib.Path({str(marker)!r}).touch()\n"
         "        time.sleep(60)\n"
     )

@@ -50,15 +50,17 @@ def collect(ladder: Ladder) -> Mapping[str, list[str]] | None:
     run = sides.pytest(co.c_dir, None, answer=False, reruns=0, collect_only=True)
     named = (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)
     if run.content.collected is None:
-        killers = [f for f in sorted(sides.plan.changed) if _kills_collection(ladder, f)]
-        if killers:
-            _killed(ladder, start, killers, named, run.exit_code)
-            return None
         on_b = sides.pytest(co.baseline_with_tests(sides.plan), None, answer=False, reruns=0, collect_only=True)
-        if on_b.content.collected is None:
+        if on_b.content.collected is not None:
+            note = "the candidate's suite does not collect (pytest exit %d: %s); B's does" % (run.exit_code, run.said)
+            ladder.tier(Tier.T3, TierStatus.FAILED, start, 0, 0, len(on_b.content.collected), note)
+            return None
+        # C's tests do not collect on B either: one of its test modules may end the collection.
+        own = sides.pytest(co.b_dir, None, answer=False, reruns=0, collect_only=True)
+        killers = [f for f in sorted(sides.plan.changed) if _kills_collection(ladder, f)]
+        if own.content.collected is None or not killers:
             raise ToolFailed("pytest cannot collect the suite on B or on C (exit %d): %s" % (run.exit_code, run.said))
-        note = "the candidate's suite does not collect (pytest exit %d: %s); B's does" % (run.exit_code, run.said)
-        ladder.tier(Tier.T3, TierStatus.FAILED, start, 0, 0, len(on_b.content.collected), note)
+        _killed(ladder, start, killers, named, run.exit_code)
         return None
     if not run.content.finished:
         message = "the candidate's collection process died (exit %d) before reporting" % run.exit_code
@@ -197,8 +199,7 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
     # New evidence counts only once it is stable: each new or designated test runs again on each side.
     fresh = [t for t in ids if (t in designated or t in new) and c_run.observation(t) is not None]
     if fresh and invocation.stability_runs > 1:
-        sides.steady(fresh, c_run, "C")
-        sides.steady(fresh, b_run, "B")
+        sides.steady(fresh, c_run, b_run)
     ladder.measure_baseline()
     b_obs: dict[str, Observation | None] = {t: b_run.observation(t) for t in ids}
     if expected:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import os
 import pathlib
+import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -110,13 +111,21 @@ class Sides:
         for test_id, run_id, row_side, seq, digest, _ in rows:
             self.held.setdefault(test_id, []).append("%s:%s:%s:%s" % (run_id, row_side, seq, digest))
 
-    def steady(self, ids: Sequence[str], first: pytest_run.PytestRun, side: str) -> None:
-        """Run ``ids`` again until each ran ``stability_runs`` times on ``side``; a test whose
-        outcome differs between runs is ``flaky`` in ``first`` (quarantined, never evidence)."""
-        again = [self.run_c(ids) if side == "C" else self.run_b(ids) for _ in range(self.invocation.stability_runs - 1)]
-        steadied = {t: judge.steady([first.observation(t), *(r.observation(t) for r in again)], side) for t in ids}
-        first.content.results.update({t: o for t, o in steadied.items() if o is not None})
-        self.ledger(steadied.values(), side)
+    def steady(self, ids: Sequence[str], c_first: pytest_run.PytestRun, b_first: pytest_run.PytestRun) -> None:
+        """Run ``ids`` again until each ran ``stability_runs`` times on each side; a test whose
+        outcome differs between a side's runs is ``flaky`` in that side's first run (quarantined,
+        never evidence). The further runs interleave B and C in an order drawn from the run id,
+        so a test that counts its runs in shared state cannot pass on C and fail on B by design."""
+        schedule = ["C", "B"] * (self.invocation.stability_runs - 1)
+        random.Random(self.run_id).shuffle(schedule)
+        again: dict[str, list[pytest_run.PytestRun]] = {"C": [], "B": []}
+        for side in schedule:
+            again[side].append(self.run_c(ids) if side == "C" else self.run_b(ids))
+        for side, first in (("C", c_first), ("B", b_first)):
+            runs = [first.observation(t) for t in ids], *([r.observation(t) for t in ids] for r in again[side])
+            steadied = {t: judge.steady([run[i] for run in runs], side) for i, t in enumerate(ids)}
+            first.content.results.update({t: o for t, o in steadied.items() if o is not None})
+            self.ledger(steadied.values(), side)
 
     def type(
         self,
