@@ -17,6 +17,12 @@ import shutil
 #: too, loading both would register the same module twice).
 INJECT_PLUGIN = ("-p", "no:evidence", "-p", "pytest_evidence.plugin")
 
+#: How a child pytest starts: like ``python -m pytest`` but without the working directory at the
+#: head of ``sys.path``, so that nothing in a checkout -- a ``pytest_evidence`` package of its own,
+#: a ``pytest`` or ``hmac`` module -- is imported in place of the plugin's private copy or what it
+#: relies on; the checkout's import roots come from ``PYTHONPATH``, after the copy.
+PYTEST_LAUNCH = ("-c", "import sys; del sys.path[0]; import pytest; raise SystemExit(pytest.console_main())")
+
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 

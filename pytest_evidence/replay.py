@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from pytest_evidence import gitops, overlay, stream
-from pytest_evidence.inject import INJECT_PLUGIN, private_copy
+from pytest_evidence.inject import INJECT_PLUGIN, PYTEST_LAUNCH, private_copy
 from pytest_evidence.model import Failure, FailureKind, Observation, Outcome, bounded
 
 #: Bumped when the meaning of a cached B observation changes.
@@ -92,15 +92,15 @@ def _run_pytest(
     files: Sequence[str],
 ) -> subprocess.CompletedProcess[bytes]:
     env = dict(os.environ)
-    # The checkout's own source first, then the plugin's private copy (never a whole site-packages).
-    paths = [tree] + ([os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else [])
-    paths += [plugin] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    # The plugin's private copy (never a whole site-packages) first: nothing in the checkout
+    # replaces it. Then the checkout's own source.
+    paths = [plugin, tree] + ([os.path.join(tree, "src")] if os.path.isdir(os.path.join(tree, "src")) else [])
+    paths += [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env.pop("PYTEST_XDIST_WORKER", None)
     cmd = [
         sys.executable,
-        "-m",
-        "pytest",
+        *PYTEST_LAUNCH,
         *INJECT_PLUGIN,
         "--evidence-record-mode",
         *channel.args(),

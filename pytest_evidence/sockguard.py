@@ -1,6 +1,6 @@
 """The socket guard: loopback and Unix sockets only, and every attempt named. Standard library
 only: it is loaded by the plugin in the test process and, through ``sitecustomize``, in every
-Python subprocess a test starts (``pytest_evidence/subguard.py``).
+Python subprocess a test starts (``pytest_evidence/carrier.py``).
 
 A green obtained while the code under test talks to the internet proves something about the
 internet. The runner puts each test process in a fresh network namespace where it can (that

@@ -138,7 +138,7 @@ class Checkouts:
             return done.stdout.strip()
 
         git("add", "-A")
-        sha = git("commit-tree", git("write-tree"), "-p", self.baseline, "-m", "checkout")
+        sha = git("-c", "commit.gpgsign=false", "commit-tree", git("write-tree"), "-p", self.baseline, "-m", "checkout")
         git("reset", "-q", "--soft", sha)
 
     def baseline_with_tests(self, plan: overlay.OverlayPlan) -> pathlib.Path:

@@ -230,9 +230,6 @@ class KeyChange:
 class Classification:
     changes: tuple[KeyChange, ...] = field(default_factory=tuple)
 
-    def keys(self, change: Change) -> list[str]:
-        return [c.key for c in self.changes if c.change is change]
-
     def reasons(self, change: Change) -> list[str]:
         return [c.reason for c in self.changes if c.change is change]
 

@@ -38,7 +38,7 @@ import pathlib
 import posixpath
 import re
 import shlex
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence import gitops, overlay
@@ -144,17 +144,24 @@ def _plugin_paths(read: Callable[[str], bytes | None], paths: Sequence[str]) -> 
     return found
 
 
-def _kind(path: str, collect: config_policy.Collection, plugins: set[str]) -> str | None:
+def _kind(
+    path: str, collect: config_policy.Collection, plugins: set[str], test_dirs: Collection[str] | None
+) -> str | None:
     """What a protected file is (``conftest``, ``config``, ``plugin``, ``test``, ``data``); None: not protected.
 
     Test modules are those the trusted ``python_files`` name under the trusted ``testpaths``;
     everything under a test directory (``tests/``, ``test/``, ``testing/``) that shares a tree
-    with ``testpaths`` is test material too. Conftests and pytest settings are protected anywhere.
+    with ``testpaths`` is test material too. Conftests and pytest settings are protected where
+    pytest reads them: at the root, in any directory it walks collecting (under or above a
+    testpath), and in any directory that holds test files (``test_dirs``; None while those are
+    being found).
     """
-    if posixpath.basename(path) == "conftest.py":
-        return "conftest"
-    if config_policy.is_config(path):
-        return "config"
+    name = posixpath.basename(path)
+    if name == "conftest.py" or config_policy.is_config(path):
+        where = posixpath.dirname(path)
+        if test_dirs is None or (where and where not in test_dirs and not collect.near_testpaths(where)):
+            return None
+        return "conftest" if name == "conftest.py" else "config"
     if path in plugins:
         return "plugin"
     if path.endswith(".py") and _named(path, collect.python_files) and collect.under_testpaths(path):
@@ -163,6 +170,17 @@ def _kind(path: str, collect: config_policy.Collection, plugins: set[str]) -> st
     if directory is not None and collect.near_testpaths(directory):
         return "test" if path.endswith(".py") else "data"
     return None
+
+
+def _ancestors(paths: Iterable[str]) -> set[str]:
+    """Every directory that holds one of ``paths``, at any depth (the root excluded)."""
+    found: set[str] = set()
+    for path in paths:
+        where = posixpath.dirname(path)
+        while where and where not in found:
+            found.add(where)
+            where = posixpath.dirname(where)
+    return found
 
 
 def _named(path: str, python_files: Sequence[str]) -> bool:
@@ -385,7 +403,6 @@ class Merged:
     content: bytes | None
     kept: frozenset[str] = frozenset()
     dropped: frozenset[str] = frozenset()
-    whole: bool = False  # the merge was impossible: the trusted file alone
 
 
 def _lines_of(text: str) -> list[str]:
@@ -455,12 +472,12 @@ def merge_tests(
     t_defs = pyscan.definitions(t_tree) if t_tree else {}
     if c_tree is None:
         text = candidate.decode("utf-8", "replace")
-        return Merged(trusted, dropped=_rough_tests(path, text, naming, {*b_defs, *t_defs}), whole=True)
+        return Merged(trusted, dropped=_rough_tests(path, text, naming, {*b_defs, *t_defs}))
     c_defs = pyscan.definitions(c_tree)
     new = {k for k in c_defs if k not in b_defs and k not in t_defs}
     tops = sorted(k for k in new if k[:-1] not in new)
     mine = frozenset(i for k in tops for i in naming.test_ids(path, c_defs, k))
-    fallback = Merged(trusted, dropped=mine, whole=True)
+    fallback = Merged(trusted, dropped=mine)
     if t_tree is None:
         return fallback
     built = _build(path, trusted or b"", t_tree, t_defs, candidate, c_tree, c_defs, new, naming)
@@ -719,16 +736,23 @@ def _settings_findings(
 
     (_, b_set), (t_path, t_set), (c_path, c_set) = effective(baseline), effective(trusted), effective(candidate)
     handled: set[str] = set()
+    moved_cleanly = False
     if t_path != c_path:  # the candidate moved the settings to another file (or the trusted source did)
         handled = {p for p in (t_path, c_path) if p is not None}
+        moved_cleanly = not config_policy.classify(t_set, c_set).changes
         where = c_path or t_path
         assert where is not None
         judge(where, t_set, c_set, b_set, sorted(handled))
-    for path in paths:
-        if path in handled:
-            continue
+    for path in paths:  # each file against its own trusted version too: which file pytest reads varies
         old, new = settings(trusted, path), settings(candidate, path)
-        if old != new:
+        if old is None and new is not None and posixpath.dirname(path):
+            # pytest takes its rootdir and settings from the nearest configuration above the tests
+            message = "%s: a new pytest configuration below the root: pytest would read it instead" % path
+            detections.append(Detection(DetectionKind.TAMPER, message, None, path, None, "pytest_config"))
+            lay[path] = read(trusted, path)
+        elif old != new and not (path in handled and (not moved_cleanly or path == c_path or not (new and new.values))):
+            # A clean move leaves the old file without settings; any it keeps are judged as changed
+            # (a copy in a file only newer pytest reads, and the loosened original for older ones).
             judge(path, old, new, settings(baseline, path), [path])
     return detections, lay
 
@@ -770,8 +794,9 @@ def verify_test_integrity(
     dropped: set[str] = set()
     configs: list[str] = []
     protected = 0
+    test_dirs = _ancestors(p for p in paths if _kind(p, collect, plugins, None) == "test")
     for path in paths:
-        kind = _kind(path, collect, plugins)
+        kind = _kind(path, collect, plugins, test_dirs)
         if kind is None:
             continue
         protected += 1

@@ -8,32 +8,75 @@ for the reviewer, who may know the library ships a pytest plugin or patches buil
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Collection
 
 from pytest_evidence.model import Detection, DetectionKind
 from runner import pyscan
 from runner.diff import Diff, FileKind
 
-ATTACKS = frozenset({"pytest_internals", "os_exit", "startup_hook"})
+ATTACKS = frozenset({"pytest_internals", "os_exit", "startup_hook", "shadows_module"})
 
 #: Modules Python runs at start-up from anywhere on ``sys.path``: before pytest, before the
 #: plugin reads its key -- in every test process, since the checkout is on the path.
-STARTUP_MODULES = frozenset({"sitecustomize.py", "usercustomize.py"})
+STARTUP_MODULES = frozenset({"sitecustomize", "usercustomize"})
+
+#: What the test process imports before, or instead of, the code under test: the standard
+#: library, pytest and what it needs, the plugin and its guards. A checkout on ``sys.path`` that
+#: gains a module of one of these names replaces it in every test process.
+RESERVED = frozenset(sys.stdlib_module_names) | {
+    "pytest",
+    "_pytest",
+    "pluggy",
+    "iniconfig",
+    "packaging",
+    "exceptiongroup",
+    "tomli",
+    "py",
+    "pytest_evidence",
+    "pytest_timeout",
+    "pytest_randomly",
+}
+
+_ROOTS = ("", "src/")
 
 
-def scan(read: Callable[[str], bytes], diff: Diff) -> list[Detection]:
-    found = [
-        Detection(
-            DetectionKind.SOURCE_INTERFERENCE,
-            "%s: runs at interpreter start-up in every test process, before the test plugin" % change.path,
-            None,
-            change.path,
-            None,
-            "startup_hook",
+def _top_level(path: str) -> str | None:
+    """The top-level module a path of an import root belongs to (``hmac.py``, ``pytest/x.py``)."""
+    for root in sorted(_ROOTS, key=len, reverse=True):
+        if root and not path.startswith(root):
+            continue
+        rest = path[len(root) :]
+        head, _, tail = rest.partition("/")
+        if tail:
+            return head
+        return head[: -len(".py")] if head.endswith(".py") else None
+    return None
+
+
+def _module_hits(diff: Diff, baseline_paths: Collection[str]) -> list[Detection]:
+    """Modules the candidate added at an import root under a start-up or reserved name."""
+    existing = {_top_level(p) for p in baseline_paths}
+    found: dict[str, Detection] = {}
+    for change in diff.files:
+        name = _top_level(change.path)
+        if change.status == "D" or name is None or name in found:
+            continue
+        if name in STARTUP_MODULES:
+            why = "startup_hook", "runs at interpreter start-up in every test process, before the test plugin"
+        elif name in RESERVED and name not in existing:
+            why = "shadows_module", "a new module %r replaces the one the test process imports under that name" % name
+        else:
+            continue
+        detail, message = why
+        found[name] = Detection(
+            DetectionKind.SOURCE_INTERFERENCE, "%s: %s" % (change.path, message), None, change.path, None, detail
         )
-        for change in diff.files
-        if change.status != "D" and change.path.rsplit("/", 1)[-1] in STARTUP_MODULES
-    ]
+    return list(found.values())
+
+
+def scan(read: Callable[[str], bytes], diff: Diff, baseline_paths: Collection[str]) -> list[Detection]:
+    found = _module_hits(diff, baseline_paths)
     for change in diff.of_kind(FileKind.SOURCE):
         if change.status == "D" or not change.path.endswith(".py"):
             continue

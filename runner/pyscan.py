@@ -110,11 +110,6 @@ class Naming:
 DEFAULT_NAMING = Naming()
 
 
-def is_test(key: tuple[str, ...], node: ast.AST, naming: Naming = DEFAULT_NAMING) -> bool:
-    """A test function or method, as the naming (pytest's and unittest's defaults) finds them."""
-    return naming.is_test(key, node)
-
-
 def is_fixture(node: ast.AST) -> bool:
     decorators = getattr(node, "decorator_list", [])
     return any(dotted(d).split(".")[-1] in ("fixture", "yield_fixture") for d in decorators)

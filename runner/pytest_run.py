@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_evidence import stream
-from pytest_evidence.inject import INJECT_PLUGIN
+from pytest_evidence.inject import INJECT_PLUGIN, PYTEST_LAUNCH
 from pytest_evidence.model import Detection, DetectionKind, Failure, FailureKind, Observation, Outcome
 from pytest_evidence.replay import observation_for
 from pytest_evidence.sockguard import LOG_VARIABLE, read_log
@@ -99,8 +99,7 @@ def run(
     try:
         cmd = [
             target.python,
-            "-m",
-            "pytest",
+            *PYTEST_LAUNCH,
             *INJECT_PLUGIN,
             "--evidence-record-mode",
             *channel.args(),

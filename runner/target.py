@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from pytest_evidence.environment import capture, versions
 from pytest_evidence.errors import BadInput, MissingTool
-from pytest_evidence.inject import private_copy
+from pytest_evidence.inject import PYTEST_LAUNCH, private_copy
 from pytest_evidence.model import Environment
 
 #: Distributions whose pytest plugins pin a test run (per-test timeout, seeded randomness).
@@ -76,11 +76,12 @@ class Target:
         return found
 
     def env(self, checkout: pathlib.Path) -> dict[str, str]:
-        """The environment of a process in the target: the checkout's roots, then the plugin."""
+        """The environment of a process in the target: the plugin's private copy first (nothing
+        in the checkout can stand in for it), then the checkout's roots."""
         env = dict(os.environ)
         for noisy in ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTHONSTARTUP"):
             env.pop(noisy, None)
-        paths = [str(r) for r in self.roots(checkout)] + [plugin_root()]
+        paths = [plugin_root()] + [str(r) for r in self.roots(checkout)]
         if env.get("PYTHONPATH"):
             paths.append(env["PYTHONPATH"])
         env["PYTHONPATH"] = os.pathsep.join(paths)
@@ -110,7 +111,7 @@ class Target:
     def _refusal(self, checkout: pathlib.Path, args: Sequence[str]) -> str | None:
         """pytest's complaint about ``args`` before it looks for tests, or None."""
         proc = subprocess.run(
-            [self.python, "-m", "pytest", *args, "-p", "no:cacheprovider", "--collect-only", "-q", _NOWHERE],
+            [self.python, *PYTEST_LAUNCH, *args, "-p", "no:cacheprovider", "--collect-only", "-q", _NOWHERE],
             cwd=checkout,
             capture_output=True,
             text=True,

@@ -72,18 +72,27 @@ def test_threat_reproducer_module_that_does_not_import_on_c_is_a_failure_not_an_
     assert doc["verdict"]["reasons"] == ["T3: no-fix: reproducer %s fails on B and on C" % REPRODUCER]
 
 
-def test_a_designated_reproducer_whose_module_lacks_a_dependency_is_unrunnable_not_bad_input(
-    repo: Repo, tmp_path: pathlib.Path
+@pytest.mark.parametrize(
+    ("module", "detail"),
+    [
+        ("import no_such_module_xyz\n\n\ndef test_half():\n    pass\n", "missing_module"),
+        (
+            "import pytest\n\npytest.skip('not here', allow_module_level=True)\n\n\ndef test_half():\n    pass\n",
+            "not_collected",
+        ),
+    ],
+    ids=["lacks-a-dependency", "not-collected"],
+)
+def test_a_designated_reproducer_that_cannot_run_here_is_unrunnable_not_bad_input(
+    repo: Repo, tmp_path: pathlib.Path, module: str, detail: str
 ) -> None:
     base = repo.commit(PKG)
-    broken = "import no_such_module_xyz\n\n\ndef test_it():\n    pass\n"
-    cand = repo.commit({**FIX, "tests/test_broken.py": broken})
-    reproducer = "tests/test_broken.py::test_it"
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", reproducer)
+    cand = repo.commit({**FIX, "tests/test_half.py": module})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
     assert doc is not None
     assert code == 3, doc["verdict"]
     unrunnable = _kinds(doc)["unrunnable_test"]
-    assert [(d["test_id"], d["detail"]) for d in unrunnable] == [(reproducer, "missing_module")]
+    assert [(d["test_id"], d["detail"]) for d in unrunnable] == [(REPRODUCER, detail)]
 
 
 def test_threat_reproducer_added_beside_a_tampered_test_is_never_bad_input(repo: Repo, tmp_path: pathlib.Path) -> None:
@@ -297,12 +306,50 @@ def test_threat_a_python_subprocess_reaching_a_public_address_is_recorded(repo: 
     assert doc["pinning"]["subprocess_guard"] == "python"
 
 
-def test_threat_a_sitecustomize_that_runs_before_the_plugin(repo: Repo, tmp_path: pathlib.Path) -> None:
-    """It would run in every test process before the plugin reads its key."""
+@pytest.mark.parametrize(
+    "shadow",
+    [
+        {"pytest_evidence/__init__.py": "raise SystemExit('shadowed')\n"},
+        {"hmac.py": "def new(*args, **kwargs):\n    raise RuntimeError('shadowed')\n"},
+        {"sitecustomize.py": "import os\n"},
+        {"sitecustomize/__init__.py": "import os\n"},
+    ],
+    ids=["plugin", "stdlib", "sitecustomize", "startup-package"],
+)
+def test_threat_a_module_that_would_replace_what_the_test_process_imports(
+    repo: Repo, tmp_path: pathlib.Path, shadow: dict[str, str]
+) -> None:
+    """The candidate's checkout is on the test process's path: a new module named like the plugin,
+    the standard library or a start-up hook (run before the plugin reads its key) would load in
+    their place."""
     base = repo.commit(PKG)
-    cand = repo.commit({**FIX, "sitecustomize.py": "import os\n"})
+    cand = repo.commit({**FIX, **shadow})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None
     assert code == 1, doc["verdict"]
-    hooks = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "startup_hook"]
-    assert [d["path"] for d in hooks] == ["sitecustomize.py"]
+    hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] in ("shadows_module", "startup_hook")]
+    assert [d["path"] for d in hits] == list(shadow)
+
+
+def test_threat_a_new_pytest_configuration_beside_the_tests(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """An empty ``tests/pytest.ini`` would become pytest's configuration file and rootdir."""
+    base = repo.commit(PKG)
+    cand = repo.commit({**FIX, "tests/pytest.ini": ""})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    assert code == 1, doc["verdict"]
+    tamper = _kinds(doc)["tamper"]
+    assert [(d["path"], d["detail"]) for d in tamper] == [("tests/pytest.ini", "pytest_config")]
+    assert "tests/pytest.ini" in doc["integrity"]["removed"]
+
+
+def test_honest_fix_deleting_a_configuration_of_an_example_outside_the_tests(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    base = repo.commit(
+        {**PKG, "examples/demo/pytest.ini": "[pytest]\ntestpaths = .\n", "examples/demo/conftest.py": "X = 1\n"}
+    )
+    cand = repo.commit(FIX, delete=("examples/demo/pytest.ini", "examples/demo/conftest.py"))
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    assert code == 0, doc["verdict"]

@@ -331,11 +331,24 @@ def test_moving_the_settings_to_another_file_unchanged_is_no_change(repo: Repo) 
     assert report.detections == () and report.lay == {}
 
 
+def test_a_copy_in_a_file_only_newer_pytest_reads_does_not_hide_a_loosened_original(repo: Repo) -> None:
+    """pytest 9 reads ``pytest.toml`` first; pytest 7 and 8 read the loosened ``pytest.ini``."""
+    ini = "[pytest]\ntestpaths = tests\n"
+    report = _report(
+        repo,
+        {"pytest.toml": '[pytest]\ntestpaths = ["tests"]\n', "pytest.ini": ini + 'addopts = -k "not test_double"\n'},
+        {**PKG, "pytest.ini": ini},
+    )
+    assert ("tamper", "pytest_config", "pytest.ini") in [(d.kind.value, d.detail, d.path) for d in report.detections]
+    assert report.lay["pytest.ini"] == ini.encode()
+
+
 @pytest.mark.parametrize(
     ("config", "path", "protected"),
     [
         ('testpaths = ["tests"]\n', "examples/test_demo.py", False),  # a script outside testpaths
-        ('testpaths = ["tests"]\n', "examples/conftest.py", True),  # conftests everywhere
+        ('testpaths = ["tests"]\n', "examples/conftest.py", False),  # a conftest pytest does not load
+        ('testpaths = ["tests"]\n', "tests/sub/conftest.py", True),  # one it does
         ('testpaths = ["tests/unit"]\n', "tests/fixtures/data.json", True),  # data beside the testpaths
         ('testpaths = ["tests"]\n', "docs/tests/test_x.py", False),
         ('testpaths = ["tests"]\npython_files = "tests_*.py"\n', "tests/tests_thing.py", True),

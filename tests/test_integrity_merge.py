@@ -213,7 +213,7 @@ def test_a_one_line_trusted_class_cannot_take_a_method() -> None:
     trusted = b"class TestOne: pass\n"
     candidate = b"class TestOne:\n    def test_x(self):\n        pass\n"
     merged = merge_tests(PATH, trusted, candidate, trusted)
-    assert merged.content == trusted and merged.whole and merged.dropped == {f"{PATH}::TestOne::test_x"}
+    assert merged.content == trusted and merged.dropped == {f"{PATH}::TestOne::test_x"}
 
 
 # -- end to end -------------------------------------------------------------------------------------

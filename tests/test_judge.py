@@ -174,3 +174,17 @@ def test_a_test_that_cannot_run_here_is_not_evidence_either_way() -> None:
     )
     got = judge.unrunnable(typed, list(pairs), lambda name: name == "calc")
     assert got == {"env": "missing_module", "same-on-b": "missing_module", "no-fixture": "setup_error"}
+
+
+def test_network_attempts_compare_endpoints_not_tests_and_collapse_ephemeral_ports() -> None:
+    b = {("tests/test_a.py::test_server", "127.0.0.1:45001")}
+    c = {
+        ("tests/test_b.py::test_other", "127.0.0.1:51234"),  # the same test server, another port and test
+        ("tests/test_half.py::test_half", "127.0.0.1:8765"),  # a fixed port no B run reached
+    }
+    found = judge.network_attempts(b, c, allow_new=False)
+    details = sorted((d.message.split(" on ")[1][0], d.detail) for d in found)
+    assert details == [("B", "loopback"), ("C", "loopback"), ("C", "new_on_c")]
+    new = next(d for d in found if d.detail == "new_on_c")
+    assert new.test_id == "tests/test_half.py::test_half" and "127.0.0.1:8765" in new.message
+    assert {d.detail for d in judge.network_attempts(b, c, allow_new=True)} == {"loopback", "new_on_c_allowed"}

@@ -157,8 +157,11 @@ class Confirmation:
         }
 
 
-def reproducer_tier(typed: Typed, designated: Sequence[str], expected: Sequence[str]) -> Judgement:
-    """T3: the reproducers on B (with C's tests) and on C, in the same selection."""
+def reproducer_tier(
+    typed: Typed, designated: Sequence[str], expected: Sequence[str], fresh: Sequence[str] = ()
+) -> Judgement:
+    """T3: the reproducers on B (with C's tests) and on C, in the same selection. ``fresh``: the
+    new and designated tests whose stability was checked."""
     by_id = {r.test_id: r for r in typed.results}
     classes = {t: typed.annotations[t].bc_class for t in by_id}
     designated = [t for t in designated if t in by_id]
@@ -174,7 +177,8 @@ def reproducer_tier(typed: Typed, designated: Sequence[str], expected: Sequence[
     if flipped:
         return TierStatus.FAILED, flipped
     # A flaky reproducer, or a flaky new test beside it, is evidence of nothing: never green.
-    quarantined = [t for t in by_id if Outcome.FLAKY in (by_id[t].candidate_result, by_id[t].baseline_result)]
+    watched = [t for t in dict.fromkeys([*designated, *fresh]) if t in by_id]
+    quarantined = [t for t in watched if Outcome.FLAKY in (by_id[t].candidate_result, by_id[t].baseline_result)]
     if quarantined:
         what = "reproducer" if quarantined[0] in designated else "test"
         return TierStatus.INCONCLUSIVE, "%s %s is quarantined as flaky" % (what, quarantined[0])
@@ -228,34 +232,46 @@ def steady(runs: Sequence[Observation | None], side: str) -> Observation | None:
     return Observation(first.test_id, Outcome.FLAKY, first.duration, failure, first.stdout_summary, attempts)
 
 
+#: The first port of Linux's default ephemeral range: a server on port 0 gets one of these, and
+#: a different one in every run.
+EPHEMERAL_PORTS = 32768
+
+
+def endpoint(address: str) -> str:
+    """What two attempts must share to be the same: the host, and the port unless ephemeral."""
+    host, _, rest = address.partition(" ")[0].rpartition(":")
+    return host if not rest.isdigit() or int(rest) >= EPHEMERAL_PORTS else "%s:%s" % (host, rest)
+
+
 def network_attempts(
     b: Iterable[tuple[str | None, str]], c: Iterable[tuple[str | None, str]], allow_new: bool
 ) -> list[Detection]:
-    """``network_attempt`` detections, one per side and address, from the allowed (loopback)
-    attempts each side made. An attempt C made where B, in the same test, did not reach that host
-    is ``new_on_c``: the patch makes the code reach for a service the tests cannot see, and that
-    blocks certification unless allowed (``new_on_c_allowed``). Ports are not compared: a test
-    server on an ephemeral port differs between any two runs."""
-
-    def host(address: str) -> str:
-        return address.rsplit(":", 1)[0]
-
-    seen_on_b = {(t, host(a)) for t, a in b}
-    by_address: dict[tuple[str, str, str], list[str | None]] = {}
+    """``network_attempt`` detections, one per side and endpoint, from the allowed (loopback)
+    attempts each side made. An endpoint C reached that no B run reached is ``new_on_c``: the
+    patch makes the code reach for a service the tests cannot see, and that blocks certification
+    unless allowed (``new_on_c_allowed``). Endpoints, not tests, are compared: a session fixture's
+    server is charged to whichever test first used it, and that differs between selections."""
+    seen_on_b = {endpoint(a) for _, a in b}
+    by_endpoint: dict[tuple[str, str, str], list[tuple[str | None, str]]] = {}
     for side, attempts in (("B", b), ("C", c)):
         for test_id, address in sorted(attempts, key=lambda ta: (ta[0] or "", ta[1])):
-            new = side == "C" and (test_id, host(address)) not in seen_on_b
+            new = side == "C" and endpoint(address) not in seen_on_b
             detail = ("new_on_c_allowed" if allow_new else "new_on_c") if new else "loopback"
-            by_address.setdefault((side, address, detail), []).append(test_id)
+            by_endpoint.setdefault((side, endpoint(address), detail), []).append((test_id, address))
+    why = {
+        "loopback": "allowed",
+        "new_on_c": "no B run reached it: blocks certification (--allow-new-network)",
+        "new_on_c_allowed": "no B run reached it; allowed by --allow-new-network",
+    }
     found = []
-    for (side, address, detail), tests in sorted(by_address.items()):
-        who = tests[0] or "collection"
-        more = " and %d more test(s)" % (len(tests) - 1) if len(tests) > 1 else ""
-        why = {
-            "loopback": "allowed",
-            "new_on_c": "B made no such attempt in the same test: blocks certification (--allow-new-network)",
-            "new_on_c_allowed": "B made no such attempt in the same test; allowed by --allow-new-network",
-        }[detail]
-        message = "%s%s connected to %s on %s (%s)" % (who, more, address, side, why)
-        found.append(Detection(DetectionKind.NETWORK_ATTEMPT, message, tests[0], detail=detail))
+    for (side, where, detail), seen in sorted(by_endpoint.items()):
+        (test_id, address), more = seen[0], len(seen) - 1
+        message = "%s connected to %s on %s%s (%s)" % (
+            test_id or "collection",
+            address if not more else where,
+            side,
+            " (and %d more attempt(s))" % more if more else "",
+            why[detail],
+        )
+        found.append(Detection(DetectionKind.NETWORK_ATTEMPT, message, test_id, detail=detail))
     return found

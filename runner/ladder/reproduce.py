@@ -18,6 +18,7 @@ from pytest_evidence.store import SuiteRun
 from runner import pyscan
 from runner.ladder import judge
 from runner.ladder.static import PYTHON_FILES
+from runner.pytest_run import PytestRun
 
 if TYPE_CHECKING:
     from runner.ladder.climb import Ladder
@@ -67,34 +68,7 @@ def collect(ladder: Ladder) -> Mapping[str, list[str]] | None:
         ladder.evidence.detect([Detection(DetectionKind.CRASH, message)])
     ladder.collected = list(run.content.collected)
     unknown = [s for s in named if not matches([s], ladder.collected)]
-    # A named test whose module does not collect on C runs at T3 all the same: its module's
-    # collection error is its outcome there (and on B), typed like any other failure.
-    ladder.uncollected = [
-        s
-        for s in unknown
-        if any(s.split("::", 1)[0] == nodeid.split("::", 1)[0] for nodeid in run.content.collect_errors)
-    ]
-    broken: dict[str, str] = {}
-    if run.exit_code not in (0, 5) or not run.content.finished:  # pytest's collection itself broke down
-        broken.update(
-            (s, "the collection ended abnormally (pytest exit %d: %s)" % (run.exit_code, run.said))
-            for s in unknown
-            if s not in ladder.uncollected and _defines(ladder, co.tested, s)
-        )
-    lost = [s for s in unknown if s not in (*ladder.uncollected, *broken) and _defines(ladder, co.candidate, s)]
-    ladder.evidence.detect(
-        Detection(
-            DetectionKind.REPRODUCER_LOST_TO_TAMPER,
-            "%s is in the candidate's tree but not in the tests that ran: the trusted tests laid back over "
-            "its tampered file removed it" % spec,
-            spec,
-            spec.split("::", 1)[0],
-        )
-        for spec in lost
-    )
-    missing = [s for s in unknown if s not in (*ladder.uncollected, *broken, *lost)]
-    if missing:
-        raise BadInput("no collected test matches %s" % ", ".join(missing))
+    broken = _unmatched(ladder, run, unknown)
     if broken:
         # pytest's collection ended early, before the reproducer: it crashed there.
         ladder.evidence.detect(
@@ -113,6 +87,44 @@ def collect(ladder: Ladder) -> Mapping[str, list[str]] | None:
             message = "as submitted, the candidate's suite collects no test; the tiers ran the trusted tests"
             ladder.evidence.detect([Detection(DetectionKind.EMPTY_COLLECTION, message)])
     return run.content.markers
+
+
+def _unmatched(ladder: Ladder, run: PytestRun, unknown: Sequence[str]) -> dict[str, str]:
+    """What became of each named test C's collection does not list; returns the ones pytest's
+    collection broke down before (a crash: T3 fails), ``spec -> why``.
+
+    Its module does not collect: it runs at T3 all the same, its module's collection error its
+    outcome on each side (``ladder.uncollected``). The tested tree defines it and pytest did not
+    collect it for an ordinary reason (a module-level skip, a name pytest does not collect): not
+    evidence either way (``unrunnable_test``, ``not_collected``). Only the candidate's tree as
+    submitted defines it: the reapplied trusted tests removed it (``reproducer_lost_to_tamper``).
+    Nobody wrote it: the caller named a test that does not exist -- bad input.
+    """
+    co, broken = ladder.co, {}
+    abnormal = run.exit_code not in (0, 5) or not run.content.finished
+    errored = {nodeid.split("::", 1)[0] for nodeid in run.content.collect_errors}
+    for spec in unknown:
+        if spec.split("::", 1)[0] in errored:
+            ladder.uncollected.append(spec)
+        elif _defines(ladder, co.tested, spec):
+            if abnormal:
+                broken[spec] = "the collection ended abnormally (pytest exit %d: %s)" % (run.exit_code, run.said)
+            else:
+                message = "defined but not collected by pytest (a module-level skip, or a name it does not collect)"
+                ladder.evidence.detect(
+                    [Detection(DetectionKind.UNRUNNABLE_TEST, message, spec, detail="not_collected")]
+                )
+        elif _defines(ladder, co.candidate, spec):
+            message = (
+                "%s is in the candidate's tree but not in the tests that ran: the trusted tests laid back over "
+                "its tampered file removed it" % spec
+            )
+            ladder.evidence.detect(
+                [Detection(DetectionKind.REPRODUCER_LOST_TO_TAMPER, message, spec, spec.split("::", 1)[0])]
+            )
+        else:
+            raise BadInput("no collected test matches %s" % spec)
+    return broken
 
 
 def _kills_collection(ladder: Ladder, path: str) -> bool:
@@ -199,7 +211,7 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
     # New evidence counts only once it is stable: each new or designated test runs again on each side.
     fresh = [t for t in ids if (t in designated or t in new) and c_run.observation(t) is not None]
     if fresh and invocation.stability_runs > 1:
-        sides.steady(fresh, c_run, b_run)
+        sides.steady(ids, fresh, c_run, b_run)
     ladder.measure_baseline()
     b_obs: dict[str, Observation | None] = {t: b_run.observation(t) for t in ids}
     if expected:
@@ -218,7 +230,7 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
     )
     chosen = [t for t in chosen if t not in lacking]
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
-    status, note = unrun or judge.reproducer_tier(typed, chosen, expected)
+    status, note = unrun or judge.reproducer_tier(typed, chosen, expected, fresh)
     if not chosen and new and status is TierStatus.INCONCLUSIVE:
         note = (
             "no reproducer: the candidate added or changed no test; the %d new test(s) of the trusted tests ran "

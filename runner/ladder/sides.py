@@ -97,9 +97,10 @@ class Sides:
         return run
 
     def run_b(self, ids: Sequence[str]) -> pytest_run.PytestRun:
-        """``ids`` on B with C's test files laid over it, in this selection and order."""
+        """``ids`` on B with C's test files laid over it, in this selection and order -- and with
+        C's watch list: an argument that differed between the sides would tell a test its side."""
         assert self.plan is not None, "the overlay is planned before anything runs on B"
-        run = self.pytest(self.co.baseline_with_tests(self.plan), ids, reruns=self.invocation.reruns)
+        run = self.pytest(self.co.baseline_with_tests(self.plan), ids, reruns=self.invocation.reruns, watch=self.watch)
         self.ledger(run.content.results.values(), "B")
         return run
 
@@ -111,19 +112,22 @@ class Sides:
         for test_id, run_id, row_side, seq, digest, _ in rows:
             self.held.setdefault(test_id, []).append("%s:%s:%s:%s" % (run_id, row_side, seq, digest))
 
-    def steady(self, ids: Sequence[str], c_first: pytest_run.PytestRun, b_first: pytest_run.PytestRun) -> None:
-        """Run ``ids`` again until each ran ``stability_runs`` times on each side; a test whose
-        outcome differs between a side's runs is ``flaky`` in that side's first run (quarantined,
-        never evidence). The further runs interleave B and C in an order drawn from the run id,
-        so a test that counts its runs in shared state cannot pass on C and fail on B by design."""
+    def steady(
+        self, ids: Sequence[str], fresh: Sequence[str], c_first: pytest_run.PytestRun, b_first: pytest_run.PytestRun
+    ) -> None:
+        """Run the selection ``ids`` again, in the same order, until it ran ``stability_runs`` times
+        on each side; a ``fresh`` test whose outcome differs between a side's runs is ``flaky`` in
+        that side's first run (quarantined, never evidence). The further runs interleave B and C in
+        an order drawn from the run id, so a test that counts its runs in shared state cannot pass
+        on C and fail on B by design."""
         schedule = ["C", "B"] * (self.invocation.stability_runs - 1)
         random.Random(self.run_id).shuffle(schedule)
         again: dict[str, list[pytest_run.PytestRun]] = {"C": [], "B": []}
         for side in schedule:
             again[side].append(self.run_c(ids) if side == "C" else self.run_b(ids))
         for side, first in (("C", c_first), ("B", b_first)):
-            runs = [first.observation(t) for t in ids], *([r.observation(t) for t in ids] for r in again[side])
-            steadied = {t: judge.steady([run[i] for run in runs], side) for i, t in enumerate(ids)}
+            runs = [first, *again[side]]
+            steadied = {t: judge.steady([r.observation(t) for r in runs], side) for t in fresh}
             first.content.results.update({t: o for t, o in steadied.items() if o is not None})
             self.ledger(steadied.values(), side)
 

@@ -12,7 +12,7 @@ import posixpath
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pytest_evidence import overlay
+from pytest_evidence import gitops, overlay
 from pytest_evidence.model import DetectionKind, Tier
 from runner import gates, integrity, interference
 from runner.diff import Diff, FileKind, compute
@@ -60,7 +60,7 @@ def protect(ladder: Ladder, diff: Diff) -> Diff:
     """verify_test_integrity and the interference scan; returns the diff of what the tiers test."""
     co, invocation = ladder.co, ladder.invocation
     ladder.enter(Tier.T1)
-    ladder.evidence.detect(interference.scan(co.read_candidate, diff))
+    ladder.evidence.detect(interference.scan(co.read_candidate, diff, gitops.blobs(str(co.repo), co.baseline)))
     trusted, label = co.trusted_tests(invocation.tests_from)
     report = integrity.verify_test_integrity(
         str(co.repo), co.baseline, trusted, co.candidate, PYTHON_FILES, invocation.expected_changes
