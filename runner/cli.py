@@ -96,7 +96,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "demo":
         return demo.run(args.keep, Console())
     if args.command == "certify":
-        code, line = certify.run(args, lambda msg: console.print("  " + msg, highlight=False))
+        # Progress quotes test ids and paths, which hold brackets: never read as markup.
+        code, line = certify.run(args, lambda msg: console.print("  " + msg, highlight=False, markup=False))
         print(line)
         return code
     store = args.store or certify.default_store(pathlib.Path(baseline_cmd.repo_root(args.repo)))

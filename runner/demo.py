@@ -16,6 +16,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from runner import certify, example_repo
 
@@ -36,7 +37,8 @@ def run(keep: bool, console: Console) -> int:
     try:
         repo = example_repo.build(work / "shop")
         console.print(
-            "example repository %s: B = %s, %d candidates" % (repo.path, repo.baseline[:12], len(repo.candidates))
+            "example repository %s: B = %s, %d candidates" % (repo.path, repo.baseline[:12], len(repo.candidates)),
+            markup=False,
         )
         table = Table(title="evidence-runner certify, per candidate")
         for column in ("candidate", "verdict", "halted", "why"):
@@ -49,13 +51,13 @@ def run(keep: bool, console: Console) -> int:
                 name,
                 "[%s]%s[/] (exit %d)" % (style, verdict["verdict"], code),
                 verdict["halted_at"] or "-",
-                verdict["reasons"][0],
+                Text(verdict["reasons"][0]),  # test ids hold brackets: never markup
             )
         console.print(table)
         for name, (what, _files, _deleted) in example_repo.CANDIDATES.items():
-            console.print("  %-18s %s" % (name, what), highlight=False)
+            console.print("  %-18s %s" % (name, what), highlight=False, markup=False)
         if keep:
-            console.print("kept: %s (evidence records: *.json)" % work)
+            console.print("kept: %s (evidence records: *.json)" % work, markup=False)
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)

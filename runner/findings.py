@@ -37,6 +37,12 @@ def _spans(read: Callable[[str], str | None], path: str, cache: dict[str, list[S
     return cache[path]
 
 
+#: mypy codes that say what the target environment lacks (an optional dependency not installed,
+#: a package without stubs), not what the candidate wrote: an import that fails at run time is
+#: the import probe's to judge.
+ENVIRONMENT_CODES = frozenset({"import-not-found", "import-untyped", "import"})
+
+
 def _demoted(finding: Finding, why: str) -> Finding:
     return Finding(
         finding.check,
@@ -66,6 +72,8 @@ def judge(
     for finding in candidate:
         if finding.hard and finding.path in trusted:
             finding = _demoted(finding, "in a trusted file, not the candidate's")
+        elif finding.hard and finding.check == "mypy" and finding.code in ENVIRONMENT_CODES:
+            finding = _demoted(finding, "the target environment lacks it; the import probe judges imports")
         elif finding.hard:
             key = (
                 finding.path,

@@ -563,3 +563,18 @@ def test_a_changed_method_of_a_class_made_by_a_factory_is_a_reproducer(
     assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
     reproducers = sorted(r["test_id"] for r in doc["results"] if r["bug_discriminating"])
     assert reproducers == ["tests/__main__.py::TestHalf1::test_half", "tests/__main__.py::TestHalf2::test_half"]
+
+
+def test_progress_quoting_a_test_id_with_brackets_is_printed_as_is(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A parametrized id like ``test_half[/t/x]`` reads as a closing markup tag to rich."""
+    base = repo.commit(PKG)
+    bracketed = (
+        "import pytest\nfrom calc.ops import half\n\n\n"
+        "@pytest.mark.parametrize('u', ['/t/x'])\ndef test_half(u):\n    assert half(4) == 2\n"
+    )
+    cand = repo.commit({"tests/test_half.py": bracketed})  # the test, without the fix
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert code == 1 and doc is not None and doc["complete"] is True
+    assert "tests/test_half.py::test_half[/t/x] fails on B and on C" in capsys.readouterr().err
