@@ -2,7 +2,7 @@
 
 B is materialised as a temporary git worktree, the candidate's test files are laid over it (see
 ``overlay``), and pytest runs there in a subprocess with this plugin in record mode. The parent
-reads the observations back from the stream -- a private channel (``stream.PrivateChannel``: an
+reads the observations back from the stream -- a private channel (``pytest_evidence.channel``: an
 unnamed file and a key, passed as inherited descriptors), so a line the plugin did not write is
 a forgery (``BaselineRun.forgery``), never a result; it never parses pytest's text. Results are cached
 in the store under a key of B's tree, the overlay digest, the environment fingerprint and the
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from pytest_evidence import gitops, overlay, stream
+from pytest_evidence.channel import PrivateChannel
 from pytest_evidence.inject import INJECT_PLUGIN, PYTEST_LAUNCH, private_copy
 from pytest_evidence.model import Failure, FailureKind, Observation, Outcome, bounded
 
@@ -71,7 +72,7 @@ def run_on_baseline(request: BaselineRequest, test_ids: Sequence[str]) -> Baseli
         files = sorted({tid.split("::", 1)[0] for tid in test_ids})
         present = [f for f in files if os.path.exists(os.path.join(cwd, f))]
         plugin = private_copy(os.path.join(scratch, "plugin"))
-        with stream.PrivateChannel() as channel:
+        with PrivateChannel() as channel:
             proc = _run_pytest(request, cwd, tree, plugin, select, channel, present)
             content = channel.read()
         observed = {tid: observation_for(tid, content) for tid in test_ids}
@@ -88,7 +89,7 @@ def _run_pytest(
     tree: str,
     plugin: str,
     select: str,
-    channel: stream.PrivateChannel,
+    channel: PrivateChannel,
     files: Sequence[str],
 ) -> subprocess.CompletedProcess[bytes]:
     env = dict(os.environ)

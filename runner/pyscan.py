@@ -387,3 +387,12 @@ def interference(tree: ast.Module, lines: set[int]) -> Iterator[Hit]:
                     "%s returns the constant %r: every comparison gives the same answer"
                     % (node.name, body[0].value.value),
                 )
+
+
+def class_shell(node: ast.AST) -> ast.AST:
+    """A class without its methods: its decorators and class-level statements (``pytestmark``)."""
+    assert isinstance(node, ast.ClassDef)
+    body = [s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    return ast.ClassDef(
+        name=node.name, bases=node.bases, keywords=node.keywords, body=body, decorator_list=node.decorator_list
+    )

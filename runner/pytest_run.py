@@ -4,7 +4,7 @@ The runner never parses pytest's text. It hands the node ids to run in a file
 (``--evidence-select``), starts pytest in the target interpreter inside the sandbox, and reads the
 observations, dependencies, module origins and refused network attempts the plugin streamed.
 
-The stream comes back over a private channel (``stream.PrivateChannel``): an unnamed file the
+The stream comes back over a private channel (``pytest_evidence.channel``): an unnamed file the
 child inherits as a descriptor, and a key it inherits through a pipe its plugin empties and
 closes before any conftest. No path of the stream is on the child's command line or in its
 environment; every line carries an HMAC tag under the key, and the runner trusts nothing else the
@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_evidence import stream
+from pytest_evidence.channel import PrivateChannel
 from pytest_evidence.inject import INJECT_PLUGIN, PYTEST_LAUNCH
 from pytest_evidence.model import Detection, DetectionKind, Failure, FailureKind, Observation, Outcome
 from pytest_evidence.replay import observation_for
@@ -95,7 +96,7 @@ def run(
     """Run ``test_ids`` (None: the whole suite as the repository configures it) in ``checkout``."""
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="evidence-pytest-"))
     budget = sandbox.tier_budget
-    channel = stream.PrivateChannel()
+    channel = PrivateChannel()
     try:
         cmd = [
             target.python,

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from conftest import PKG, GitRepo, Repo, RunEvidence, certify, fix
 
-from pytest_evidence import stream
+from pytest_evidence import channel
 from pytest_evidence.model import DetectionKind, Outcome
 from runner import netns, pytest_run
 from runner.sandbox import Sandbox
@@ -331,12 +331,12 @@ def key_pipes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The ``/proc`` name of each key pipe the runner makes (``pipe:[inode]``)."""
     made: list[str] = []
 
-    class Spied(stream.PrivateChannel):
+    class Spied(channel.PrivateChannel):
         def __init__(self) -> None:
             super().__init__()
             made.append("pipe:[%d]" % os.fstat(self.key_fd).st_ino)
 
-    monkeypatch.setattr(stream, "PrivateChannel", Spied)
+    monkeypatch.setattr(pytest_run, "PrivateChannel", Spied)
     return made
 
 

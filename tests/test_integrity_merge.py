@@ -15,7 +15,8 @@ import pytest
 from conftest import FIX, PKG, Repo, certify, validate
 
 from runner import pyscan
-from runner.integrity import IntegrityReport, merge_tests, verify_test_integrity
+from runner.integrity import IntegrityReport, verify_test_integrity
+from runner.merge import merge_tests
 
 TESTS = """import pytest
 
