@@ -42,15 +42,18 @@ _ROOTS = ("", "src/")
 
 
 def _top_level(path: str) -> str | None:
-    """The top-level module a path of an import root belongs to (``hmac.py``, ``pytest/x.py``)."""
-    for root in sorted(_ROOTS, key=len, reverse=True):
-        if root and not path.startswith(root):
+    """The top-level module a path defines at an import root (``hmac.py``, ``pytest/__init__.py``);
+    None for anything else -- a directory without ``__init__.py`` is a namespace portion, which
+    never shadows a module found anywhere on the path."""
+    for root in _ROOTS:
+        rest = path[len(root) :] if path.startswith(root) else None
+        if rest is None:
             continue
-        rest = path[len(root) :]
+        if "/" not in rest and rest.endswith(".py"):
+            return rest[: -len(".py")]
         head, _, tail = rest.partition("/")
-        if tail:
+        if tail == "__init__.py":
             return head
-        return head[: -len(".py")] if head.endswith(".py") else None
     return None
 
 
