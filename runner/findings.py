@@ -39,8 +39,9 @@ def _spans(read: Callable[[str], str | None], path: str, cache: dict[str, list[S
 
 #: mypy codes that say what the target environment lacks (an optional dependency not installed,
 #: a package without stubs), not what the candidate wrote: an import that fails at run time is
-#: the import probe's to judge.
-ENVIRONMENT_CODES = frozenset({"import-not-found", "import-untyped", "import"})
+#: the import probe's to judge. ``unused-ignore`` follows them: an ignore that silences an error
+#: about an optional dependency is "unused" wherever that dependency is missing (svcs 26.1.0).
+ENVIRONMENT_CODES = frozenset({"import-not-found", "import-untyped", "import", "unused-ignore"})
 
 
 def _demoted(finding: Finding, why: str) -> Finding:

@@ -110,9 +110,10 @@ def test_baseline_findings_are_matched_by_symbol_and_counted() -> None:
 def test_a_mypy_finding_about_a_module_the_environment_lacks_is_not_the_candidates() -> None:
     """svcs 26.1.0's optional ``aiohttp`` integration, with aiohttp not installed in the target."""
     missing = Finding("mypy", "src/svcs/aiohttp.py", 11, 1, "import-not-found", "Cannot find implementation", True)
+    unused = Finding("mypy", "src/svcs/aiohttp.py", 45, 1, "unused-ignore", 'Unused "type: ignore" comment', True)
     typed = Finding("mypy", "src/svcs/aiohttp.py", 20, 1, "arg-type", "Argument 1 has incompatible type", True)
-    got = findings.judge([missing, typed], [], lambda _p: "", lambda _p: "")
-    assert [f.hard for f in got] == [False, True]
+    got = findings.judge([missing, unused, typed], [], lambda _p: "", lambda _p: "")
+    assert [f.hard for f in got] == [False, False, True]
     assert "the target environment lacks it" in got[0].message
 
 
