@@ -39,9 +39,10 @@ def _spans(read: Callable[[str], str | None], path: str, cache: dict[str, list[S
 
 #: mypy codes that say what the target environment lacks (an optional dependency not installed,
 #: a package without stubs), not what the candidate wrote: an import that fails at run time is
-#: the import probe's to judge. ``unused-ignore`` follows them: an ignore that silences an error
-#: about an optional dependency is "unused" wherever that dependency is missing (svcs 26.1.0).
-ENVIRONMENT_CODES = frozenset({"import-not-found", "import-untyped", "import", "unused-ignore"})
+#: the import probe's to judge. The rest of such a file is typed against ``Any`` where the module
+#: should be -- "returning Any", an ignore that is now unused (svcs 26.1.0's optional aiohttp
+#: integration) -- so every mypy finding in it is the environment's too.
+ENVIRONMENT_CODES = frozenset({"import-not-found", "import-untyped", "import"})
 
 
 def _demoted(finding: Finding, why: str) -> Finding:
@@ -69,12 +70,14 @@ def judge(
     known: collections.Counter[Key] = collections.Counter(
         (f.path, f.code, f.message, enclosing(_spans(read_baseline, f.path, b_spans), f.line)) for f in baseline
     )
+    lacking = {f.path for f in candidate if f.check == "mypy" and f.code in ENVIRONMENT_CODES}
     judged = []
     for finding in candidate:
         if finding.hard and finding.path in trusted:
             finding = _demoted(finding, "in a trusted file, not the candidate's")
-        elif finding.hard and finding.check == "mypy" and finding.code in ENVIRONMENT_CODES:
-            finding = _demoted(finding, "the target environment lacks it; the import probe judges imports")
+        elif finding.hard and finding.check == "mypy" and finding.path in lacking:
+            why = "the file imports a module the target environment lacks; the import probe judges imports"
+            finding = _demoted(finding, why)
         elif finding.hard:
             key = (
                 finding.path,
