@@ -176,6 +176,12 @@ def collection(settings: Settings | None, python_files: Sequence[str] = DEFAULT_
     )
 
 
+def addopts(path: str, data: bytes | None) -> list[str]:
+    """The ``addopts`` words of a configuration file (none where it holds no readable settings)."""
+    found = read(path, data)
+    return [] if found is None or found.unparseable else _args(found.values.get("addopts"))
+
+
 def _args(value: object) -> list[str]:
     """An ``args`` setting (``addopts``, ``testpaths``, ``python_files``...) as words."""
     if value is None:

@@ -31,11 +31,9 @@ from __future__ import annotations
 
 import ast
 import fnmatch
-import json
 import pathlib
 import posixpath
 import re
-import shlex
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -45,8 +43,6 @@ from runner import config_policy, pyscan
 from runner.merge import added_tests, merge_tests
 
 #: Files that may hold pytest configuration, and the section that does (ini files).
-CONFIG_SECTIONS = dict(config_policy.INI_SECTIONS)
-TOML_CONFIGS = frozenset(config_policy.TOML_TABLES)
 
 
 Tamper = Callable[[str, "int | None", str], Detection]
@@ -73,37 +69,13 @@ class IntegrityReport:
     dropped: frozenset[str] = frozenset()
 
 
-def pytest_settings(path: str, data: bytes | None) -> dict[str, str]:
-    """The pytest settings a configuration file holds, as ``key -> canonical text``."""
-    found = config_policy.read(path, data)
-    if found is None:
-        return {}
-    if found.unparseable:
-        return {config_policy.UNPARSEABLE: str(found.values[config_policy.UNPARSEABLE])}
-    if found.toml:
-        return {k: json.dumps(v, sort_keys=True) for k, v in found.values.items()}
-    return {k: " ".join(str(v).split()) for k, v in found.values.items()}
-
-
-def addopts_words(raw: str) -> list[str]:
-    """An ``addopts`` value as words: TOML settings are canonical JSON, ini ones shell words."""
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        value = raw
-    try:
-        return [str(v) for v in value] if isinstance(value, list) else shlex.split(str(value))
-    except ValueError:
-        return []
-
-
 def disabled_plugins(root: pathlib.Path, args: Sequence[str]) -> set[str]:
     """Plugin names ``-p no:NAME`` switches off, in the configuration files at ``root`` or ``args``."""
     words = list(args)
-    for name in sorted({*CONFIG_SECTIONS, *TOML_CONFIGS}):
+    for name in config_policy.PRECEDENCE:
         path = root / name
         if path.is_file():
-            words += addopts_words(pytest_settings(name, path.read_bytes()).get("addopts", ""))
+            words += config_policy.addopts(name, path.read_bytes())
     found = set()
     for i, word in enumerate(words):
         value = words[i + 1] if word == "-p" and i + 1 < len(words) else word[2:] if word.startswith("-p") else ""
@@ -118,7 +90,7 @@ def _plugin_paths(read: Callable[[str], bytes | None], paths: Sequence[str]) -> 
     for path in paths:
         base = posixpath.basename(path)
         if config_policy.is_config(path):
-            words = addopts_words(pytest_settings(path, read(path)).get("addopts", ""))
+            words = config_policy.addopts(path, read(path))
             for i, word in enumerate(words):
                 if word == "-p" and i + 1 < len(words):
                     names.add(words[i + 1])

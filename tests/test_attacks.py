@@ -95,29 +95,6 @@ def test_a_designated_reproducer_that_cannot_run_here_is_unrunnable_not_bad_inpu
     assert [(d["test_id"], d["detail"]) for d in unrunnable] == [(REPRODUCER, detail)]
 
 
-def test_threat_reproducer_added_beside_a_tampered_test_is_never_bad_input(repo: Repo, tmp_path: pathlib.Path) -> None:
-    """The candidate adds its reproducer to the file where it also weakens B's test."""
-    base = repo.commit(PKG)
-    tests = PKG["tests/test_ops.py"].replace("assert double(2) == 4", "assert double(2) >= 0")
-    tests += "\n\ndef test_half():\n    from calc.ops import half\n    assert half(4) == 2\n"
-    attack = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_ops.py": tests})
-    code, doc = certify(
-        repo,
-        tmp_path / "e.json",
-        "--baseline",
-        base,
-        "--candidate",
-        attack,
-        "--reproducer",
-        "tests/test_ops.py::test_half",
-    )
-    assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED"
-    kinds = _kinds(doc)
-    assert any(d["detail"] in ("weakened_assertion", "modified_test") for d in kinds["tamper"])
-    ran = any(r["test_id"] == "tests/test_ops.py::test_half" for r in doc["results"])
-    assert ran or "reproducer_lost_to_tamper" in kinds
-
-
 OPS_TESTS = PKG["tests/test_ops.py"]
 HALF_TEST = "\n\ndef test_half():\n    from calc.ops import half\n\n    assert half(4) == 2\n"
 FAKE = (

@@ -14,8 +14,8 @@ import pytest
 from conftest import GitRepo
 
 from pytest_evidence.model import Detection, DetectionKind, Tier, TierRecord, TierStatus, Verdict
-from runner import netns, pyscan
-from runner.integrity import disabled_plugins, pytest_settings, verify_test_integrity
+from runner import config_policy, netns, pyscan
+from runner.integrity import disabled_plugins, verify_test_integrity
 from runner.interference import is_attack
 from runner.sandbox import SCRUBBED, Sandbox, lockfile_digest
 from runner.verdict import decide
@@ -126,10 +126,19 @@ def test_non_pytest_parts_of_a_config_file_are_not_protected(tests_repo: tuple[G
 
 
 def test_pytest_settings_are_read_from_every_config_format() -> None:
-    assert pytest_settings("setup.cfg", b"[tool:pytest]\naddopts = -x\n") == {"addopts": "-x"}
-    assert pytest_settings("tox.ini", b"[tox]\nenvlist = py\n") == {}
-    assert pytest_settings("pytest.toml", b'[pytest]\ntestpaths = ["t"]\n') == {"testpaths": '["t"]'}
-    assert "<unparseable>" in pytest_settings("pyproject.toml", b"[tool.pytest")
+    assert config_policy.read("setup.cfg", b"[tool:pytest]\naddopts = -x\n") == config_policy.Settings(
+        {"addopts": "-x"}
+    )
+    assert config_policy.read("tox.ini", b"[tox]\nenvlist = py\n") is None
+    toml = config_policy.read("pytest.toml", b'[pytest]\ntestpaths = ["t"]\n')
+    assert toml is not None and dict(toml.values) == {"testpaths": ["t"]}
+    unparseable = config_policy.read("pyproject.toml", b"[tool.pytest")
+    assert unparseable is not None and unparseable.unparseable
+    assert config_policy.addopts("setup.cfg", b"[tool:pytest]\naddopts = -x -p no:randomly\n") == [
+        "-x",
+        "-p",
+        "no:randomly",
+    ]
 
 
 @pytest.mark.parametrize(
