@@ -15,7 +15,7 @@ from typing import List, Tuple
 from pytest_evidence.stream import KEY_BYTES, StreamContent, read_fd, write_all
 
 
-def _high(fd: int) -> int:
+def fixed_number(fd: int) -> int:
     """``fd`` moved to the lowest free number from a fixed base, the same in every run.
 
     The numbers go on the child's command line; where they depended on what else the parent
@@ -65,7 +65,7 @@ class PrivateChannel:
                 write_all(key_w, self.key)  # far below a pipe's buffer: never blocks
             finally:
                 os.close(key_w)
-            self._child = [_high(fd) for fd in self._child]
+            self._child = [fixed_number(fd) for fd in self._child]
         except BaseException:
             self.close()
             raise

@@ -40,10 +40,10 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
 
 #: Record versions this model reads: same major version.
-READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4")
+READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5")
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (
@@ -479,6 +479,8 @@ class TierRecord:
     note: str
     findings: Tuple[Finding, ...] = ()
     not_run: Tuple[str, ...] = ()  # selected tests the tier's time budget left unrun
+    # 1.5: where the tier ran -- the grouped session (``reproducers`` or ``suite``) and its group
+    group: Optional[Mapping[str, Any]] = None
 
     def to_dict(self) -> Dict[str, Any]:
         return {
@@ -491,6 +493,7 @@ class TierRecord:
             "note": self.note,
             "findings": [f.to_dict() for f in self.findings],
             "not_run": list(self.not_run),
+            "group": None if self.group is None else dict(self.group),
         }
 
     @classmethod
@@ -505,6 +508,7 @@ class TierRecord:
             note=data["note"],
             findings=tuple(Finding.from_dict(f) for f in data["findings"]),
             not_run=tuple(data.get("not_run", ())),
+            group=data.get("group"),
         )
 
 
@@ -554,6 +558,8 @@ class EvidenceRecord:
     pinning: Optional[Mapping[str, Any]] = None
     integrity: Optional[Mapping[str, Any]] = None
     incomplete_reason: Optional[str] = None
+    # 1.5: the runner's T5 selection -- why each test of the suite was selected or left out
+    selection: Optional[Mapping[str, Any]] = None
     schema_version: str = SCHEMA_VERSION
 
     def to_dict(self) -> Dict[str, Any]:
@@ -580,6 +586,7 @@ class EvidenceRecord:
             "invocation": None if self.invocation is None else dict(self.invocation),
             "pinning": None if self.pinning is None else dict(self.pinning),
             "integrity": None if self.integrity is None else dict(self.integrity),
+            "selection": None if self.selection is None else dict(self.selection),
             "summary": summarize(self.results, self.annotations, self.detections),
         }
 
@@ -618,6 +625,7 @@ class EvidenceRecord:
             baseline_environment=None if b_env is None else Environment.from_dict(b_env),
             pinning=data.get("pinning"),
             integrity=data.get("integrity"),
+            selection=data.get("selection"),
         )
 
 

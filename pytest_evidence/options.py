@@ -27,6 +27,7 @@ REPRODUCER = "--reproducer"
 STORE = "--evidence-store"
 RECORD_MODE = "--evidence-record-mode"
 SELECT = "--evidence-select"
+CONTROL = "--evidence-control"
 DEPS = "--evidence-deps"
 DEPS_ENGINE = "--evidence-deps-engine"
 WATCH = "--evidence-watch"
@@ -152,6 +153,14 @@ def add_options(parser: pytest.Parser) -> None:
         help="internal: run only the node ids listed in FILE, one per line.",
     )
     group.addoption(
+        CONTROL,
+        dest="evidence_control",
+        metavar="R,W",
+        default=None,
+        help="internal: run the groups of node ids the runner sends on descriptor R, "
+        "with a barrier after each, waking it on descriptor W (record mode only).",
+    )
+    group.addoption(
         DEPS,
         dest="evidence_deps",
         metavar="ROOT",
@@ -207,6 +216,7 @@ class Settings:
     store_timeout: float = DEFAULT_STORE_TIMEOUT
     stream_fd: Optional[int] = None  # the stream goes to this inherited descriptor, not to ``stream``
     key_fd: Optional[int] = None  # where the key came from (the key itself is never kept here)
+    control: Optional[str] = None  # ``R,W``: the runner's command and wake descriptors (``groups``)
 
     @property
     def proves_something(self) -> bool:
@@ -247,6 +257,7 @@ def is_active(config: pytest.Config) -> bool:
             "evidence_store_timeout",
             "evidence_record_mode",
             "evidence_select",
+            "evidence_control",
             "evidence_deps",
             "evidence_watch",
             "evidence_no_network",
@@ -294,6 +305,7 @@ def settings(config: pytest.Config) -> Settings:
         store_timeout=store_timeout,
         stream_fd=stream_fd,
         key_fd=key_fd,
+        control=config.getoption("evidence_control"),
     )
 
 

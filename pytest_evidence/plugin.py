@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import pytest
 
@@ -34,6 +34,7 @@ from pytest_evidence.deps import DependencyRecorder, choose_engine
 from pytest_evidence.errors import BadInput, EvidenceError, StoreLocked
 from pytest_evidence.finish import BaselinePlan, Finisher
 from pytest_evidence.flake import FlakePolicy
+from pytest_evidence.groups import GroupedRun, descriptors
 from pytest_evidence.netguard import NetworkGuard, Report
 from pytest_evidence.recorder import Recorder
 from pytest_evidence.select import Selector
@@ -189,6 +190,7 @@ def pytest_configure(config: pytest.Config) -> None:
         baseline = BaselinePlan(config, settings) if settings.baseline and not settings.record_mode else None
         if not settings.record_mode:
             _check_store(settings)
+        control = _control(settings, is_worker or config.pluginmanager.has_plugin("dsession"))
     except EvidenceError as exc:
         raise pytest.UsageError(exc.line("evidence")) from None
     config.stash[settings_key] = settings
@@ -217,8 +219,21 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     if settings.record_mode:
         config.pluginmanager.register(_RecordModeEnd(recorder, list(settings.watch)), "evidence-record-mode")
+        if control is not None:
+            config.pluginmanager.register(GroupedRun(recorder, *control), "evidence-groups")
         return
     config.pluginmanager.register(Finisher(config, settings, recorder, baseline), "evidence-finisher")
+
+
+def _control(settings: options.Settings, distributed: bool) -> Optional[Tuple[int, int]]:
+    """``--evidence-control``'s descriptors, checked: the runner's grouped session only."""
+    if settings.control is None:
+        return None
+    if not settings.record_mode:
+        raise BadInput("%s is the runner's: it needs %s" % (options.CONTROL, options.RECORD_MODE))
+    if distributed:
+        raise BadInput("%s runs one process's tests in groups: it does not run under xdist" % options.CONTROL)
+    return descriptors(options.CONTROL, settings.control)
 
 
 def _check_store(settings: options.Settings) -> None:

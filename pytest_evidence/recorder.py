@@ -112,6 +112,10 @@ class Recorder:
             self.network.append((test_id, address, blocked))
             self._emit("network", {"test_id": test_id, "address": address, "blocked": blocked})
 
+    def barrier(self, group: int, ran: int) -> None:
+        """Group ``group`` of a grouped session (``groups``) is over, ``ran`` tests in it."""
+        self._emit("barrier", {"group": group, "ran": ran})
+
     def emit_module_origins(self, names: List[str]) -> None:
         """Where each watched module was imported from during the session (None: not imported)."""
         origins = {}

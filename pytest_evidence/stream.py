@@ -50,7 +50,17 @@ STREAM_VERSION = 2
 
 #: The closed set of line types.
 LINE_TYPES = frozenset(
-    {"session_start", "collected", "collect_error", "result", "deps", "modules", "network", "session_finish"}
+    {
+        "session_start",
+        "collected",
+        "collect_error",
+        "result",
+        "deps",
+        "modules",
+        "network",
+        "barrier",
+        "session_finish",
+    }
 )
 
 #: Bytes of key the runner generates for one process.
@@ -247,6 +257,7 @@ class StreamContent:
     files: Dict[str, List[str]] = field(default_factory=dict)
     module_origins: Dict[str, Optional[str]] = field(default_factory=dict)
     network: List[Tuple[Optional[str], str, bool]] = field(default_factory=list)  # (test id, address, blocked)
+    barriers: List[int] = field(default_factory=list)  # the groups run so far, each the tests it ran
     exit_status: Optional[int] = None
     forgery: Optional[str] = None
     lines: int = 0  # lines accepted
@@ -363,6 +374,10 @@ def _apply(content: StreamContent, kind: str, doc: Dict[str, Any], repeats: Dict
         content.files.setdefault(str(doc["test_id"]), []).extend(str(f) for f in doc["files"])
     elif kind == "modules":
         content.module_origins = dict(doc["origins"])
+    elif kind == "barrier":
+        if doc["group"] != len(content.barriers):
+            return "barrier of group %r where group %d was expected" % (doc["group"], len(content.barriers))
+        content.barriers.append(int(doc["ran"]))
     elif kind == "network":
         content.network.append((doc["test_id"], str(doc["address"]), bool(doc.get("blocked", True))))
     else:

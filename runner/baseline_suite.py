@@ -59,8 +59,11 @@ def baseline_suite(
     reruns: int,
     sandbox: Sandbox,
     on_intent: Callable[[str], None] = lambda _receipt: None,
+    parallel: Sequence[str] = (),
 ) -> BaselineSuite:
-    """B's suite, reused or run now; ``on_intent`` learns the receipt before pytest starts."""
+    """B's suite, reused or run now (with the xdist arguments ``parallel``, which change how it
+    runs, not what it finds: they are not part of the key); ``on_intent`` learns the receipt
+    before pytest starts."""
     admission = receipts.admit(store, binding)
     if admission.action == "held":
         assert admission.receipt is not None
@@ -72,7 +75,7 @@ def baseline_suite(
     receipt = receipts.begin(store, binding)
     on_intent(receipt)
     start = time.perf_counter()
-    run = pytest_run.run(target, b_dir, None, sandbox=sandbox, reruns=reruns, deps=True)
+    run = pytest_run.run(target, b_dir, None, sandbox=sandbox, reruns=reruns, deps=True, extra=parallel)
     if run.budget_exhausted:  # no completion: the receipt stays held
         return BaselineSuite(
             None,

@@ -16,6 +16,7 @@ from pytest_evidence.store import Store
 from runner import crash_report, receipts, tools
 from runner.checkout import Checkouts, checkouts
 from runner.ladder import Invocation, Ladder, write_record
+from runner.parallel import MIN_TESTS, default_jobs
 from runner.sandbox import DEFAULT_SEED, DEFAULT_TEST_TIMEOUT
 from runner.verdict import EXIT_CODES
 
@@ -83,6 +84,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a loopback connect attempt C makes where B did not (same test) is recorded, not blocking",
     )
     parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=default_jobs(),
+        metavar="N",
+        help="processes B's suite run may use, with pytest-xdist when the target has it and the suite has at "
+        "least %d tests (default: this machine's cores, %d; 1: serial)" % (MIN_TESTS, default_jobs()),
+    )
+    parser.add_argument(
         "--stability-runs",
         type=int,
         default=3,
@@ -141,6 +150,12 @@ def _seconds(value: str) -> float:
     return seconds
 
 
+def _jobs(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError("%r is not a number of processes >= 1" % value)
+    return int(value)
+
+
 def _natural(value: str) -> int:
     if not value.isdigit():
         raise argparse.ArgumentTypeError("%r is not a whole number >= 0" % value)
@@ -170,6 +185,7 @@ def invocation(args: argparse.Namespace) -> Invocation:
         integration_globs=tuple(args.integration_glob) or ("*integration*",),
         tests_from=args.tests_from,
         allow_new_network=args.allow_new_network,
+        jobs=args.jobs,
     )
 
 

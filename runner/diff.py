@@ -3,7 +3,9 @@
 A changed line is attributed to the innermost function or class whose span (decorators
 included) holds it, on B's side and on C's side; a changed line outside every definition is a
 module-level change. B's spans are what the per-test dependency data recorded on B is matched
-against.
+against. For a changed source file, ``modchange`` also says which names the change rebound, what
+it may do beyond them, and which definitions run a changed line outside their own body; and B's
+text of the file is kept, for the selection to read what B's tests reached.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import re
 from dataclasses import dataclass
 
 from pytest_evidence import gitops, overlay
+from runner.modchange import module_change
+from runner.names import defined, first_line
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -71,6 +75,10 @@ class FileChange:
     c_spans: tuple[Span, ...] = ()  # changed definitions on C
     module_level: bool = False
     c_lines: frozenset[int] = frozenset()  # lines the candidate wrote (all of an added file)
+    names: frozenset[str] = frozenset()  # module-level and class-level names whose binding changed
+    side_effects: tuple[str, ...] = ()  # why the change may act beyond ``names`` and the spans
+    executors: tuple[Span, ...] = ()  # definitions on B that run a changed line outside their own body
+    b_source: str | None = None  # B's text of a changed source file (None: added, or not source)
 
 
 @dataclass(frozen=True)
@@ -88,19 +96,11 @@ class Diff:
 
 def definitions(source: str) -> list[Span]:
     """Every function and class with its span, decorators included; outer before inner."""
-    tree = ast.parse(source)
-    found: list[Span] = []
+    return _spans(ast.parse(source))
 
-    def walk(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                name = prefix + node.name
-                found.append(Span(name, start, node.end_lineno or node.lineno))
-                walk(node.body, name + ".")
 
-    walk(tree.body, "")
-    return found
+def _spans(tree: ast.Module) -> list[Span]:
+    return [Span(name, first_line(node), node.end_lineno or node.lineno) for name, node in defined(tree)]
 
 
 def attribute(lines: set[int], spans: list[Span]) -> tuple[tuple[Span, ...], bool]:
@@ -117,7 +117,9 @@ def attribute(lines: set[int], spans: list[Span]) -> tuple[tuple[Span, ...], boo
     return tuple(sorted(hit.values(), key=lambda s: s.start)), module_level
 
 
-def _hunk_lines(patch: str) -> tuple[set[int], set[int]]:
+def _hunk_lines(patch: str, neighbours: bool = True) -> tuple[set[int], set[int]]:
+    """Lines the patch touches on each side; a pure insertion or deletion touches both
+    neighbours on the side that lost or gained nothing, unless ``neighbours`` is False."""
     old: set[int] = set()
     new: set[int] = set()
     for line in patch.splitlines():
@@ -126,8 +128,8 @@ def _hunk_lines(patch: str) -> tuple[set[int], set[int]]:
             continue
         a, b = int(m.group(1)), int(m.group(2) or "1")
         c, d = int(m.group(3)), int(m.group(4) or "1")
-        old.update(range(a, a + b) if b else (a, a + 1))  # a pure insertion touches both neighbours
-        new.update(range(c, c + d) if d else (c, c + 1))
+        old.update(range(a, a + b) if b or not neighbours else (a, a + 1))
+        new.update(range(c, c + d) if d or not neighbours else (c, c + 1))
     return old, new
 
 
@@ -148,31 +150,51 @@ def _source(repo: str, commit: str, path: str) -> str:
     return gitops.show(repo, commit, path).decode("utf-8", "replace")
 
 
-def _safe_definitions(source: str) -> list[Span] | None:
+def _parsed(source: str) -> ast.Module | None:
     try:
-        return definitions(source)
+        return ast.parse(source)
     except (SyntaxError, ValueError):
         return None
 
 
 def _symbols(repo: str, b: str, c: str, change: FileChange) -> FileChange:
-    if change.status == "A":
-        text = _source(repo, c, change.path)
-        added = _safe_definitions(text) or []
+    path, status, kind = change.path, change.status, change.kind
+    if status == "A":
+        text = _source(repo, c, path)
+        tree = _parsed(text)
         every = frozenset(range(1, text.count("\n") + 2))
-        return FileChange(change.path, "A", change.kind, (), tuple(added), True, every)
-    if change.status == "D":
-        deleted = _safe_definitions(_source(repo, b, change.path)) or []
-        return FileChange(change.path, "D", change.kind, tuple(deleted), (), True)
-    patch = gitops.git(["diff", "-U0", b, c, "--", change.path], cwd=repo).stdout.decode("utf-8", "replace")
+        added = tuple(_spans(tree)) if tree else ()
+        return FileChange(path, "A", kind, (), added, True, every, side_effects=("a new module",))
+    if status == "D":
+        text = _source(repo, b, path)
+        tree = _parsed(text)
+        deleted = tuple(_spans(tree)) if tree else ()
+        return FileChange(path, "D", kind, deleted, (), True, side_effects=("a deleted module",), b_source=text)
+    patch = gitops.git(["diff", "-U0", b, c, "--", path], cwd=repo).stdout.decode("utf-8", "replace")
     old_lines, new_lines = _hunk_lines(patch)
-    b_defs = _safe_definitions(_source(repo, b, change.path))
-    c_defs = _safe_definitions(_source(repo, c, change.path))
+    b_text, c_text = _source(repo, b, path), _source(repo, c, path)
+    b_tree, c_tree = _parsed(b_text), _parsed(c_text)
     written = frozenset(new_lines)
-    if b_defs is None or c_defs is None:  # unparsable on one side: everything in it counts as changed
-        return FileChange(
-            change.path, change.status, change.kind, tuple(b_defs or ()), tuple(c_defs or ()), True, written
-        )
+    if b_tree is None or c_tree is None:  # unparsable on one side: everything in it counts as changed
+        side = "B" if b_tree is None else "C"
+        b_all, c_all = tuple(_spans(b_tree)) if b_tree else (), tuple(_spans(c_tree)) if c_tree else ()
+        why = ("it does not parse on %s" % side,)
+        return FileChange(path, status, kind, b_all, c_all, True, written, side_effects=why, b_source=b_text)
+    b_defs = _spans(b_tree)
     b_spans, b_module = attribute(old_lines, b_defs)
-    c_spans, c_module = attribute(new_lines, c_defs)
-    return FileChange(change.path, change.status, change.kind, b_spans, c_spans, b_module or c_module, written)
+    c_spans, c_module = attribute(new_lines, _spans(c_tree))
+    module = module_change(b_tree, c_tree, *_hunk_lines(patch, neighbours=False))
+    executors = tuple(s for s in b_defs if s.qualname in module.executors)
+    return FileChange(
+        path,
+        status,
+        kind,
+        b_spans,
+        c_spans,
+        b_module or c_module,
+        written,
+        module.names,
+        module.side_effects,
+        executors,
+        b_text,
+    )

@@ -92,6 +92,7 @@ def owned_module(checkout: pathlib.Path, path: str, roots: Sequence[str]) -> str
 class ImportGraph:
     def __init__(self, checkout: pathlib.Path, roots: list[str]) -> None:
         self.checkout = checkout
+        self.roots = roots
         self.files = python_files(checkout)
         self.module_file: dict[str, str] = {}
         for path in self.files:
@@ -99,25 +100,37 @@ class ImportGraph:
             if name is not None and name not in self.module_file:
                 self.module_file[name] = path
         self.file_module = {v: k for k, v in self.module_file.items()}
+        self._parts = {part for name in self.module_file for part in name.split(".")}
         self._edges: dict[str, set[str]] = {}
 
-    def _imports(self, path: str) -> set[str]:
+    def absolute(self, path: str, module: str, level: int) -> str:
+        """The dotted name ``from {"." * level}{module} import ...`` means in ``path``."""
+        if not level:
+            return module
+        me = self.file_module.get(path, "")
+        package = me if path.endswith("__init__.py") else me.rpartition(".")[0]
+        parts = package.split(".") if package else []
+        parts = parts[: len(parts) - (level - 1)] if level > 1 else parts
+        return ".".join(p for p in [*parts, module] if p)
+
+    def owns(self, name: str) -> bool:
+        """Whether ``name`` may be one of the project's modules (its first part names one of
+        them, or a part of one: a test directory on ``sys.path`` imports ``conftest``)."""
+        return name.split(".")[0] in self._parts
+
+    def imports(self, path: str) -> set[str]:
+        """Dotted names ``path`` imports (``from a import b``: ``a`` and ``a.b``), wherever the
+        statement stands."""
         try:
             tree = ast.parse((self.checkout / path).read_bytes())
         except (SyntaxError, ValueError, OSError):
             return set()
-        me = self.file_module.get(path, "")
-        package = me if path.endswith("__init__.py") else me.rpartition(".")[0]
         names: set[str] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 names.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = package.split(".") if package else []
-                    parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
-                    base = ".".join(p for p in [*parts, base] if p)
+                base = self.absolute(path, node.module or "", node.level)
                 names.add(base)
                 names.update("%s.%s" % (base, alias.name) if base else alias.name for alias in node.names)
         return names
@@ -126,7 +139,7 @@ class ImportGraph:
         """Project files ``path`` imports directly (parent packages included)."""
         if path not in self._edges:
             found = set()
-            for name in self._imports(path):
+            for name in self.imports(path):
                 parts = name.split(".")
                 for i in range(1, len(parts) + 1):
                     target = self.module_file.get(".".join(parts[:i]))

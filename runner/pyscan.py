@@ -32,14 +32,15 @@ class Hit:
     message: str
 
 
-def dotted(node: ast.AST) -> str:
-    """``pytest.mark.skip`` for the expression ``pytest.mark.skip``; "" for anything else."""
+def dotted(node: ast.AST, calls: bool = True) -> str:
+    """``pytest.mark.skip`` for the expression ``pytest.mark.skip`` (and, with ``calls``, for
+    ``pytest.mark.skip(...)``); "" for anything else."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        base = dotted(node.value)
+        base = dotted(node.value, calls)
         return base + "." + node.attr if base else ""
-    if isinstance(node, ast.Call):
+    if calls and isinstance(node, ast.Call):
         return dotted(node.func)
     return ""
 

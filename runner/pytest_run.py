@@ -82,6 +82,156 @@ class PytestRun:
         return observation_for(test_id, self.content)
 
 
+def command(
+    target: Target,
+    checkout: pathlib.Path,
+    scratch: pathlib.Path,
+    channel: PrivateChannel,
+    *,
+    sandbox: Sandbox,
+    reruns: int,
+    files: Sequence[str] | None,
+    watch: Sequence[str],
+    extra: Sequence[str] = (),
+    select: Sequence[str] | None = None,
+) -> list[str]:
+    """The command line of one pinned pytest process. ``files``: the test files to collect (those
+    that exist in ``checkout``), None for the suite as the repository configures it; ``select``:
+    the node ids to run, in this order (``--evidence-select``)."""
+    cmd = [
+        target.python,
+        *PYTEST_LAUNCH,
+        *INJECT_PLUGIN,
+        "--evidence-record-mode",
+        *channel.args(),
+        f"--evidence-reruns={reruns}",
+        "-p",
+        "no:cacheprovider",
+        "--continue-on-collection-errors",
+        "-q",
+        "-rN",
+        *sandbox.pytest_args(),
+        *extra,
+    ]
+    # Always given, empty when nothing is watched: whether it is there must not say which side runs.
+    (scratch / "watch.txt").write_text("".join(name + "\n" for name in watch))
+    cmd.append(f"--evidence-watch={scratch / 'watch.txt'}")
+    if select is not None:
+        (scratch / "select.txt").write_text("\n".join(select) + "\n")
+        cmd.append(f"--evidence-select={scratch / 'select.txt'}")
+    cmd.extend(target.pytest_args)
+    if files is not None:
+        cmd.extend(f for f in files if (checkout / f).exists())
+    return cmd
+
+
+def files_of(test_ids: Sequence[str]) -> list[str]:
+    return sorted({t.split("::", 1)[0] for t in test_ids})
+
+
+class PytestProcess:
+    """One pinned pytest process and its private channel: started, then read once it ended."""
+
+    def __init__(
+        self,
+        target: Target,
+        checkout: pathlib.Path,
+        sandbox: Sandbox,
+        *,
+        reruns: int,
+        files: Sequence[str] | None,
+        watch: Sequence[str],
+        extra: Sequence[str] = (),
+        select: Sequence[str] | None = None,
+        pass_fds: Sequence[int] = (),
+    ) -> None:
+        """Start pytest as ``command`` puts it; ``pass_fds``: descriptors the child keeps beside
+        the channel's."""
+        self.checkout = checkout
+        self.sandbox = sandbox
+        self.scratch = pathlib.Path(tempfile.mkdtemp(prefix="evidence-pytest-"))
+        self.channel = PrivateChannel()
+        self.attempts_log = self.scratch / "subprocess-attempts.log"  # what the tests' Python subprocesses attempted
+        self.started = time.perf_counter()
+        try:
+            self.command = tuple(
+                command(
+                    target,
+                    checkout,
+                    self.scratch,
+                    self.channel,
+                    sandbox=sandbox,
+                    reruns=reruns,
+                    files=files,
+                    watch=watch,
+                    extra=extra,
+                    select=select,
+                )
+            )
+            self.proc = subprocess.Popen(
+                self.command,
+                cwd=checkout,
+                env={
+                    **sandbox.environ(target.env(checkout), self.scratch / "home"),
+                    LOG_VARIABLE: str(self.attempts_log),
+                },
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                # Kept through the sandbox's preexec (it runs before the descriptors are closed) at
+                # the same numbers, which the channel fixed.
+                pass_fds=(*self.channel.pass_fds, *pass_fds),
+                preexec_fn=sandbox.preexec,
+                start_new_session=True,  # one process group: a kill takes the tests' own children too
+            )
+        except BaseException:
+            self.release()
+            raise
+        self.channel.started()
+
+    def content(self) -> stream.StreamContent:
+        """What the stream says now, failures located in the repository."""
+        return _relative(self.channel.read(), self.checkout)
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):  # it may have ended on its own meanwhile
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def ended(self, stderr: str, exhausted: bool, order: Sequence[str] | None, collect_only: bool = False) -> PytestRun:
+        """The process is over: its final content, the test that was running marked (``order``: the
+        ids in the order the process ran them; None: its collection's order)."""
+        try:
+            content = self.content()
+            content.network.extend(read_log(str(self.attempts_log)))
+        finally:
+            self.release()
+        code = self.proc.returncode
+        collected = content.collected or []
+        order = collected if order is None else [t for t in order if t in set(collected)]
+        if exhausted and not self.sandbox.test_timeout_held:
+            failure = Failure(
+                FailureKind.TIMEOUT,
+                "the test process outran the tier's budget of %ss and was killed" % self.sandbox.tier_budget,
+            )
+            _mark_running(content, order, Outcome.TIMEOUT, failure)
+        elif not exhausted and (not content.finished or code == 0) and not collect_only:
+            how = "signal %d" % -code if code < 0 else "exit code %d" % code
+            _mark_running(
+                content,
+                order,
+                Outcome.CRASH,
+                Failure(FailureKind.CRASH, "the test process died (%s) in this test" % how),
+            )
+        return PytestRun(content, code, self.elapsed(), _tail(stderr), exhausted, self.command)
+
+    def elapsed(self) -> float:
+        return round(time.perf_counter() - self.started, 3)
+
+    def release(self) -> None:
+        self.channel.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
 def run(
     target: Target,
     checkout: pathlib.Path,
@@ -92,84 +242,39 @@ def run(
     deps: bool = False,
     watch: Sequence[str] = (),
     collect_only: bool = False,
+    files: Sequence[str] | None = None,
+    extra: Sequence[str] = (),
 ) -> PytestRun:
-    """Run ``test_ids`` (None: the whole suite as the repository configures it) in ``checkout``."""
-    scratch = pathlib.Path(tempfile.mkdtemp(prefix="evidence-pytest-"))
-    budget = sandbox.tier_budget
-    channel = PrivateChannel()
-    try:
-        cmd = [
-            target.python,
-            *PYTEST_LAUNCH,
-            *INJECT_PLUGIN,
-            "--evidence-record-mode",
-            *channel.args(),
-            f"--evidence-reruns={reruns}",
-            "-p",
-            "no:cacheprovider",
-            "--continue-on-collection-errors",
-            "-q",
-            "-rN",
-            *sandbox.pytest_args(),
-        ]
-        if deps:
-            cmd.append("--evidence-deps=.")  # the checkout (the working directory), not its name
-        # Always given, empty when nothing is watched: whether it is there must not say which side runs.
-        (scratch / "watch.txt").write_text("".join(name + "\n" for name in watch))
-        cmd.append(f"--evidence-watch={scratch / 'watch.txt'}")
-        if collect_only:
-            cmd.append("--collect-only")
-        cmd.extend(target.pytest_args)
-        if test_ids is not None:
-            (scratch / "select.txt").write_text("\n".join(test_ids) + "\n")
-            cmd.append(f"--evidence-select={scratch / 'select.txt'}")
-            files = sorted({t.split("::", 1)[0] for t in test_ids})
-            cmd.extend(f for f in files if (checkout / f).exists())
-        start = time.perf_counter()
-        exhausted = False
-        attempts_log = scratch / "subprocess-attempts.log"  # what the tests' Python subprocesses attempted
-        with subprocess.Popen(
-            cmd,
-            cwd=checkout,
-            env={**sandbox.environ(target.env(checkout), scratch / "home"), LOG_VARIABLE: str(attempts_log)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            # Kept through the sandbox's preexec (it runs before the descriptors are closed) at
-            # the same numbers, which the channel fixed.
-            pass_fds=channel.pass_fds,
-            preexec_fn=sandbox.preexec,
-            start_new_session=True,  # one process group: a kill takes the tests' own children too
-        ) as proc:
-            channel.started()
-            try:
-                _, stderr = proc.communicate(timeout=budget)
-            except subprocess.TimeoutExpired:
-                _kill_group(proc.pid)
-                _, stderr = proc.communicate()
-                exhausted = True
-            except BaseException:  # Ctrl-C or SIGTERM: no test process outlives the runner
-                _kill_group(proc.pid)
-                proc.wait()
-                raise
-        content = _relative(channel.read(), checkout)
-        content.network.extend(read_log(str(attempts_log)))  # what Python subprocesses attempted
-    finally:
-        channel.close()
-        shutil.rmtree(scratch, ignore_errors=True)
-    if exhausted and not sandbox.test_timeout_held:
-        _mark_running(
-            content,
-            Outcome.TIMEOUT,
-            Failure(FailureKind.TIMEOUT, "the test process outran the tier's budget of %ss and was killed" % budget),
-        )
-    elif not exhausted and (not content.finished or proc.returncode == 0) and not collect_only:
-        how = "signal %d" % -proc.returncode if proc.returncode < 0 else "exit code %d" % proc.returncode
-        _mark_running(
-            content, Outcome.CRASH, Failure(FailureKind.CRASH, "the test process died (%s) in this test" % how)
-        )
-    tail = "\n".join((stderr or "").strip().splitlines()[-40:])
-    return PytestRun(content, proc.returncode, round(time.perf_counter() - start, 3), tail, exhausted, tuple(cmd))
+    """Run ``test_ids`` (None: every test ``files`` hold, or the whole suite as the repository
+    configures it) in ``checkout``."""
+
+    options = [*extra, "--evidence-deps=."] if deps else [*extra]  # the checkout (the working directory)
+    if collect_only:
+        options.append("--collect-only")
+    process = PytestProcess(
+        target,
+        checkout,
+        sandbox,
+        reruns=reruns,
+        files=files if test_ids is None else files_of(test_ids),
+        watch=watch,
+        extra=options,
+        select=test_ids,
+    )
+    exhausted = False
+    with process.proc as proc:
+        try:
+            _, stderr = proc.communicate(timeout=sandbox.tier_budget)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, stderr = proc.communicate()
+            exhausted = True
+        except BaseException:  # Ctrl-C or SIGTERM: no test process outlives the runner
+            process.kill()
+            proc.wait()
+            process.release()
+            raise
+    return process.ended(stderr or "", exhausted, test_ids, collect_only)
 
 
 def _relative(content: stream.StreamContent, checkout: pathlib.Path) -> stream.StreamContent:
@@ -197,14 +302,13 @@ def _relative(content: stream.StreamContent, checkout: pathlib.Path) -> stream.S
     return content
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):  # it may have ended on its own meanwhile
-        os.killpg(pid, signal.SIGKILL)
+def _tail(stderr: str) -> str:
+    return "\n".join(stderr.strip().splitlines()[-40:])
 
 
-def _mark_running(content: stream.StreamContent, outcome: Outcome, failure: Failure) -> None:
-    """The first collected test without a result was running when the process ended."""
-    for test_id in content.collected or []:
+def _mark_running(content: stream.StreamContent, order: Sequence[str], outcome: Outcome, failure: Failure) -> None:
+    """The first test of the run order without a result was running when the process ended."""
+    for test_id in order:
         if test_id not in content.results:
             content.results[test_id] = Observation(test_id, outcome, 0.0, failure, "", (outcome,))
             return

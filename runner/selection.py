@@ -1,10 +1,21 @@
-"""``select_impacted_tests``: the smallest safe set of tests for a change, and why each is in it.
+"""``select_impacted_tests``: the smallest safe set of tests for a change, and why each test is in it or not.
 
-Safety before smallness. T4 is precise: tests whose run on B reached a changed function or
-method. T5 is safe: T4, plus tests whose file (or conftest) statically imports a changed module,
-tests that opened a changed data file on B, tests the candidate added or changed, and every test
-the baseline knows nothing about. A change to pytest configuration, a conftest or a dependency
-manifest selects the whole suite.
+Safety before smallness. T4 is precise: tests whose run on B reached a definition holding a
+changed line (``impact.changed_spans``). T5 is safe: it uses what B's run recorded per test --
+functions reached, files opened -- and follows by name what the record cannot see
+(``impact``): a test is in T5 when it reached a changed function, read a changed module-level
+name or fixture (it reached a definition that mentions one), opened a changed file, or when the
+record cannot answer for it -- module-level code with side effects (every test importing the
+module), shared fixtures, setups and hooks (every test they apply to), tests without baseline or
+dependency data, changed test files. Configuration, conftest and manifest changes select the
+whole suite.
+
+A changed data file that no test opened on B selects nothing more: T7, the full suite, judges
+it. Every test of the suite gets a reason: why it is in T5 (``Selection.reasons``), or why it was
+left out (``Selection.left_out``).
+
+B's Python files are read from ``graph``'s checkout (C's, identical to B's outside the diff) and,
+for a changed file, from the diff (``FileChange.b_source``).
 """
 
 from __future__ import annotations
@@ -14,64 +25,127 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence.store import SuiteRun
-from runner.diff import Diff, FileKind
-from runner.importgraph import ImportGraph
+from runner.codeindex import Project
+from runner.diff import Diff, FileKind, Span
+from runner.impact import changed_spans, impact
+from runner.importgraph import ImportGraph, module_of
+
+LEFT_OUT = (
+    "reached no changed function, read no changed name, opened no changed file on B, "
+    "and imports no module whose change the record cannot follow"
+)
 
 
 @dataclass(frozen=True)
 class Selection:
+    """T4 and T5 over the suite, and a reason for every test of it."""
+
     t4: tuple[str, ...]
     t5: tuple[str, ...]
-    reasons: Mapping[str, str]  # test id -> why it is in T5
-    whole_suite: bool
+    reasons: Mapping[str, str]  # test id in T5 -> why it is in
+    whole_suite: bool  # configuration, a conftest or a manifest changed
     suite_size: int
+    left_out: Mapping[str, str]  # test id not in T5 -> why it is out
 
 
-def _reached(functions: Sequence[str], spans: Mapping[str, list[tuple[int, int]]]) -> bool:
+def _reached(functions: Sequence[str], spans: Mapping[str, tuple[Span, ...]]) -> str | None:
+    """The first changed definition a recorded key lies in, as ``path::qualname``."""
     for key in functions:
         path, _, line = key.rpartition(":")
-        for start, end in spans.get(path, ()):
-            if start <= int(line) <= end:
-                return True
-    return False
+        for span in spans.get(path, ()):
+            if span.start <= int(line) <= span.end:
+                return "%s::%s" % (path, span.qualname)
+    return None
+
+
+def _read(functions: Sequence[str], readers: Mapping[str, Mapping[int, tuple[str, str]]]) -> str | None:
+    for key in functions:
+        path, _, line = key.rpartition(":")
+        found = readers.get(path, {}).get(int(line))
+        if found is not None:
+            return "read changed %s via %s::%s" % (found[1], path, found[0])
+    return None
+
+
+def _project(diff: Diff, graph: ImportGraph) -> Project:
+    """B's Python files: C's checkout outside the diff, the diff's B text inside it."""
+    changed = {c.path: c for c in diff.files}
+
+    def read(path: str) -> str | None:
+        if path in changed:
+            return changed[path].b_source
+        try:
+            return (graph.checkout / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    deleted = [c.path for c in diff.of_kind(FileKind.SOURCE) if c.status == "D"]
+    return Project([*graph.files, *deleted], read)
+
+
+class _Judge:
+    """Why one test is in T5, from the change's ``impact``."""
+
+    def __init__(self, suite_ids: Sequence[str], baseline: SuiteRun, diff: Diff, graph: ImportGraph) -> None:
+        found = impact(diff, _project(diff, graph), {t.split("::", 1)[0] for t in suite_ids}, graph)
+        self.baseline, self.graph, self.impact = baseline, graph, found
+        self.changed = {c.path for c in diff.files}
+        self.changed_tests = {c.path for c in diff.of_kind(FileKind.TEST)}
+        gone = [p for p in found.fallback if not (graph.checkout / p).is_file()]
+        self.deleted = {m: p for p in gone if (m := module_of(p, graph.roots)) is not None}
+        self.closures: dict[str, str | None] = {}
+
+    def reason(self, tid: str) -> str | None:
+        path = tid.split("::", 1)[0]
+        if tid not in self.baseline.results or self.baseline.results[tid] is None:
+            return "no baseline data for this test (new, or collected on C only)"
+        if tid not in self.baseline.functions:
+            return "no dependency data for this test (recorded under another tracer?)"
+        if path in self.changed_tests:
+            return "its test file changed"
+        for scope, why in sorted(self.impact.scopes.items()):
+            if path == scope or (path.startswith(scope) and (scope == "" or scope.endswith("/"))):
+                return why
+        opened = sorted(self.changed.intersection(self.baseline.files.get(tid, ())))
+        if opened:
+            return "opened changed file %s on B" % opened[0]
+        return _read(self.baseline.functions[tid], self.impact.readers) or self.imports(path)
+
+    def imports(self, path: str) -> str | None:
+        """Whether ``path`` (or a conftest above it) imports a module that falls back."""
+        if path not in self.closures:
+            closure = self.graph.closure([path, *self.graph.conftests_for(path)])
+            hit = sorted(closure & self.impact.fallback.keys())
+            if not hit:
+                imported = {name for f in closure for name in self.graph.imports(f)}
+                hit = [
+                    p for m, p in sorted(self.deleted.items()) if any(n == m or n.startswith(m + ".") for n in imported)
+                ]
+            self.closures[path] = "imports %s: %s" % (hit[0], self.impact.fallback[hit[0]]) if hit else None
+        return self.closures[path]
 
 
 def select_impacted_tests(suite_ids: Sequence[str], baseline: SuiteRun, diff: Diff, graph: ImportGraph) -> Selection:
-    spans: dict[str, list[tuple[int, int]]] = {}
-    for change in diff.of_kind(FileKind.SOURCE):
-        spans.setdefault(change.path, []).extend((s.start, s.end) for s in change.b_spans)
-    changed_sources = {c.path for c in diff.of_kind(FileKind.SOURCE)}
-    changed_other = {c.path for c in diff.files if c.kind in (FileKind.DATA, FileKind.SOURCE)}
-    changed_tests = {c.path for c in diff.of_kind(FileKind.TEST)}
+    spans = changed_spans(diff)
     reasons: dict[str, str] = {}
     t4 = []
     for tid in suite_ids:
-        if _reached(baseline.functions.get(tid, ()), spans):
+        reached = _reached(baseline.functions.get(tid, ()), spans)
+        if reached is not None:
             t4.append(tid)
-            reasons[tid] = "reached a changed function on B"
-    closures: dict[str, set[str]] = {}
+            reasons[tid] = "reached changed function %s" % reached
+    left_out: dict[str, str] = {}
+    judge = None if diff.selects_everything else _Judge(suite_ids, baseline, diff, graph)
     for tid in suite_ids:
         if tid in reasons:
             continue
-        path = tid.split("::", 1)[0]
-        if diff.selects_everything:
-            reasons[tid] = "pytest configuration, conftest or dependency manifest changed"
-        elif tid not in baseline.results or baseline.results[tid] is None:
-            reasons[tid] = "no baseline data for this test"
-        elif tid not in baseline.functions:
-            reasons[tid] = "no dependency data for this test (recorded under another tracer?)"
-        elif path in changed_tests:
-            reasons[tid] = "its test file changed"
-        elif changed_other & set(baseline.files.get(tid, ())):
-            reasons[tid] = "opened a changed file on B"
+        why = judge.reason(tid) if judge is not None else "pytest configuration, a conftest or a manifest changed"
+        if why is None:
+            left_out[tid] = LEFT_OUT
         else:
-            if path not in closures:
-                closures[path] = graph.closure([path, *graph.conftests_for(path)])
-            hit = closures[path] & changed_sources
-            if hit:
-                reasons[tid] = "imports changed module %s" % sorted(hit)[0]
+            reasons[tid] = why
     t5 = tuple(t for t in suite_ids if t in reasons)
-    return Selection(tuple(t4), t5, reasons, diff.selects_everything, len(suite_ids))
+    return Selection(tuple(t4), t5, reasons, diff.selects_everything, len(suite_ids), left_out)
 
 
 def top_level(path: str, roots: Sequence[str]) -> str:

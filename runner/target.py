@@ -28,6 +28,8 @@ from pytest_evidence.model import Environment
 
 #: Distributions whose pytest plugins pin a test run (per-test timeout, seeded randomness).
 GUARD_DISTRIBUTIONS = ["pytest-timeout", "pytest-randomly"]
+#: Asked of the target along with the guards: what B's suite run may be parallelised with.
+PROBED_DISTRIBUTIONS = [*GUARD_DISTRIBUTIONS, "pytest-xdist"]
 
 #: A path no repository has: pytest parses its arguments, then finds nothing to collect there.
 _NOWHERE = "__evidence_no_such_path__"
@@ -140,12 +142,17 @@ class Target:
 
     def guard_versions(self) -> dict[str, str]:
         """The installed version of each guard plugin in the target, or ``absent``."""
-        return self._probed()[1]
+        probed = self._probed()[1]
+        return {name: probed[name] for name in GUARD_DISTRIBUTIONS}
+
+    @property
+    def has_xdist(self) -> bool:
+        return self._probed()[1].get("pytest-xdist", "absent") != "absent"
 
     def _probed(self) -> tuple[Environment, dict[str, str]]:
         if self.python not in _PROBED:
             if os.path.abspath(self.python) == os.path.abspath(sys.executable):
-                _PROBED[self.python] = (capture(), versions(GUARD_DISTRIBUTIONS))
+                _PROBED[self.python] = (capture(), versions(PROBED_DISTRIBUTIONS))
             else:
                 _PROBED[self.python] = self._probe()
         return _PROBED[self.python]
@@ -156,7 +163,7 @@ class Target:
         env.pop("PYTHONHOME", None)
         try:
             proc = subprocess.run(
-                [self.python, "-c", _PROBE, *GUARD_DISTRIBUTIONS],
+                [self.python, "-c", _PROBE, *PROBED_DISTRIBUTIONS],
                 capture_output=True,
                 text=True,
                 env=env,

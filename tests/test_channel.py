@@ -135,14 +135,14 @@ def test_the_atexit_attack_no_longer_certifies_a_patch_without_a_fix(
     """The same attack through ``evidence-runner certify``: the forged line is never read, and
     every process it forged on says so (``content.forgery``, for the ladder to reject on)."""
     forged: list[str] = []
-    real_run = pytest_run.run
+    real_ended = pytest_run.PytestProcess.ended
 
-    def spied(*args: Any, **kwargs: Any) -> pytest_run.PytestRun:
-        run = real_run(*args, **kwargs)
+    def spied(self: pytest_run.PytestProcess, *args: Any, **kwargs: Any) -> pytest_run.PytestRun:
+        run = real_ended(self, *args, **kwargs)
         forged.extend([run.content.forgery] if run.content.forgery else [])
         return run
 
-    monkeypatch.setattr(pytest_run, "run", spied)
+    monkeypatch.setattr(pytest_run.PytestProcess, "ended", spied)
     base = repo.commit(PKG)
     forge = _attack(
         """

@@ -92,8 +92,8 @@ def test_a_candidate_that_breaks_collection_is_rejected(repo: Repo, tmp_path: pa
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None and code == 1
     t3 = _tier(doc, "T3")
-    assert t3["status"] == "failed" and "the candidate's suite does not collect" in t3["note"]
-    assert "B's does" in t3["note"] and doc["complete"] is True
+    assert t3["status"] == "failed" and "the candidate's test files (tests/test_half.py) do not collect" in t3["note"]
+    assert "B's do" in t3["note"] and doc["complete"] is True
 
 
 def test_git_failing_mid_climb_is_an_error_of_the_tier_that_asked(

@@ -1,4 +1,7 @@
-"""Pure logic of the runner: change attribution, the import graph, selection, the verdict rules."""
+"""Pure logic of the runner: change attribution, the import graph, T6's scope, the verdict rules.
+
+T4 and T5 selection: ``test_selection.py``.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,6 @@ import pytest
 from pytest_evidence.model import (
     Detection,
     DetectionKind,
-    Observation,
     Outcome,
     Role,
     Tier,
@@ -18,10 +20,9 @@ from pytest_evidence.model import (
     ValidationResult,
     Verdict,
 )
-from pytest_evidence.store import SuiteRun
-from runner.diff import Diff, FileChange, FileKind, Span, _hunk_lines, attribute, definitions, kind_of
+from runner.diff import Diff, FileChange, FileKind, _hunk_lines, attribute, definitions, kind_of
 from runner.importgraph import ImportGraph, module_of
-from runner.selection import integration_tests, select_impacted_tests
+from runner.selection import integration_tests
 from runner.verdict import decide
 
 SOURCE = """import os
@@ -65,6 +66,7 @@ def test_changed_lines_go_to_the_innermost_definition(lines: set[int], names: li
 def test_hunk_header_lines_both_sides() -> None:
     old, new = _hunk_lines("@@ -3,2 +3,0 @@\n@@ -9 +8,3 @@\n")
     assert old == {3, 4, 9} and new == {3, 4, 8, 9, 10}
+    assert _hunk_lines("@@ -3,2 +3,0 @@\n@@ -9 +8,3 @@\n", neighbours=False) == ({3, 4, 9}, {8, 9, 10})
 
 
 @pytest.mark.parametrize(
@@ -115,54 +117,6 @@ def test_import_graph_is_transitive_and_counts_parent_packages(tmp_path: pathlib
         "pkg/__init__.py",
         "pkg/util.py",
     }
-
-
-def _suite(functions: dict[str, list[str]], files: dict[str, list[str]] | None = None) -> SuiteRun:
-    results = {t: Observation(t, Outcome.PASS, 0.0, None, "", (Outcome.PASS,)) for t in functions}
-    return SuiteRun("r", tuple(functions), {}, 0, results, functions, files or {})
-
-
-def test_selection_is_precise_at_t4_and_safe_at_t5(tmp_path: pathlib.Path) -> None:
-    _tree(
-        tmp_path,
-        {
-            "pkg/__init__.py": "",
-            "pkg/a.py": "",
-            "pkg/b.py": "",
-            "tests/test_a.py": "import pkg.a\n",
-            "tests/test_b.py": "import pkg.b\n",
-            "tests/test_data.py": "",
-            "tests/test_new.py": "",
-        },
-    )
-    suite = _suite(
-        {
-            "tests/test_a.py::t1": ["pkg/a.py:5"],
-            "tests/test_a.py::t2": ["pkg/a.py:50"],
-            "tests/test_b.py::t": ["pkg/b.py:1"],
-            "tests/test_data.py::t": [],
-        },
-        {"tests/test_data.py::t": ["pkg/table.csv"]},
-    )
-    diff = Diff(
-        (
-            FileChange("pkg/a.py", "M", FileKind.SOURCE, (Span("f", 4, 8),), (Span("f", 4, 9),), False),
-            FileChange("pkg/table.csv", "M", FileKind.DATA),
-        )
-    )
-    ids = [*suite.collected, "tests/test_new.py::t"]
-    sel = select_impacted_tests(ids, suite, diff, ImportGraph(tmp_path, [""]))
-    assert sel.t4 == ("tests/test_a.py::t1",)
-    assert set(sel.t5) == {
-        "tests/test_a.py::t1",
-        "tests/test_a.py::t2",
-        "tests/test_data.py::t",
-        "tests/test_new.py::t",
-    }
-    assert sel.reasons["tests/test_a.py::t2"] == "imports changed module pkg/a.py"
-    assert sel.reasons["tests/test_new.py::t"] == "no baseline data for this test"
-    conf = Diff((FileChange("tests/conftest.py", "M", FileKind.CONFIG),))
-    assert set(select_impacted_tests(ids, suite, conf, ImportGraph(tmp_path, [""])).t5) == set(ids)
 
 
 def test_integration_tests_are_scoped_to_touched_packages(tmp_path: pathlib.Path) -> None:

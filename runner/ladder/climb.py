@@ -66,6 +66,7 @@ class Ladder:
         self.b_environment: Environment | None = None
         self.open_receipt: str | None = None  # a receipt whose intent this climb wrote, not yet completed
         self.baseline_run: dict[str, object] | None = None  # how B's suite was obtained
+        self.selection: dict[str, object] | None = None  # T5's selection, every test with its reason
         self._rung = Tier.T0
         self._rung_started = time.perf_counter()
 
@@ -87,15 +88,25 @@ class Ladder:
         note: str,
         findings: Sequence[Finding] = (),
         not_run: Sequence[str] = (),
+        group: tuple[str, int] | None = None,
     ) -> None:
+        """Record a rung; ``group``: the grouped session and group it ran as (its boundary)."""
         duration = round(time.perf_counter() - started, 3)
+        where = None if group is None else {"session": group[0], "group": group[1]}
         self.evidence.tier(
-            TierRecord(tier, status, duration, selected, run, suite_size, note, tuple(findings), tuple(not_run))
+            TierRecord(tier, status, duration, selected, run, suite_size, note, tuple(findings), tuple(not_run), where)
         )
         self.progress("%s %s: %s" % (tier.value, status.value, note))
 
     def halted(self) -> bool:
         return self.evidence.halted(self.invocation.full)
+
+    def sized(self) -> None:
+        """The suite is collected now: T3, which ran before (on its own files), learns its size."""
+        self.evidence.tiers = [
+            dataclasses.replace(t, suite_size=len(self.collected)) if t.tier is Tier.T3 else t
+            for t in self.evidence.tiers
+        ]
 
     def measure_baseline(self) -> None:
         """B's environment, once B has run: what ``environment_drift`` compares C's with."""
@@ -125,22 +136,20 @@ class Ladder:
         static.types(self, diff)
         if self.halted():
             return
-        markers = reproduce.collect(self)
-        if markers is None:
-            return
-        assert self.sides.plan is not None
+        self.sides.plan = overlay.plan(str(self.co.c_dir), self.co.baseline, static.PYTHON_FILES)
         resolver = overlay.OriginResolver(str(self.co.c_dir), self.sides.plan, "")
         asked: list[baseline_suite.BaselineSuite] = []
 
-        def suite() -> SuiteRun | None:
+        def suite(tests: int = 0) -> SuiteRun | None:
+            """B's stored suite run, obtained once (``tests``: the suite's size, when known)."""
             if not asked:
-                asked.append(regress.suite_of_b(self))
+                asked.append(regress.suite_of_b(self, tests))
             return asked[0].suite
 
         reproduce.reproducers(self, resolver, suite)
         if self.halted():
             return
-        regress.tiers(self, diff, markers, resolver, suite())
+        regress.tiers(self, diff, resolver, suite)
 
     # -- the record ----------------------------------------------------------------------------
 
@@ -173,6 +182,7 @@ class Ladder:
             integrity=self.integrity,
             pinning=self.sides.sandbox.to_dict() if self.sides.pinned else None,
             baseline_run=self.baseline_run,
+            selection=self.selection,
         )
         return record.assemble(frame, self.evidence, verdict, env_c, env_b, incomplete)
 

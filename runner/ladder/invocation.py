@@ -30,6 +30,7 @@ class Invocation:
     integration_globs: tuple[str, ...] = ("*integration*",)
     tests_from: str | None = None  # a revision or a test patch holding the trusted tests
     allow_new_network: bool = False  # a loopback attempt only C makes does not block (recorded)
+    jobs: int = 1  # processes B's suite run may use (pytest-xdist, from ``parallel.MIN_TESTS`` tests)
 
     @property
     def target(self) -> Target:
@@ -55,4 +56,5 @@ class Invocation:
             "integration_globs": list(self.integration_globs),
             "tests_from": self.tests_from,
             "allow_new_network": self.allow_new_network,
+            "jobs": self.jobs,
         }

@@ -28,6 +28,7 @@ class Frame:
     integrity: dict[str, Any] | None
     pinning: dict[str, object] | None
     baseline_run: dict[str, object] | None = None
+    selection: dict[str, object] | None = None  # T5's, with every test's reason
 
 
 def assemble(
@@ -61,6 +62,7 @@ def assemble(
         invocation=frame.invocation.to_dict(),
         integrity=frame.integrity,
         pinning=frame.pinning,
+        selection=frame.selection,
     )
 
 

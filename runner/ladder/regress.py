@@ -1,15 +1,17 @@
 """T4-T7: what the change may have broken, against B's stored suite run, flips confirmed like for like.
 
-B's whole suite runs once per B and is stored (``baseline_suite``); each tier runs on C only the
-tests no earlier tier ran. A test that fails on C where B's full run did not fail it is run again
-on B in the C run's own selection, order and seed before it counts (``judge.Confirmation``).
+B's whole suite runs once per B and is stored (``baseline_suite``). On C the four tiers are one
+grouped session (``pytest_session``): it collects the suite once, the whole plan is computed from
+that collection, the diff and B's stored run, and each tier is a group running only the tests no
+earlier tier ran, the climb deciding at each barrier. A test that fails on C where B's full run
+did not fail it is run again on B -- a grouped session over the same suite, the C group's ids in
+the C group's order and seed -- before it counts (``judge.Confirmation``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from pytest_evidence import overlay
@@ -18,16 +20,19 @@ from pytest_evidence.store import SuiteRun
 from runner import baseline_suite, receipts
 from runner.diff import Diff
 from runner.importgraph import ImportGraph
-from runner.ladder import judge
+from runner.ladder import judge, reproduce
+from runner.parallel import xdist_args
 from runner.pytest_run import PytestRun
+from runner.pytest_session import SessionEnded
 from runner.selection import integration_tests, select_impacted_tests
 
 if TYPE_CHECKING:
     from runner.ladder.climb import Ladder
 
 
-def suite_of_b(ladder: Ladder) -> baseline_suite.BaselineSuite:
-    """B's suite run: reused when stored under this key, run now (receipted) otherwise."""
+def suite_of_b(ladder: Ladder, tests: int) -> baseline_suite.BaselineSuite:
+    """B's suite run: reused when stored under this key, run now (receipted) otherwise -- on
+    several processes when the suite (``tests``, C's collection; 0: not known) is large enough."""
     target, sides = ladder.target, ladder.sides
     env = target.environment()
     key = baseline_suite.cache_key(
@@ -46,11 +51,14 @@ def suite_of_b(ladder: Ladder) -> baseline_suite.BaselineSuite:
     def intent(receipt: str) -> None:
         ladder.open_receipt = receipt
 
+    parallel = xdist_args(target.has_xdist, ladder.invocation.jobs, tests)
     got = baseline_suite.baseline_suite(
-        ladder.store, key, binding, target, ladder.co.b_dir, ladder.invocation.reruns, sides.sandbox, intent
+        ladder.store, key, binding, target, ladder.co.b_dir, ladder.invocation.reruns, sides.sandbox, intent, parallel
     )
     ladder.open_receipt = None
     ladder.baseline_run = {"suite": got.how, "receipt": got.receipt, "note": got.note, "cache_key": key}
+    if got.how == "run now":
+        ladder.baseline_run["processes"] = int(parallel[1]) if parallel else 1
     if got.suite is None:
         ladder.evidence.detect([Detection(DetectionKind.RECEIPT_HELD, got.note)])
     else:
@@ -61,49 +69,102 @@ def suite_of_b(ladder: Ladder) -> baseline_suite.BaselineSuite:
 
 
 def tiers(
-    ladder: Ladder,
-    diff: Diff,
-    markers: Mapping[str, list[str]],
-    resolver: overlay.OriginResolver,
-    suite: SuiteRun | None,
+    ladder: Ladder, diff: Diff, resolver: overlay.OriginResolver, baseline: Callable[[int], SuiteRun | None]
 ) -> None:
-    """T4-T7 in order, each stopping the climb on failure (``suite`` None: its receipt is held)."""
+    """T4-T7 in one grouped session on C, each stopping the climb on failure. ``baseline`` gives
+    B's stored suite run (None: its receipt is held), asked for once C's suite is collected."""
+    c_dir, sides = ladder.co.c_dir, ladder.sides
+    start = ladder.enter(Tier.T4)
+    with sides.session(c_dir, None) as session:
+        try:
+            view = session.collected()
+        except SessionEnded as ended:
+            view = ended.run
+        if not reproduce.suite_collected(ladder, start, view):
+            sides.checked(session.close(), c_dir, answer=False)
+            return
+        ladder.sized()
+        suite = baseline(len(ladder.collected))
+        if suite is None:
+            sides.checked(session.close(), c_dir)
+            for tier in (Tier.T4, Tier.T5, Tier.T6, Tier.T7):
+                note = "no baseline suite: its receipt is held"
+                ladder.tier(tier, TierStatus.INCONCLUSIVE, start, 0, 0, len(ladder.collected), note)
+            return
+        plan = _plan(ladder, diff, view.content.markers, suite)
+        session.plan([ids for _, ids, _, todo in plan if todo])
+        number = 0
+        for tier, ids, what, todo in plan:
+            if ladder.halted():
+                break
+            if tier is not Tier.T4:
+                start = ladder.enter(tier)
+            if not todo:
+                why = "nothing new to run" if ids else "no test selected"
+                ladder.tier(tier, TierStatus.SKIPPED, start, len(ids), 0, len(ladder.collected), "%s: %s" % (what, why))
+                continue
+            if session.final is not None:
+                note = "%s: the session ended before this tier (exit %d)" % (what, session.final.exit_code)
+                ladder.tier(tier, TierStatus.INCONCLUSIVE, start, len(ids), 0, len(ladder.collected), note)
+                continue
+            run = sides.group(session, number, "C")
+            _tier(ladder, tier, ids, todo, what, run, suite, resolver, start, number)
+            number += 1
+        sides.checked(session.close(), c_dir)
+
+
+def _plan(
+    ladder: Ladder, diff: Diff, markers: Mapping[str, list[str]], suite: SuiteRun
+) -> list[tuple[Tier, list[str], str, list[str]]]:
+    """The whole plan before C runs a test: each tier, the tests it selects, what they are, and
+    the ones it runs -- those no earlier tier (T3's session included) ran."""
     c_dir, c_suite, invocation = ladder.co.c_dir, ladder.collected, ladder.invocation
-    if suite is None:
-        start = time.perf_counter()
-        for tier in (Tier.T4, Tier.T5, Tier.T6, Tier.T7):
-            note = "no baseline suite: its receipt is held"
-            ladder.tier(tier, TierStatus.INCONCLUSIVE, start, 0, 0, len(c_suite), note)
-        return
     roots = [str(r.relative_to(c_dir)) if r != c_dir else "" for r in ladder.target.roots(c_dir)]
     graph = ImportGraph(c_dir, roots)
     selection = select_impacted_tests(c_suite, suite, diff, graph)
+    ladder.selection = {
+        "whole_suite": selection.whole_suite,
+        "suite_size": selection.suite_size,
+        "selected": _by_reason(selection.reasons),
+        "left_out": _by_reason(selection.left_out),
+    }
     t6 = integration_tests(
         c_suite, markers, invocation.integration_marker, invocation.integration_globs, diff, graph, roots
     )
-    plan = [
+    done = set(ladder.evidence.ran_on_c)
+    plan = []
+    for tier, ids, what in (
         (Tier.T4, list(selection.t4), "tests reaching a changed function on B"),
         (Tier.T5, list(selection.t5), "the affected regression set"),
         (Tier.T6, t6, "integration tests of the touched packages"),
-        (Tier.T7, c_suite, "the full suite"),
-    ]
-    for tier, ids, what in plan:
-        if ladder.halted():
-            return
-        _tier(ladder, tier, ids, what, suite, resolver)
+        (Tier.T7, list(c_suite), "the full suite"),
+    ):
+        todo = [t for t in ids if t not in done]
+        done.update(todo)
+        plan.append((tier, ids, what, todo))
+    return plan
+
+
+def _by_reason(reasons: Mapping[str, str]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for test_id, why in reasons.items():
+        grouped.setdefault(why, []).append(test_id)
+    return grouped
 
 
 def _tier(
-    ladder: Ladder, tier: Tier, ids: Sequence[str], what: str, suite: SuiteRun, resolver: overlay.OriginResolver
+    ladder: Ladder,
+    tier: Tier,
+    ids: Sequence[str],
+    todo: Sequence[str],
+    what: str,
+    c_run: PytestRun,
+    suite: SuiteRun,
+    resolver: overlay.OriginResolver,
+    start: float,
+    group: int,
 ) -> None:
-    start = ladder.enter(tier)
     sides, suite_size = ladder.sides, len(ladder.collected)
-    todo = [t for t in ids if t not in ladder.evidence.ran_on_c]
-    if not todo:
-        why = "nothing new to run" if ids else "no test selected"
-        ladder.tier(tier, TierStatus.SKIPPED, start, len(ids), 0, suite_size, "%s: %s" % (what, why))
-        return
-    c_run = sides.run_c(todo)
     baseline: dict[str, Observation | None] = {t: suite.results.get(t) for t in todo}
     confirmed = _confirm(ladder, todo, c_run, baseline)
     typed, not_run, unstable = sides.type(todo, c_run, baseline, resolver.origin, affected=tier is not Tier.T7)
@@ -132,6 +193,7 @@ def _tier(
         suite_size,
         note,
         not_run=[*not_run, *unstable],
+        group=("suite", group),
     )
 
 
@@ -142,7 +204,7 @@ def _confirm(
     suspects = judge.suspects(todo, {t: c_run.observation(t) for t in todo}, baseline)
     if not suspects:
         return {}
-    same = ladder.sides.run_b(todo)
+    same = ladder.sides.run_b(todo, None)
     confirmed = {}
     for tid in suspects:
         full, like = baseline.get(tid), same.observation(tid)

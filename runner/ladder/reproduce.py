@@ -1,24 +1,30 @@
-"""Collecting C's suite, and T3: the reproducers on B (with C's tests) and on C, like for like.
+"""T3: the reproducers on B (with C's tests) and on C, like for like; and what a collection says.
 
 Reproducers are the ``--reproducer`` ids, else the tests the candidate added or changed (by AST,
-per test function, inherited mixin methods included). A suite pytest cannot collect at all is the
-candidate's doing only when B's collects.
+per test function, inherited mixin methods included). T3's session collects only the files that
+can hold them (``t3_files``), so a patch its reproducers falsify never pays for collecting the
+suite. A collection pytest cannot finish is the candidate's doing only when B's finishes.
 """
 
 from __future__ import annotations
 
+import fnmatch
+import posixpath
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pytest_evidence import gitops, overlay
 from pytest_evidence.errors import BadInput, EvidenceError, ToolFailed
 from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Role, Tier, TierStatus
 from pytest_evidence.store import SuiteRun
-from runner import pyscan
+from runner import config_policy, pyscan
+from runner.importgraph import ImportGraph, python_files
 from runner.ladder import judge
 from runner.ladder.static import PYTHON_FILES
 from runner.pytest_run import PytestRun
+from runner.pytest_session import SessionEnded
 
 if TYPE_CHECKING:
     from runner.ladder.climb import Ladder
@@ -43,53 +49,82 @@ def owns(ladder: Ladder) -> Callable[[str], bool]:
     return lambda name: any((r / name).is_dir() or (r / (name + ".py")).is_file() for r in roots)
 
 
-def collect(ladder: Ladder) -> Mapping[str, list[str]] | None:
-    """Collect C's suite (``ladder.collected``); its markers, or None when T3 already failed."""
+def t3_files(ladder: Ladder) -> list[str]:
+    """The test files T3 collects: the named tests' files, the test files the candidate added or
+    changed, and the test files that import one of those (a test class inheriting a changed
+    mixin). Nothing else: a patch that fails at T3 pays for its reproducers only."""
     co, sides = ladder.co, ladder.sides
-    start = ladder.enter(Tier.T3)
-    sides.plan = overlay.plan(str(co.c_dir), co.baseline, PYTHON_FILES)
-    run = sides.pytest(co.c_dir, None, answer=False, reruns=0, collect_only=True)
+    assert sides.plan is not None
+
+    def read(path: str) -> bytes | None:
+        found = co.c_dir / path
+        return found.read_bytes() if found.is_file() else None
+
+    # Only what the suite's own collection reaches: pytest collects any file named on its command
+    # line, test-named or not, and T3 must not run a test the suite does not have.
+    collect = config_policy.collection(config_policy.effective(read)[1], PYTHON_FILES)
+
+    def collected(path: str) -> bool:
+        name = posixpath.basename(path)
+        named_so = any(fnmatch.fnmatch(path if "/" in p else name, p) for p in collect.python_files)
+        return named_so and collect.under_testpaths(path)
+
+    named = {s.split("::", 1)[0] for s in (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)}
+    changed = set(sides.plan.changed)
+    roots = [str(r.relative_to(co.c_dir)) if r != co.c_dir else "" for r in ladder.target.roots(co.c_dir)]
+    graph = ImportGraph(co.c_dir, roots)
+    inheriting = {f for f in python_files(co.c_dir) if collected(f) and changed & graph.edges(f)}
+    return sorted(f for f in named | changed | inheriting if collected(f))
+
+
+def collection(
+    ladder: Ladder, tier: Tier, start: float, run: PytestRun, files: Sequence[str] | None
+) -> list[str] | None:
+    """The ids a grouped session on C collected (``files``: what it was given; None: the whole
+    suite), or None when the tier already failed because they do not collect (recorded)."""
+    co, sides = ladder.co, ladder.sides
+    assert sides.plan is not None
+    if run.content.collected is not None:
+        return list(run.content.collected)
+    b_tests = co.baseline_with_tests(sides.plan)
+    on_b = sides.pytest(b_tests, None, answer=False, reruns=0, collect_only=True, files=files)
+    if on_b.content.collected is not None:
+        what = "suite does not" if files is None else "test files (%s) do not" % ", ".join(files)
+        note = "the candidate's %s collect (pytest exit %d: %s); B's do" % (what, run.exit_code, run.said)
+        ladder.tier(tier, TierStatus.FAILED, start, 0, 0, len(on_b.content.collected), note)
+        return None
+    # C's tests do not collect on B either: one of its test modules may end the collection.
+    own = sides.pytest(co.b_dir, None, answer=False, reruns=0, collect_only=True)
+    killers = [f for f in sorted(sides.plan.changed) if _kills_collection(ladder, f)]
+    if own.content.collected is None or not killers:
+        raise ToolFailed("pytest cannot collect the suite on B or on C (exit %d): %s" % (run.exit_code, run.said))
     named = (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)
-    if run.content.collected is None:
-        on_b = sides.pytest(co.baseline_with_tests(sides.plan), None, answer=False, reruns=0, collect_only=True)
-        if on_b.content.collected is not None:
-            note = "the candidate's suite does not collect (pytest exit %d: %s); B's does" % (run.exit_code, run.said)
-            ladder.tier(Tier.T3, TierStatus.FAILED, start, 0, 0, len(on_b.content.collected), note)
-            return None
-        # C's tests do not collect on B either: one of its test modules may end the collection.
-        own = sides.pytest(co.b_dir, None, answer=False, reruns=0, collect_only=True)
-        killers = [f for f in sorted(sides.plan.changed) if _kills_collection(ladder, f)]
-        if own.content.collected is None or not killers:
-            raise ToolFailed("pytest cannot collect the suite on B or on C (exit %d): %s" % (run.exit_code, run.said))
-        _killed(ladder, start, killers, named, run.exit_code)
-        return None
-    if not run.content.finished:
-        message = "the candidate's collection process died (exit %d) before reporting" % run.exit_code
-        ladder.evidence.detect([Detection(DetectionKind.CRASH, message)])
-    ladder.collected = list(run.content.collected)
-    unknown = [s for s in named if not matches([s], ladder.collected)]
-    broken = _unmatched(ladder, run, unknown)
-    if broken:
-        # pytest's collection ended early, before the reproducer: it crashed there.
-        ladder.evidence.detect(
-            Detection(DetectionKind.CRASH, "%s does not collect on C: %s" % (s, m), s, s.split("::", 1)[0])
-            for s, m in broken.items()
-        )
-        note = "".join("reproducer %s does not collect on C (%s); " % item for item in broken.items()).rstrip("; ")
-        ladder.tier(Tier.T3, TierStatus.FAILED, start, len(broken), 0, len(ladder.collected), note)
-        return None
-    if not ladder.collected:
+    _killed(ladder, tier, start, killers, named, run.exit_code)
+    return None
+
+
+def suite_collected(ladder: Ladder, start: float, run: PytestRun) -> bool:
+    """The suite session collected (``ladder.collected``), and an empty collection says so;
+    False when T4 already failed because the suite does not collect."""
+    collected = collection(ladder, Tier.T4, start, run, None)
+    if collected is None:
+        return False
+    ladder.collected = collected
+    if not collected:
         ladder.evidence.detect([Detection(DetectionKind.EMPTY_COLLECTION, "the candidate's suite collects no test")])
+    return True
+
+
+def tampered_collection(ladder: Ladder) -> None:
+    """What a tampering was for: does the candidate's own tree, as submitted, collect anything?"""
     if ladder.evidence.has(DetectionKind.TAMPER):
-        # What the tampering was for: does the candidate's own tree collect anything at all?
-        own = sides.pytest(co.submitted_dir, None, answer=False, reruns=0, collect_only=True)
+        own = ladder.sides.pytest(ladder.co.submitted_dir, None, answer=False, reruns=0, collect_only=True)
         if not own.content.collected:
             message = "as submitted, the candidate's suite collects no test; the tiers ran the trusted tests"
             ladder.evidence.detect([Detection(DetectionKind.EMPTY_COLLECTION, message)])
-    return run.content.markers
 
 
-def _unmatched(ladder: Ladder, run: PytestRun, unknown: Sequence[str]) -> dict[str, str]:
+def _unmatched(ladder: Ladder, run: PytestRun, unknown: Sequence[str], abnormal: bool) -> dict[str, str]:
     """What became of each named test C's collection does not list; returns the ones pytest's
     collection broke down before (a crash: T3 fails), ``spec -> why``.
 
@@ -101,7 +136,6 @@ def _unmatched(ladder: Ladder, run: PytestRun, unknown: Sequence[str]) -> dict[s
     Nobody wrote it: the caller named a test that does not exist -- bad input.
     """
     co, broken = ladder.co, {}
-    abnormal = run.exit_code not in (0, 5) or not run.content.finished
     errored = {nodeid.split("::", 1)[0] for nodeid in run.content.collect_errors}
     for spec in unknown:
         if spec.split("::", 1)[0] in errored:
@@ -133,8 +167,10 @@ def _kills_collection(ladder: Ladder, path: str) -> bool:
     return alone.content.collected is None
 
 
-def _killed(ladder: Ladder, start: float, killers: Sequence[str], named: Sequence[str], exit_code: int) -> None:
-    """T3 fails: a test module of the candidate's ends pytest's collection (``os._exit``,
+def _killed(
+    ladder: Ladder, tier: Tier, start: float, killers: Sequence[str], named: Sequence[str], exit_code: int
+) -> None:
+    """The tier fails: a test module of the candidate's ends pytest's collection (``os._exit``,
     ``SystemExit``, a segfault at import); a reproducer in it is a ``crash``, never an unknown id."""
     ladder.evidence.detect(
         Detection(DetectionKind.CRASH, "%s ends pytest's collection at import (exit %d)" % (f, exit_code), None, f)
@@ -149,7 +185,7 @@ def _killed(ladder: Ladder, start: float, killers: Sequence[str], named: Sequenc
         ", ".join(killers),
         exit_code,
     )
-    ladder.tier(Tier.T3, TierStatus.FAILED, start, len(killers), 0, None, note)
+    ladder.tier(tier, TierStatus.FAILED, start, len(killers), 0, None, note)
 
 
 def _defines(ladder: Ladder, commit: str, spec: str) -> bool:
@@ -182,10 +218,66 @@ def authored(ladder: Ladder) -> Callable[[str], bool]:
 
 
 def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Callable[[], SuiteRun | None]) -> None:
-    """T3. ``baseline`` gives B's stored suite run, asked for only for declared expected changes."""
+    """T3, in a grouped session on C that collects ``t3_files`` only. ``baseline`` gives B's
+    stored suite run, asked for only for declared expected changes."""
     start = ladder.enter(Tier.T3)
-    c_suite, invocation, sides = ladder.collected, ladder.invocation, ladder.sides
-    assert sides.plan is not None
+    invocation, sides = ladder.invocation, ladder.sides
+    tampered_collection(ladder)
+    files = t3_files(ladder)
+    if not files:
+        note = "no reproducer: none designated, and the candidate added or changed no test"
+        ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, note)
+        return
+    with sides.session(ladder.co.c_dir, files) as session:
+        try:
+            view = session.collected()
+            abnormal = False
+        except SessionEnded as ended:
+            view, abnormal = ended.run, True
+        c_suite = collection(ladder, Tier.T3, start, view, files)
+        if c_suite is None:
+            sides.checked(session.close(), ladder.co.c_dir, answer=False)
+            return
+        ladder.collected = c_suite
+        named = (*invocation.reproducers, *invocation.expected_changes)
+        broken = _unmatched(ladder, view, [s for s in named if not matches([s], c_suite)], abnormal)
+        if broken:
+            # pytest's collection ended early, before the reproducer: it crashed there.
+            ladder.evidence.detect(
+                Detection(DetectionKind.CRASH, "%s does not collect on C: %s" % (s, m), s, s.split("::", 1)[0])
+                for s, m in broken.items()
+            )
+            note = "".join("reproducer %s does not collect on C (%s); " % i for i in broken.items()).rstrip("; ")
+            ladder.tier(Tier.T3, TierStatus.FAILED, start, len(broken), 0, None, note)
+            sides.checked(session.close(), ladder.co.c_dir, answer=False)
+            return
+        chosen = _chosen(ladder, resolver, c_suite)
+        if not chosen.ids:
+            sides.checked(session.close(), ladder.co.c_dir)
+            note = "no reproducer: none designated, and the candidate added or changed no test"
+            ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, note)
+            return
+        session.plan([chosen.ids])
+        if not abnormal:
+            sides.group(session, 0, "C")
+        c_run = sides.checked(session.close(), ladder.co.c_dir)
+    _judge(ladder, start, chosen, files, resolver, c_run, sides.run_b(chosen.ids, files), baseline)
+
+
+@dataclass(frozen=True)
+class _Chosen:
+    """T3's selection: what runs, and what each test is to it."""
+
+    ids: list[str]
+    designated: list[str]
+    expected: list[str]
+    new: list[str]  # added or changed tests, not declared expected changes
+    chosen: list[str]  # the reproducers: the designated ones, else the candidate's own new tests
+
+
+def _chosen(ladder: Ladder, resolver: overlay.OriginResolver, c_suite: Sequence[str]) -> _Chosen:
+    invocation, plan = ladder.invocation, ladder.sides.plan
+    assert plan is not None
     designated = matches(invocation.reproducers, c_suite) + [
         s for s in invocation.reproducers if s in ladder.uncollected
     ]
@@ -196,22 +288,31 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
     in_changed_files = [
         t
         for t in c_suite
-        if t.split("::", 1)[0] in sides.plan.changed or resolver.origin(t) in (Origin.ADDED, Origin.CHANGED)
+        if t.split("::", 1)[0] in plan.changed or resolver.origin(t) in (Origin.ADDED, Origin.CHANGED)
     ]
     ids = list(dict.fromkeys([*designated, *expected, *in_changed_files]))
     new = [t for t in in_changed_files if resolver.origin(t) in (Origin.ADDED, Origin.CHANGED) and t not in expected]
     mine = authored(ladder)
-    chosen = designated or [t for t in new if mine(t)]
-    if not ids:
-        note = "no reproducer: none designated, and the candidate added or changed no test"
-        ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, len(c_suite), note)
-        return
-    c_run = sides.run_c(ids)
-    b_run = sides.run_b(ids)
+    return _Chosen(ids, designated, expected, new, designated or [t for t in new if mine(t)])
+
+
+def _judge(
+    ladder: Ladder,
+    start: float,
+    chosen: _Chosen,
+    files: Sequence[str],
+    resolver: overlay.OriginResolver,
+    c_run: PytestRun,
+    b_run: PytestRun,
+    baseline: Callable[[], SuiteRun | None],
+) -> None:
+    """T3's status from the reproducers' runs on C and on B, each steadied when new."""
+    invocation, sides = ladder.invocation, ladder.sides
+    ids, designated, expected, new = chosen.ids, chosen.designated, chosen.expected, chosen.new
     # New evidence counts only once it is stable: each new or designated test runs again on each side.
     fresh = [t for t in ids if (t in designated or t in new) and c_run.observation(t) is not None]
     if fresh and invocation.stability_runs > 1:
-        sides.steady(ids, fresh, c_run, b_run)
+        sides.steady(ids, files, fresh, c_run, b_run)
     ladder.measure_baseline()
     b_obs: dict[str, Observation | None] = {t: b_run.observation(t) for t in ids}
     if expected:
@@ -221,17 +322,18 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
         ids, c_run, b_obs, resolver.origin, designated=designated, expected=expected, exclusive=bool(designated)
     )
     ladder.evidence.add(typed.results, typed.annotations, typed.detections)
+    reproducing = chosen.chosen
     if not designated:  # a changed test of the candidate's that passes on B guards behaviour: not a reproducer
         regression = {r.test_id for r in typed.results if r.role is Role.REGRESSION}
-        chosen = [t for t in chosen if t not in regression]
-    lacking = judge.unrunnable(typed, chosen, owns(ladder))
+        reproducing = [t for t in reproducing if t not in regression]
+    lacking = judge.unrunnable(typed, reproducing, owns(ladder))
     ladder.evidence.detect(
         Detection(DetectionKind.UNRUNNABLE_TEST, UNRUNNABLE[why], t, detail=why) for t, why in lacking.items()
     )
-    chosen = [t for t in chosen if t not in lacking]
+    reproducing = [t for t in reproducing if t not in lacking]
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
-    status, note = unrun or judge.reproducer_tier(typed, chosen, expected, fresh)
-    if not chosen and new and status is TierStatus.INCONCLUSIVE:
+    status, note = unrun or judge.reproducer_tier(typed, reproducing, expected, fresh)
+    if not reproducing and new and status is TierStatus.INCONCLUSIVE:
         note = (
             "no reproducer: the candidate added or changed no test; the %d new test(s) of the trusted tests ran "
             "and are recorded, and count as evidence only when designated with --reproducer" % len(new)
@@ -242,7 +344,8 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
         start,
         len(ids),
         len(ids) - len(not_run) - len(unstable),
-        len(c_suite),
+        None,
         note,
         not_run=[*not_run, *unstable],
+        group=("reproducers", 0),
     )

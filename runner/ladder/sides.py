@@ -25,6 +25,7 @@ from runner.checkout import Checkouts
 from runner.ladder import judge
 from runner.ladder.evidence import Evidence
 from runner.ladder.invocation import Invocation
+from runner.pytest_session import GroupedSession, SessionEnded
 from runner.sandbox import Sandbox, pin_environment
 
 
@@ -78,8 +79,14 @@ class Sides:
     def pytest(
         self, checkout: pathlib.Path, ids: Sequence[str] | None, answer: bool = True, **kwargs: Any
     ) -> pytest_run.PytestRun:
-        """One pinned pytest process; ``answer``: a process that reported nothing is a ``ToolFailed``."""
-        run = pytest_run.run(self.target, checkout, ids, sandbox=self.sandbox, **kwargs)
+        """One pinned pytest process (a collection, or B's whole suite); ``answer``: a process that
+        reported nothing is a ``ToolFailed``."""
+        return self.checked(
+            pytest_run.run(self.target, checkout, ids, sandbox=self.sandbox, **kwargs), checkout, answer
+        )
+
+    def checked(self, run: pytest_run.PytestRun, checkout: pathlib.Path, answer: bool = True) -> pytest_run.PytestRun:
+        """What every ended process tells besides its results: a forged stream, network attempts."""
         side = self.co.side(checkout)
         forged = run.tamper(side)
         self.evidence.detect([forged] if forged is not None else [])
@@ -87,22 +94,52 @@ class Sides:
         self.evidence.attempts[side].update((t, address) for t, address, blocked in run.content.network if not blocked)
         if answer and not run.answered and forged is None:  # a forgery is the answer: REJECTED
             raise ToolFailed("pytest ended (exit %d) without reporting on %s: %s" % (run.exit_code, side, run.said))
+        if side == "C":
+            self.provenance(run.content.module_origins, "the tests")
         return run
 
-    def run_c(self, ids: Sequence[str]) -> pytest_run.PytestRun:
-        run = self.pytest(self.co.c_dir, ids, reruns=self.invocation.reruns, watch=self.watch)
-        self.evidence.ran_on_c.update(t for t in ids if run.observation(t) is not None)
-        self.ledger(run.content.results.values(), "C")
-        self.provenance(run.content.module_origins, "the tests")
+    def session(self, checkout: pathlib.Path, files: Sequence[str] | None) -> GroupedSession:
+        """A grouped session (``files``: the test files it collects; None: the whole suite), with
+        the same arguments on either side -- C's watch list included: an argument that differed
+        between the sides would tell a test its side."""
+        return GroupedSession(
+            self.target, checkout, files, sandbox=self.sandbox, reruns=self.invocation.reruns, watch=self.watch
+        )
+
+    def group(self, session: GroupedSession, number: int, side: str) -> pytest_run.PytestRun:
+        """Group ``number`` of ``session``: its view at the barrier, or the ended process's run."""
+        ids = session.groups[number]
+        try:
+            run = session.group(number)
+            forged = run.tamper(side)
+            self.evidence.detect([forged] if forged is not None else [])
+        except SessionEnded as ended:
+            run = ended.run
+        if side == "C":
+            self.evidence.ran_on_c.update(t for t in ids if run.observation(t) is not None)
+        self.ledger([run.observation(t) for t in ids], side)
         return run
 
-    def run_b(self, ids: Sequence[str]) -> pytest_run.PytestRun:
-        """``ids`` on B with C's test files laid over it, in this selection and order -- and with
-        C's watch list: an argument that differed between the sides would tell a test its side."""
+    def one_group(
+        self, checkout: pathlib.Path, ids: Sequence[str], files: Sequence[str] | None
+    ) -> pytest_run.PytestRun:
+        """``ids`` in this order, in one session collecting ``files`` (None: the whole suite)."""
+        with self.session(checkout, files) as session:
+            try:
+                session.collected()
+                session.plan([ids])
+                self.group(session, 0, self.co.side(checkout))
+            except SessionEnded:
+                pass
+            return self.checked(session.close(), checkout)
+
+    def run_c(self, ids: Sequence[str], files: Sequence[str] | None) -> pytest_run.PytestRun:
+        return self.one_group(self.co.c_dir, ids, files)
+
+    def run_b(self, ids: Sequence[str], files: Sequence[str] | None) -> pytest_run.PytestRun:
+        """``ids`` on B with C's test files laid over it, in this selection and order."""
         assert self.plan is not None, "the overlay is planned before anything runs on B"
-        run = self.pytest(self.co.baseline_with_tests(self.plan), ids, reruns=self.invocation.reruns, watch=self.watch)
-        self.ledger(run.content.results.values(), "B")
-        return run
+        return self.one_group(self.co.baseline_with_tests(self.plan), ids, files)
 
     def ledger(self, observations: Iterable[Observation | None], side: str) -> None:
         now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
@@ -113,21 +150,36 @@ class Sides:
             self.held.setdefault(test_id, []).append("%s:%s:%s:%s" % (run_id, row_side, seq, digest))
 
     def steady(
-        self, ids: Sequence[str], fresh: Sequence[str], c_first: pytest_run.PytestRun, b_first: pytest_run.PytestRun
+        self,
+        ids: Sequence[str],
+        files: Sequence[str],
+        fresh: Sequence[str],
+        c_first: pytest_run.PytestRun,
+        b_first: pytest_run.PytestRun,
     ) -> None:
-        """Run the selection ``ids`` again, in the same order, until it ran ``stability_runs`` times
-        on each side; a ``fresh`` test whose outcome differs between a side's runs is ``flaky`` in
-        that side's first run (quarantined, never evidence). The further runs interleave B and C in
-        an order drawn from the run id, so a test that counts its runs in shared state cannot pass
-        on C and fail on B by design."""
+        """Run the selection ``ids`` again (collecting ``files``), in the same order, until it ran
+        ``stability_runs`` times on each side; a ``fresh`` test whose outcome differs between a
+        side's runs is ``flaky`` in that side's first run (quarantined, never evidence). The
+        further runs interleave B and C in an order drawn from the run id, so a test that counts
+        its runs in shared state cannot pass on C and fail on B by design.
+
+        A fresh test that a further C run, ended normally, did not collect has an id that changes
+        from one collection to the next: it leaves C's first run too, as never collected, and
+        ``type`` names it ``unstable_test_id``."""
         schedule = ["C", "B"] * (self.invocation.stability_runs - 1)
         random.Random(self.run_id).shuffle(schedule)
         again: dict[str, list[pytest_run.PytestRun]] = {"C": [], "B": []}
         for side in schedule:
-            again[side].append(self.run_c(ids) if side == "C" else self.run_b(ids))
+            again[side].append(self.run_c(ids, files) if side == "C" else self.run_b(ids, files))
+        normal = [r for r in again["C"] if r.content.finished and not r.budget_exhausted]
+        moving = {t for t in fresh if any(t not in (r.content.collected or ()) for r in normal)}
+        for t in moving:
+            c_first.content.results.pop(t, None)
+        if moving and c_first.content.collected is not None:
+            c_first.content.collected = [t for t in c_first.content.collected if t not in moving]
         for side, first in (("C", c_first), ("B", b_first)):
             runs = [first, *again[side]]
-            steadied = {t: judge.steady([r.observation(t) for r in runs], side) for t in fresh}
+            steadied = {t: judge.steady([r.observation(t) for r in runs], side) for t in fresh if t not in moving}
             first.content.results.update({t: o for t, o in steadied.items() if o is not None})
             self.ledger(steadied.values(), side)
 

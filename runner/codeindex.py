@@ -1,0 +1,183 @@
+"""B's Python files as the selection reads them: definitions with what they read, and the
+module-level units (``names.units``) that run at import.
+
+A recorded key ``path:line`` (a code object's first line, or any executed line under coverage.py)
+is attributed to the innermost definition holding the line. Some definitions run once for many
+tests, so the record holds them for one test only: *shared* definitions -- a fixture scoped wider
+than a function, a module or class setup (``setup_module``, ``setUpClass``, ...) and a pytest hook
+(a ``pytest_*`` function in a conftest, named as one of pytest's hooks, or marked ``hookimpl``).
+A file that defines a hook or a fixture is a *plugin*: pytest may load it without any test
+importing it.
+
+Files are read on demand: a file is parsed only once one of the names the selection follows
+occurs in its text, and a definition's code is walked only once one occurs in its lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import posixpath
+import re
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import _pytest.hookspec
+
+from runner.names import DefNode, Imported, Reads, Unit, defined, first_line, imports, own_code, reads, units
+from runner.pyscan import dotted
+
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+_STAR_IMPORT = re.compile(r"\bimport\s+\*")
+
+#: The word a file holds when it star-imports: what it binds is named in another file.
+STAR = "*"
+#: The hooks pytest itself specifies.
+HOOKS = frozenset(name for name in dir(_pytest.hookspec) if name.startswith("pytest_"))
+_SETUPS = frozenset(
+    {
+        *("setup_module", "teardown_module", "setUpModule", "tearDownModule"),
+        *("setup_class", "teardown_class", "setUpClass", "tearDownClass"),
+    }
+)
+
+
+@dataclass(frozen=True)
+class Definition:
+    qualname: str
+    start: int
+    end: int
+    kind: str  # "function", "method" (a function in a class body) or "class"
+    words: frozenset[str]  # the identifiers in its lines: a superset of what ``reads`` names
+    shared: str  # why it runs once for many tests ("": each test that needs it reaches it)
+    autouse: bool  # it applies to every test in its scope without being named
+    node: DefNode = field(compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.qualname.rpartition(".")[2]
+
+    @functools.cached_property
+    def reads(self) -> Reads:
+        """What its own code reads (``names.own_code``), and the fixtures it requests."""
+        return reads(*own_code(self.node))
+
+
+@dataclass(frozen=True)
+class FileIndex:
+    definitions: tuple[Definition, ...]
+    units: tuple[Unit, ...]
+    imports: tuple[Imported, ...]  # every import in the file, wherever it stands
+    innermost: tuple[int, ...]  # per line (index 0 unused): the innermost definition holding it, -1 none
+    plugin: bool  # it defines a pytest hook or a fixture
+
+
+def _constant(node: ast.expr) -> str:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else "dynamically"
+
+
+def _is_hook(node: DefNode, conftest: bool) -> bool:
+    if isinstance(node, ast.ClassDef) or not node.name.startswith("pytest_"):
+        return False
+    marked = any(dotted(d).rpartition(".")[2] == "hookimpl" for d in node.decorator_list)
+    return conftest or marked or node.name in HOOKS
+
+
+def shared(node: DefNode, conftest: bool) -> tuple[str, bool]:
+    """``(why it runs once for many tests, whether it applies unnamed)``; ``("", False)`` if not."""
+    if isinstance(node, ast.ClassDef):
+        return "", False
+    if _is_hook(node, conftest):
+        return "pytest hook", True
+    if node.name in _SETUPS:
+        return "module or class setup", True
+    for decorator in node.decorator_list:
+        if dotted(decorator).rpartition(".")[2] not in ("fixture", "yield_fixture"):
+            continue
+        scope, autouse = "function", False
+        if isinstance(decorator, ast.Call):
+            if decorator.args:
+                scope = _constant(decorator.args[0])
+            for keyword in decorator.keywords:
+                if keyword.arg == "scope":
+                    scope = _constant(keyword.value)
+                elif keyword.arg == "autouse":
+                    autouse = not (isinstance(keyword.value, ast.Constant) and not keyword.value.value)
+        if scope != "function":
+            return "%s-scoped fixture" % scope, autouse
+    return "", False
+
+
+def _is_fixture(node: DefNode) -> bool:
+    return any(dotted(d).rpartition(".")[2] in ("fixture", "yield_fixture") for d in node.decorator_list)
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement in ``body``, nested ones included (an import stands anywhere)."""
+    for node in body:
+        yield node
+        for _, value in ast.iter_fields(node):
+            for item in value if isinstance(value, list) else ():
+                if isinstance(item, ast.stmt):
+                    yield from _statements([item])
+                elif isinstance(item, (ast.ExceptHandler, ast.match_case)):
+                    yield from _statements(item.body)
+
+
+def index_source(text: str, conftest: bool = False) -> FileIndex | None:
+    """The index of one file's text; None when it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    lines = text.splitlines()
+    found: list[Definition] = []
+    classes: set[str] = set()
+    plugin = False
+    for qualname, node in defined(tree):
+        why, autouse = shared(node, conftest)
+        start, end = first_line(node), node.end_lineno or node.lineno
+        words = frozenset(_IDENTIFIER.findall("\n".join(lines[start - 1 : end])))
+        if isinstance(node, ast.ClassDef):
+            kind = "class"
+            classes.add(qualname)
+        else:
+            kind = "method" if qualname.rpartition(".")[0] in classes else "function"
+        found.append(Definition(qualname, start, end, kind, words, why, autouse, node))
+        plugin = plugin or _is_hook(node, conftest) or _is_fixture(node)
+    innermost = [-1] * (len(lines) + 2)
+    for at, definition in enumerate(found):  # outer before inner: the inner one writes last
+        for line in range(definition.start, min(definition.end, len(innermost) - 1) + 1):
+            innermost[line] = at
+    every = tuple(i for node in _statements(tree.body) for i in imports(node))
+    return FileIndex(tuple(found), tuple(units(tree)), every, tuple(innermost), plugin)
+
+
+class Project:
+    """B's Python files, read through ``read`` (None: not on B, or not to be read as B's)."""
+
+    def __init__(self, paths: Iterable[str], read: Callable[[str], str | None]) -> None:
+        self._read = read
+        self._paths = sorted(set(paths))
+        self._words: dict[str, frozenset[str]] = {}
+        self._indexes: dict[str, FileIndex | None] = {}
+
+    def words(self, path: str) -> frozenset[str]:
+        """The identifiers in a file's text, and ``STAR`` if it star-imports."""
+        if path not in self._words:
+            text = self._read(path) or ""
+            star = {STAR} if _STAR_IMPORT.search(text) else set()
+            self._words[path] = frozenset(_IDENTIFIER.findall(text)) | star
+        return self._words[path]
+
+    def mentioning(self, words: Collection[str]) -> list[str]:
+        """Files whose text holds one of ``words`` as an identifier (a superset of the AST's)."""
+        wanted = frozenset(words)
+        return [p for p in self._paths if not self.words(p).isdisjoint(wanted)]
+
+    def index(self, path: str) -> FileIndex | None:
+        if path not in self._indexes:
+            text = self._read(path)
+            conftest = posixpath.basename(path) == "conftest.py"
+            self._indexes[path] = index_source(text, conftest) if text is not None else None
+        return self._indexes[path]

@@ -1,0 +1,320 @@
+"""What a change reaches beyond the functions it edits: names, code run at import, shared fixtures.
+
+B's record says which functions each test reached. What it cannot say is followed here, by name
+(``names``), over B's Python files (``codeindex.Project``), to a fixpoint. Names belong to a
+module: a bare name read in ``pkg/n.py`` is ``pkg/n.py``'s global, ``from pkg.m import X`` takes
+``pkg/m.py``'s ``X`` (a module outside the project never changes), while an attribute or a
+dotted string may name any module's or object's (``names.Reads``).
+
+* *changed names*: module-level and class-level names whose binding the diff changed
+  (``modchange``), and the names bound from them, below;
+* *tainted* names: functions holding a changed line, and those that read a changed name or a
+  tainted name -- calling one may run changed code (a dunder method taints its class);
+* *module-level code* (a statement, a class-body statement, a definition's header) that reads a
+  changed name, or calls something while naming a tainted function: a pure binding makes the
+  names it binds changed (tainted, for a tainted function); anything else makes its module *fall
+  back*: every test that imports it runs (every test, when the module is a pytest plugin). In a
+  test file the whole file runs, in a conftest every test under its directory, as they do when
+  such code binds a name pytest reads (``pytestmark``, ``pytest_plugins``, ...);
+* *shared definitions* (``codeindex``) that hold a changed line or read a changed name or a
+  tainted one: a fixture's name becomes a *changed fixture* (a test that requests it reads it);
+  an autouse fixture, a setup or a hook selects every test it applies to.
+
+A diff's own side effects (a module added, deleted, unparsable, or changed beyond its names) make
+its module fall back; so does a changed test module (other test files import it).
+"""
+
+from __future__ import annotations
+
+import enum
+import posixpath
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from runner.codeindex import STAR, Definition, Project
+from runner.diff import Diff, FileKind, Span
+from runner.importgraph import ImportGraph
+from runner.names import Imported, Reads, Unit
+
+#: Module-level names pytest itself reads from a test module or conftest.
+PYTEST_NAMES = frozenset({"pytestmark", "pytest_plugins", "collect_ignore", "collect_ignore_glob", "__test__"})
+
+
+@dataclass(frozen=True)
+class Impact:
+    spans: Mapping[str, tuple[Span, ...]]  # path -> definitions on B that hold a changed line (T4)
+    fallback: Mapping[str, str]  # module path -> why every test importing it runs
+    scopes: Mapping[str, str]  # test file path, conftest directory + "/", or "" (all) -> why all its tests run
+    readers: Mapping[str, Mapping[int, tuple[str, str]]]  # path -> line on B -> (definition, what it reads)
+
+
+def changed_spans(diff: Diff) -> dict[str, tuple[Span, ...]]:
+    """Definitions on B holding a changed line, or running one outside their own body, per source file."""
+    found: dict[str, tuple[Span, ...]] = {}
+    for change in diff.of_kind(FileKind.SOURCE):
+        if change.b_spans or change.executors:
+            found[change.path] = tuple(dict.fromkeys((*change.b_spans, *change.executors)))
+    return found
+
+
+def scope_of(path: str, test_files: Collection[str]) -> str | None:
+    """The tests a file's own code applies to: a test file's, a conftest's directory's, or None."""
+    if path in test_files:
+        return path
+    if posixpath.basename(path) == "conftest.py":
+        parent = posixpath.dirname(path)
+        return parent + "/" if parent else ""
+    return None
+
+
+class _Names:
+    """Names that changed (or may run changed code): each module's globals, names reached as
+    attributes of an object (class-level names, methods), and all of them. ``objects`` is what
+    an attribute of an object may be: for a changed name, any (a module may be passed around as
+    an object); for a tainted one, a method."""
+
+    def __init__(self, objects_any: bool) -> None:
+        self.by_module: dict[str, dict[str, str]] = {}
+        self.members: dict[str, str] = {}
+        self.anywhere: dict[str, str] = {}
+        self.objects = self.anywhere if objects_any else self.members
+
+    def add(self, path: str, name: str, label: str) -> None:
+        self.by_module.setdefault(path, {}).setdefault(name, label)
+        self.anywhere.setdefault(name, label)
+
+    def member(self, name: str, label: str) -> None:
+        self.members.setdefault(name, label)
+        self.anywhere.setdefault(name, label)
+
+    def of(self, path: str) -> Mapping[str, str]:
+        return self.by_module.get(path, {})
+
+    def size(self) -> int:
+        return len(self.anywhere) + len(self.members) + sum(len(v) for v in self.by_module.values())
+
+
+class _Outside(enum.Enum):
+    """Where a dotted base that is no project module points."""
+
+    OBJECT = "an object: any class-level name or method"
+    UNKNOWN = "a module of the project that is not found: any name"
+    EXTERNAL = "a module outside the project: it does not change"
+
+
+class _Walk:
+    """The fixpoint's state; every set only grows, so it ends."""
+
+    def __init__(self, diff: Diff, project: Project, test_files: Collection[str], graph: ImportGraph) -> None:
+        self.project, self.test_files, self.graph = project, test_files, graph
+        self.spans = changed_spans(diff)
+        self.changed = _Names(objects_any=True)
+        self.tainted = _Names(objects_any=False)
+        self.fixtures: dict[str, str] = {}
+        self.fallback: dict[str, str] = {}
+        self.scopes: dict[str, str] = {}
+        self.plugins: set[str] = set()
+        self._aliases: dict[str, dict[str, str]] = {}
+        self._bases: dict[tuple[str, str], str | _Outside] = {}
+        for change in diff.of_kind(FileKind.SOURCE):
+            for name in sorted(change.names):
+                self.changed.add(change.path, name, "%s::%s" % (change.path, name))
+            if any(n.startswith("pytest_") for n in change.names):
+                self.plugins.add(change.path)
+            if change.side_effects:
+                self.fall_back(change.path, "; ".join(change.side_effects))
+        for change in diff.of_kind(FileKind.TEST):
+            if change.path.endswith(".py"):
+                self.fallback.setdefault(change.path, "a changed test module")
+
+    def size(self) -> tuple[int, ...]:
+        return self.changed.size(), self.tainted.size(), len(self.fixtures), len(self.fallback), len(self.scopes)
+
+    def fall_back(self, path: str, why: str) -> None:
+        index = self.project.index(path)
+        if path in self.plugins or (index is not None and index.plugin):
+            self.scopes.setdefault("", "pytest plugin %s may apply to any test: %s" % (path, why))
+        else:
+            self.fallback.setdefault(path, why)
+
+    def settle(self) -> None:
+        while True:
+            before = self.size()
+            words = {*self.changed.anywhere, *self.tainted.anywhere, *self.fixtures, STAR}
+            for path in sorted({*self.project.mentioning(words), *self.spans}):
+                index = self.project.index(path)
+                if index is None:
+                    continue
+                spans = self.spans.get(path, ())
+                for definition in index.definitions:
+                    if not definition.words.isdisjoint(words) or spans:
+                        self.definition(path, definition, words)
+                for unit in index.units:
+                    self.imports(path, unit)
+                    if not unit.reads.words.isdisjoint(words):
+                        self.unit(path, unit)
+            if self.size() == before:
+                return
+
+    # -- where a name read in a file points ------------------------------------------------------
+
+    def aliases(self, path: str) -> dict[str, str]:
+        """Names ``path`` binds to a module (``import a.b as c``, ``from a import b``): name -> module."""
+        if path not in self._aliases:
+            found: dict[str, str] = {}
+            index = self.project.index(path)
+            for imported in index.imports if index is not None else ():
+                if not imported.name:
+                    whole = imported.bound != imported.module.split(".")[0]
+                    found.setdefault(imported.bound, imported.module if whole else imported.bound)
+                elif imported.name != STAR:
+                    module = self.graph.absolute(path, imported.module, imported.level)
+                    candidate = "%s.%s" % (module, imported.name) if module else imported.name
+                    if candidate in self.graph.module_file:
+                        found.setdefault(imported.bound, candidate)
+            self._aliases[path] = found
+        return self._aliases[path]
+
+    def module(self, name: str) -> str | _Outside:
+        """The project file of the module ``name``, or where else it points."""
+        if name in self.graph.module_file:
+            return self.graph.module_file[name]
+        parts = name.split(".")
+        if any(".".join(parts[:i]) in self.graph.module_file for i in range(1, len(parts))):
+            return _Outside.OBJECT  # a name inside a project module: a class's attribute
+        return _Outside.UNKNOWN if self.graph.owns(name) else _Outside.EXTERNAL
+
+    def source(self, path: str, imported: Imported) -> str | _Outside:
+        """Where the module an import in ``path`` names points."""
+        return self.module(self.graph.absolute(path, imported.module, imported.level))
+
+    def base(self, path: str, base: str) -> str | _Outside:
+        """Where ``base`` in ``base.attr``, read in ``path``, points."""
+        if (path, base) not in self._bases:
+            first, _, rest = base.partition(".")
+            module = self.aliases(path).get(first)
+            found = _Outside.OBJECT if module is None else self.module(module + "." + rest if rest else module)
+            self._bases[path, base] = found
+        return self._bases[path, base]
+
+    def lookup(self, names: _Names, path: str, r: Reads, strings: bool) -> list[str]:
+        """The labels of ``names`` that ``r``, read in ``path``, reads, sorted by name."""
+        hit = {n: names.of(path)[n] for n in r.names & names.of(path).keys()}
+        pairs = [(self.base(path, base), attr) for base, attr in r.qualified]
+        pairs += [(self.source(path, i), i.name) for i in r.imported if i.name not in ("", STAR)]
+        pairs += [(_Outside.OBJECT, attr) for attr in r.attributes]
+        pairs += [(_Outside.UNKNOWN, s) for s in r.strings] if strings else []
+        for where, name in pairs:
+            if where is _Outside.OBJECT:
+                found: Mapping[str, str] = names.objects
+            elif where is _Outside.UNKNOWN:
+                found = names.anywhere
+            elif where is _Outside.EXTERNAL:
+                continue
+            else:
+                found = names.of(where)
+            if name in found:
+                hit.setdefault(name, found[name])
+        return [hit[n] for n in sorted(hit)]
+
+    def read(self, path: str, r: Reads, requests: bool = False) -> list[str]:
+        """What ``r`` reads of the changed names and fixtures (by string, or by parameter when
+        ``requests``: a definition's own), as reasons say it."""
+        fixtures = sorted(((r.parameters if requests else frozenset()) | r.strings) & self.fixtures.keys())
+        return self.lookup(self.changed, path, r, True) + ["fixture %s" % self.fixtures[f] for f in fixtures]
+
+    # -- the rules -------------------------------------------------------------------------------
+
+    def taint(self, path: str, d: Definition) -> None:
+        """Code may run ``d`` by its name: a module's global, or an object's attribute for a
+        method; a dunder method (``__init__``) by its class's name too. A function nested in
+        another runs only through it: the outer one is tainted, holding or reading what it does."""
+        parts = d.qualname.split(".")
+        label = "%s::%s" % (path, d.qualname)
+        if d.kind == "function" and len(parts) == 1:
+            self.tainted.add(path, parts[0], label)
+        elif d.kind == "method":
+            self.tainted.member(parts[-1], label)
+            if parts[-1].startswith("__") and parts[-1].endswith("__"):
+                if len(parts) == 2:
+                    self.tainted.add(path, parts[0], label)
+                else:
+                    self.tainted.member(parts[-2], label)
+
+    def definition(self, path: str, d: Definition, words: Collection[str]) -> None:
+        named = not d.words.isdisjoint(words)  # else its code need not be read
+        read = self.read(path, d.reads, requests=True) if named else []
+        runs = self.lookup(self.tainted, path, d.reads, False) if named else []
+        holds = any(d.start <= s.start and s.end <= d.end for s in self.spans.get(path, ()))
+        if read or runs or (holds and d.kind != "class"):
+            self.taint(path, d)
+        if not d.shared or not (read or runs or holds):
+            return
+        where = "%s::%s" % (path, d.qualname)
+        cause = "reads changed %s" % read[0] if read else "may run changed %s" % runs[0] if runs else ""
+        cause = cause or "holds a changed line"
+        if not d.autouse:
+            self.fixtures.setdefault(d.name, "%s (%s that %s)" % (where, d.shared, cause))
+            return
+        scope = scope_of(path, self.test_files)
+        why = "%s %s runs for every test it applies to and %s" % (d.shared, where, cause)
+        self.scopes.setdefault("" if scope is None else scope, why)
+
+    def imports(self, path: str, u: Unit) -> None:
+        """``from m import X`` binds ``m``'s ``X``: changed or tainted in ``m``, so here (an
+        import nested in an ``if`` or a ``try`` too)."""
+        for imported in u.binding.imports | u.reads.imported:
+            if not imported.name:
+                continue  # ``import m`` binds the module: its attributes are read through it
+            where = self.source(path, imported)
+            if where is _Outside.EXTERNAL:
+                continue
+            for names in (self.changed, self.tainted):
+                found = names.anywhere if isinstance(where, _Outside) else names.of(where)
+                wanted = found.keys() if imported.name == STAR else {imported.name} & found.keys()
+                for got in sorted(wanted):
+                    names.add(path, got if imported.name == STAR else imported.bound, found[got])
+
+    def unit(self, path: str, u: Unit) -> None:
+        read = self.read(path, u.reads)
+        ran = self.lookup(self.tainted, path, u.reads, False) if u.binding.runs else []
+        if not read and not ran:
+            return
+        cause = "reads changed %s" % read[0] if read else "calls %s, which may run changed code" % ran[0]
+        bound = u.binding.names | set(u.scope.split(".") if u.scope else ())
+        scope = scope_of(path, self.test_files)
+        pure = not ran and not u.binding.effect
+        effect = ": %s" % u.binding.effect if u.binding.effect else ""
+        if scope is not None and (not pure or bound & PYTEST_NAMES):
+            self.scopes.setdefault(scope, "module-level code of %s (line %d) %s%s" % (path, u.start, cause, effect))
+        elif not pure:
+            self.fall_back(path, "its module-level code (line %d) %s%s" % (u.start, cause, effect))
+        else:
+            for name in sorted(bound):
+                self.changed.add(path, name, "%s::%s (bound from %s)" % (path, name, read[0].split(" (")[0]))
+
+    def readers(self) -> dict[str, dict[int, tuple[str, str]]]:
+        """Lines on B whose innermost definition reads a changed name or requests a changed fixture."""
+        found: dict[str, dict[int, tuple[str, str]]] = {}
+        wanted = {*self.changed.anywhere, *self.fixtures}
+        for path in self.project.mentioning(wanted):
+            index = self.project.index(path)
+            if index is None:
+                continue
+            for at, d in enumerate(index.definitions):
+                read = self.read(path, d.reads, requests=True) if not d.words.isdisjoint(wanted) else []
+                if not read:
+                    continue
+                lines = found.setdefault(path, {})
+                for line in range(d.start, d.end + 1):
+                    if index.innermost[line] == at:
+                        lines[line] = (d.qualname, read[0])
+        return found
+
+
+def impact(diff: Diff, project: Project, test_files: Collection[str], graph: ImportGraph) -> Impact:
+    """The fixpoint over ``project`` (B's Python files); ``test_files`` hold the suite's tests, and
+    ``graph`` says which file a module name is."""
+    walk = _Walk(diff, project, test_files, graph)
+    walk.settle()
+    return Impact(walk.spans, walk.fallback, walk.scopes, walk.readers())

@@ -1,0 +1,408 @@
+"""What Python code reads and binds, by name: the vocabulary of the selection's name analysis.
+
+B's per-test record says which functions a test reached, not which module-level values it read
+nor what ran at import. The selection bridges that by name: a function that reads ``X`` may read
+a module-level ``X``; a module-level statement that reads ``X`` binds its own names from it.
+What code reads comes in three kinds (``Reads``): a bare name is a global of its own module; an
+attribute (``m.X``, ``self.X``) and a dotted string (``getattr(m, "X")``, ``mock.patch("m.X")``)
+may be any module's or object's -- a coincidence of names over-selects, it never hides a reader.
+
+A statement is a *pure binding* when running it does nothing but bind names: assignments to
+plain names, imports, definitions whose decorators only wrap (``property``, ``dataclass``, ...),
+constants and docstrings, and ``if``/``try`` blocks made of those. Anything else -- a call that
+is not a known pure constructor, an assignment to an attribute or an item, a star import, a
+loop, ``with``, ``global`` -- may act beyond the names it binds: it has a side effect.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from runner.pyscan import dotted
+
+DefNode: TypeAlias = "ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef"
+
+#: Calls that build a value and do nothing else, so a statement calling only these still only binds.
+PURE_CALLS = frozenset(
+    {
+        *("dict", "list", "set", "frozenset", "tuple", "str", "int", "float", "bool", "bytes", "complex"),
+        *("range", "object", "slice", "len", "sorted", "reversed", "min", "max", "sum", "abs", "any", "all"),
+        *("enumerate", "zip", "map", "filter", "isinstance", "issubclass", "getattr", "hasattr", "repr", "type"),
+        *("re.compile", "TypeVar", "typing.TypeVar", "ParamSpec", "typing.ParamSpec", "NewType", "typing.NewType"),
+        *("cast", "typing.cast", "namedtuple", "collections.namedtuple", "NamedTuple", "typing.NamedTuple"),
+        *("TypedDict", "typing.TypedDict", "field", "dataclasses.field", "partial", "functools.partial"),
+        *("Path", "pathlib.Path", "os.path.join", "os.path.dirname", "os.path.abspath", "os.path.basename"),
+        *("os.environ.get", "os.getenv", "logging.getLogger", "MappingProxyType", "types.MappingProxyType"),
+        *("Decimal", "decimal.Decimal", "timedelta", "datetime.timedelta"),
+    }
+)
+
+#: Decorators that wrap what they decorate and register it nowhere.
+PURE_DECORATORS = frozenset(
+    {
+        *("staticmethod", "classmethod", "property", "abstractmethod", "abc.abstractmethod"),
+        *("cache", "functools.cache", "lru_cache", "functools.lru_cache", "cached_property"),
+        *("functools.cached_property", "total_ordering", "functools.total_ordering", "dataclass"),
+        *("dataclasses.dataclass", "overload", "typing.overload", "final", "typing.final", "override"),
+        *("typing.override", "typing_extensions.final", "typing_extensions.override", "runtime_checkable"),
+        *("typing.runtime_checkable", "contextmanager", "contextlib.contextmanager", "asynccontextmanager"),
+        *("contextlib.asynccontextmanager", "unique", "enum.unique", "singledispatch", "functools.singledispatch"),
+        *("fixture", "pytest.fixture"),
+    }
+)
+
+_PROPERTY_PARTS = frozenset({"setter", "getter", "deleter"})
+_DOTTED_STRING = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+
+
+@dataclass(frozen=True)
+class Imported:
+    """One name an import binds: ``from {"." * level}{module} import {name} as {bound}``
+    (``name`` "" for ``import module``, "*" for a star import)."""
+
+    module: str
+    level: int
+    name: str
+    bound: str
+
+
+@dataclass(frozen=True)
+class Reads:
+    """What code may read: bare names (globals of its own module, or locals, or builtins);
+    attributes of a dotted base (``m.X``: ``("m", "X")``; the base may be a module); what the
+    imports among them take (``from m import X`` reads ``m``'s ``X``); attributes of anything
+    else (``f().X``); the parts of strings that are dotted names; and parameter names (the
+    fixtures a test or a fixture requests)."""
+
+    names: frozenset[str] = frozenset()
+    qualified: frozenset[tuple[str, str]] = frozenset()
+    imported: frozenset[Imported] = frozenset()
+    attributes: frozenset[str] = frozenset()
+    strings: frozenset[str] = frozenset()
+    parameters: frozenset[str] = frozenset()
+    words: frozenset[str] = frozenset()  # every identifier above: what a name must be among to be read
+
+
+def reads(*nodes: ast.AST, annotations: bool = True) -> Reads:
+    """What ``nodes`` read: names and attributes loaded (a store is not a read; ``X += 1`` is
+    both), what an import inside them takes, ``global`` names, strings that are dotted names
+    (``usefixtures("db")``, ``mock.patch("pkg.m.X")``, ``__all__`` entries), and parameters.
+    Annotations are not read when ``annotations`` is False (``from __future__ import annotations``)."""
+    names: set[str] = set()
+    qualified: set[tuple[str, str]] = set()
+    imported: set[Imported] = set()
+    attributes: set[str] = set()
+    strings: set[str] = set()
+    parameters: set[str] = set()
+
+    def attribute(node: ast.Attribute) -> None:
+        base = dotted(node.value, calls=False)
+        if base:
+            qualified.add((base, node.attr))
+        else:
+            attributes.add(node.attr)
+
+    todo = list(nodes)
+    while todo:
+        sub = todo.pop()
+        if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Store):
+            names.add(sub.id)
+        elif isinstance(sub, ast.Attribute) and not isinstance(sub.ctx, ast.Store):
+            attribute(sub)
+        elif isinstance(sub, ast.AugAssign):
+            names.update(_target_names(sub.target))
+            if isinstance(sub.target, ast.Attribute):
+                attribute(sub.target)
+        elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+            imported.update(imports(sub))
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            names.update(sub.names)
+        elif isinstance(sub, ast.arg):
+            parameters.add(sub.arg)
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and _DOTTED_STRING.fullmatch(sub.value):
+            strings.update(sub.value.split("."))
+        for field, value in ast.iter_fields(sub):
+            if annotations or field not in ("annotation", "returns"):
+                todo.extend(v for v in (value if isinstance(value, list) else [value]) if isinstance(v, ast.AST))
+    words = {*names, *(a for _, a in qualified), *(i.name for i in imported), *attributes, *strings, *parameters}
+    return Reads(
+        frozenset(names),
+        frozenset(qualified),
+        frozenset(imported),
+        frozenset(attributes),
+        frozenset(strings),
+        frozenset(parameters),
+        frozenset(words),
+    )
+
+
+def own_code(node: DefNode) -> list[ast.AST]:
+    """What a definition's own code object runs: a function's whole subtree (nested functions
+    included: they run only if it runs); a class's header and body, its methods by their headers
+    (a method is a definition of its own)."""
+    if not isinstance(node, ast.ClassDef):
+        return [node]
+    found: list[ast.AST] = list(header(node))
+    for stmt in node.body:
+        if isinstance(stmt, ast.ClassDef):
+            found.extend(own_code(stmt))
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.extend(header(stmt))
+        else:
+            found.append(stmt)
+    return found
+
+
+def first_line(node: DefNode) -> int:
+    """Where a definition starts: its first decorator, as the recorder and ``diff.definitions`` count."""
+    return min([node.lineno] + [d.lineno for d in node.decorator_list])
+
+
+def header_end(node: DefNode) -> int:
+    """The last line of a definition's header: what runs when it is defined, not when it is called."""
+    return max([node.lineno] + [part.end_lineno or part.lineno for part in header(node)])
+
+
+def header(node: DefNode) -> list[ast.expr | ast.arg | ast.keyword]:
+    """What runs when a definition is defined: decorators, and bases and keywords of a class, or
+    defaults and annotations of a function (its parameters too, for their line span)."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *node.keywords]
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *(a for a in (args.vararg, args.kwarg) if a)]
+    return [*node.decorator_list, *every, *_evaluated(node)]
+
+
+def _evaluated(node: ast.FunctionDef | ast.AsyncFunctionDef, annotations: bool = True) -> list[ast.expr]:
+    """A function's defaults and annotations: evaluated when it is defined."""
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *(a for a in (args.vararg, args.kwarg) if a)]
+    defaults = [d for d in (*args.defaults, *args.kw_defaults) if d is not None]
+    if not annotations:
+        return defaults
+    hints = [a.annotation for a in every if a.annotation is not None]
+    return [*defaults, *hints, *([node.returns] if node.returns else [])]
+
+
+def defined(tree: ast.Module) -> list[tuple[str, DefNode]]:
+    """Every function and class with its qualified name (``Box.grow``); outer before inner.
+
+    Only definitions directly in a module, class or function body count, as the recorder's keys
+    are matched against them (``diff.definitions``).
+    """
+    found: list[tuple[str, DefNode]] = []
+
+    def walk(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.append((prefix + node.name, node))
+                walk(node.body, prefix + node.name + ".")
+
+    walk(tree.body, "")
+    return found
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What running one statement does: the names it binds, and whether it may do more."""
+
+    names: frozenset[str]
+    effect: str = ""  # why running it may act beyond ``names`` ("": a pure binding)
+    runs: bool = False  # it calls something when it runs (a call, a decorator, a base class's hooks)
+    imports: frozenset[Imported] = frozenset()  # of an import: what it binds, name by name
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A statement that runs when its module or class body runs; a definition by its header.
+
+    ``start``-``end`` are the lines whose change changes it. ``scope`` is the class it belongs
+    to: the class whose body holds it, or whose header it is ("" at module level).
+    """
+
+    start: int
+    end: int
+    scope: str
+    reads: Reads  # what running it reads (an import's names: ``binding.imports``)
+    binding: Binding
+    function: bool = False  # a function's header: the function's own span holds it too
+
+
+def units(tree: ast.Module) -> list[Unit]:
+    """The module-level units of ``tree``: its statements, and the bodies of its classes split
+    statement by statement (a class body runs at import too)."""
+    lazy = any(
+        isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
+        for s in tree.body
+    )
+    found: list[Unit] = []
+
+    def walk(body: list[ast.stmt], owner: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                qualname = owner + "." + node.name if owner else node.name
+                head = Binding(frozenset({node.name}), _class_header_effect(node), bool(header(node)))
+                found.append(Unit(first_line(node), header_end(node), qualname, reads(*header(node)), head))
+                walk(node.body, qualname)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                read = reads(*node.decorator_list, *_evaluated(node, not lazy))
+                found.append(Unit(first_line(node), header_end(node), owner, read, binding(node), function=True))
+            else:
+                read = Reads() if isinstance(node, (ast.Import, ast.ImportFrom)) else reads(node, annotations=not lazy)
+                found.append(Unit(node.lineno, node.end_lineno or node.lineno, owner, read, binding(node)))
+
+    walk(tree.body, "")
+    return found
+
+
+def binding(node: ast.stmt) -> Binding:
+    """What running the statement ``node`` binds, and what else it may do."""
+    effect, runs = _judge(node)
+    return Binding(_bound(node), effect, runs, imports(node))
+
+
+def imports(node: ast.AST) -> frozenset[Imported]:
+    """What an import binds, name by name: an import line that gains or loses a name rebinds
+    only that name."""
+    if isinstance(node, ast.Import):
+        return frozenset(Imported(a.name, 0, "", a.asname or a.name.split(".")[0]) for a in node.names)
+    if isinstance(node, ast.ImportFrom):
+        module, level = node.module or "", node.level
+        return frozenset(Imported(module, level, a.name, a.asname or a.name.rstrip("*")) for a in node.names)
+    return frozenset()
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for element in target.elts for n in _target_names(element)]
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    return []
+
+
+def _plain(target: ast.expr) -> bool:
+    """A target made of names only (no attribute, no item)."""
+    if isinstance(target, ast.Name):
+        return True
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return all(_plain(e) for e in target.elts)
+    return isinstance(target, ast.Starred) and _plain(target.value)
+
+
+def _is_main_guard(node: ast.If) -> bool:
+    """``if __name__ == "__main__":``, which never runs on import."""
+    test = node.test
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.comparators) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
+
+
+def _bound(node: ast.stmt) -> frozenset[str]:
+    found: set[str] = set()
+    if isinstance(node, ast.Import):
+        found.update(a.asname or a.name.split(".")[0] for a in node.names)
+    elif isinstance(node, ast.ImportFrom):
+        found.update(a.asname or a.name for a in node.names if a.name != "*")
+    elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
+        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+        found.update(n for t in targets for n in _target_names(t))
+        if "__all__" in found and not isinstance(node, ast.Delete) and node.value is not None:
+            found.update(reads(node.value).strings)  # a star import binds what ``__all__`` names
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        found.add(node.name)
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        found.add("__doc__")
+    elif isinstance(node, ast.If) and not _is_main_guard(node):
+        found.update(n for s in (*node.body, *node.orelse) for n in _bound(s))
+    elif isinstance(node, ast.Try):
+        found.update(h.name for h in node.handlers if h.name)
+        blocks = [*node.body, *node.orelse, *node.finalbody, *(s for h in node.handlers for s in h.body)]
+        found.update(n for s in blocks for n in _bound(s))
+    return frozenset(found)
+
+
+def _executed(node: ast.AST) -> Iterator[ast.AST]:
+    """``node`` and its subtree, except the bodies of lambdas (they run when called)."""
+    yield node
+    for child in [node.args] if isinstance(node, ast.Lambda) else ast.iter_child_nodes(node):
+        yield from _executed(child)
+
+
+def _calls(*nodes: ast.AST) -> tuple[str, bool]:
+    """``(effect, runs)`` of evaluating ``nodes``: the first call that is not a pure constructor."""
+    runs = False
+    for node in nodes:
+        for sub in _executed(node):
+            if isinstance(sub, ast.Call):
+                runs = True
+                name = dotted(sub.func)
+                if name not in PURE_CALLS:
+                    return "calls %s()" % (name or "an expression"), True
+    return "", runs
+
+
+def _decorated(node: DefNode) -> str:
+    """Why a definition's decorators may do more than wrap it ("" when they do not)."""
+    for decorator in node.decorator_list:
+        name = dotted(decorator)
+        pure = name in PURE_DECORATORS or name.rpartition(".")[2] in _PROPERTY_PARTS
+        if isinstance(decorator, ast.Call) and any(k.arg == "autouse" for k in decorator.keywords):
+            pure = False  # an autouse fixture applies to tests that never name it
+        if not pure or (isinstance(decorator, ast.Call) and _calls(*decorator.args, *decorator.keywords)[0]):
+            return "decorated by @%s" % (name or "an expression")
+    return ""
+
+
+def _class_header_effect(node: ast.ClassDef) -> str:
+    if node.keywords:
+        return "class %s keyword %s=" % (node.name, node.keywords[0].arg or "**")
+    return _decorated(node) or _calls(*node.bases)[0]
+
+
+def _first(judged: list[tuple[str, bool]]) -> tuple[str, bool]:
+    return next((e for e, _ in judged if e), ""), any(r for _, r in judged)
+
+
+def _judge(node: ast.stmt) -> tuple[str, bool]:
+    """``(effect, runs)`` of running the statement ``node``."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        effect, runs = _calls(*_evaluated(node))
+        return _decorated(node) or effect, runs or bool(node.decorator_list)
+    if isinstance(node, ast.ClassDef):
+        return _first([(_class_header_effect(node), bool(header(node))), *(_judge(s) for s in node.body)])
+    if isinstance(node, (ast.Import, ast.Pass)):
+        return "", False
+    if isinstance(node, ast.ImportFrom):
+        return ("star import from %s" % (node.module or "."), True) if node.names[0].name == "*" else ("", False)
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if not all(_plain(t) for t in targets):
+            return "assigns to an attribute or an item", _calls(node)[1]
+        return _calls(*(n for n in (node.value, getattr(node, "annotation", None)) if n is not None))
+    if isinstance(node, ast.Delete):
+        return ("", False) if all(_plain(t) for t in node.targets) else ("deletes an attribute or an item", False)
+    if isinstance(node, ast.Expr):
+        if isinstance(node.value, ast.Constant):
+            return "", False
+        effect, _ = _calls(node.value)
+        return effect or "evaluates an expression", True
+    if isinstance(node, ast.If):
+        if _is_main_guard(node):
+            return "", False
+        return _first([_calls(node.test), *(_judge(s) for s in (*node.body, *node.orelse))])
+    if isinstance(node, ast.Try):
+        types = [_calls(h.type) for h in node.handlers if h.type is not None]
+        blocks = [*node.body, *node.orelse, *node.finalbody, *(s for h in node.handlers for s in h.body)]
+        return _first([*types, *(_judge(s) for s in blocks)])
+    return "runs a %s statement" % type(node).__name__.lower(), True

@@ -1,0 +1,199 @@
+"""The grouped session (``runner.pytest_session``, the plugin's ``groups``): one pytest process that
+collects once and runs the runner's groups, a barrier after each, the climb deciding in between.
+
+End to end: a small checkout made in a temp dir, the runner's own pinned pytest process, and what
+the signed stream says. The plugin's option checks run through ``pytester``.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import sys
+import textwrap
+
+import pytest
+
+from pytest_evidence.model import FailureKind, Outcome
+from runner.pytest_run import PytestRun
+from runner.pytest_session import GroupedSession, SessionEnded
+from runner.sandbox import Sandbox
+from runner.target import Target
+
+SUITE = {
+    "tests/conftest.py": """
+        import os
+
+        import pytest
+
+
+        @pytest.fixture(scope="session")
+        def once():
+            with open(os.environ["SETUPS"], "a") as fh:
+                fh.write("setup\\n")
+            yield
+            with open(os.environ["SETUPS"], "a") as fh:
+                fh.write("teardown\\n")
+        """,
+    "tests/test_a.py": """
+        def test_a1(once):
+            pass
+
+
+        def test_a2(once):
+            assert 1 + 1 == 3
+        """,
+    "tests/test_b.py": """
+        def test_b1(once):
+            pass
+
+
+        def test_b2(once):
+            pass
+        """,
+}
+A1, A2 = "tests/test_a.py::test_a1", "tests/test_a.py::test_a2"
+B1, B2 = "tests/test_b.py::test_b1", "tests/test_b.py::test_b2"
+
+
+def _checkout(tmp_path: pathlib.Path, files: dict[str, str]) -> pathlib.Path:
+    root = tmp_path / "checkout"
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(textwrap.dedent(text))
+    return root
+
+
+def _session(checkout: pathlib.Path, budget: float = 120.0, files: list[str] | None = None) -> GroupedSession:
+    target = Target(sys.executable, (), ("-p", "no:randomly"))
+    sandbox = Sandbox(seed=1, test_timeout=None, tier_budget=budget, network="socket_guard")
+    return GroupedSession(target, checkout, files, sandbox=sandbox, reruns=0, watch=())
+
+
+def _outcomes(run: PytestRun, ids: list[str]) -> dict[str, Outcome | None]:
+    return {t: None if run.observation(t) is None else run.observation(t).outcome for t in ids}  # type: ignore[union-attr]
+
+
+@pytest.fixture(autouse=True)
+def setups(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+    """Where the session fixture logs its setups and teardowns (the tests inherit the variable)."""
+    path = tmp_path / "setups.txt"
+    monkeypatch.setenv("SETUPS", str(path))
+    return path
+
+
+def test_groups_run_in_the_given_order_with_a_barrier_after_each(tmp_path: pathlib.Path, setups: pathlib.Path) -> None:
+    with _session(_checkout(tmp_path, SUITE)) as session:
+        collected = session.collected()
+        assert collected.content.collected == [A1, A2, B1, B2]
+        assert collected.content.results == {}  # nothing runs before the plan
+        session.plan([[B2, A1], [A2], [B1]])
+        first = session.group(0)
+        assert _outcomes(first, [B2, A1, A2, B1]) == {B2: Outcome.PASS, A1: Outcome.PASS, A2: None, B1: None}
+        assert first.content.barriers == [2] and first.exit_code == 0
+        second = session.group(1)
+        assert _outcomes(second, [A2, B1]) == {A2: Outcome.FAIL, B1: None}
+        assert second.exit_code == 1  # as pytest would exit on this group alone
+        third = session.group(2)
+        assert third.content.barriers == [2, 1, 1]
+        final = session.close()
+    assert final.content.finished and final.content.forgery is None
+    assert list(final.content.results) == [B2, A1, A2, B1]
+    # a session fixture lives across the barriers, as in one plain run
+    assert setups.read_text() == "setup\nteardown\n"
+
+
+def test_stopping_at_a_barrier_leaves_the_later_groups_unrun_and_finishes_the_session(
+    tmp_path: pathlib.Path, setups: pathlib.Path
+) -> None:
+    with _session(_checkout(tmp_path, SUITE)) as session:
+        session.collected()
+        session.plan([[A2], [A1, B1, B2]])
+        assert _outcomes(session.group(0), [A2]) == {A2: Outcome.FAIL}
+        final = session.close()  # the climb halts: no "go"
+    assert final.content.finished and final.exit_code == 1
+    assert list(final.content.results) == [A2]
+    assert setups.read_text() == "setup\nteardown\n"  # torn down by pytest's own session end
+
+
+def test_a_process_that_dies_in_a_group_ends_the_session_with_the_running_test_a_crash(
+    tmp_path: pathlib.Path,
+) -> None:
+    files = {
+        **SUITE,
+        "tests/test_b.py": "import os\n\n\ndef test_b1():\n    os._exit(3)\n\n\ndef test_b2():\n    pass\n",
+    }
+    with _session(_checkout(tmp_path, files)) as session:
+        session.collected()
+        session.plan([[A1], [B1, B2]])
+        session.group(0)
+        with pytest.raises(SessionEnded) as ended:
+            session.group(1)
+        assert session.close() is ended.value.run
+    run = ended.value.run
+    assert _outcomes(run, [A1, B1, B2]) == {A1: Outcome.PASS, B1: Outcome.CRASH, B2: None}
+    crash = run.observation(B1)
+    assert crash is not None and crash.failure is not None and crash.failure.kind is FailureKind.CRASH
+    assert not run.budget_exhausted and run.exit_code == 3
+
+
+def test_a_group_that_outruns_the_tier_budget_is_killed(tmp_path: pathlib.Path) -> None:
+    files = {**SUITE, "tests/test_b.py": "import time\n\n\ndef test_b1():\n    time.sleep(60)\n"}
+    with _session(_checkout(tmp_path, files), budget=3.0) as session:
+        session.collected()
+        session.plan([[A1], [B1]])
+        session.group(0)
+        with pytest.raises(SessionEnded) as ended:
+            session.group(1)
+    run = ended.value.run
+    assert run.budget_exhausted
+    assert _outcomes(run, [A1, B1]) == {A1: Outcome.PASS, B1: Outcome.TIMEOUT}
+
+
+def test_a_test_that_wakes_the_runner_early_is_a_forgery(tmp_path: pathlib.Path) -> None:
+    """The wake pipe carries no evidence: a barrier the stream lacks is a forged wake-up."""
+    waker = """
+        import os
+        import sys
+        import time
+
+
+        def test_wakes():
+            control = next(a for a in sys.argv if a.startswith("--evidence-control="))
+            os.write(int(control.split(",")[1]), b"barrier 0\\n")
+
+
+        def test_slow():
+            time.sleep(2)
+        """
+    files = {**SUITE, "tests/test_b.py": waker}
+    with _session(_checkout(tmp_path, files)) as session:
+        session.collected()
+        session.plan([["tests/test_b.py::test_wakes", "tests/test_b.py::test_slow"]])
+        woken = session.group(0)
+        session.close()
+    assert woken.content.forgery == "woken at the barrier of group 0, which the stream does not have"
+
+
+def test_a_session_on_named_files_collects_only_them(tmp_path: pathlib.Path) -> None:
+    with _session(_checkout(tmp_path, SUITE), files=["tests/test_b.py"]) as session:
+        assert session.collected().content.collected == [B1, B2]
+        session.plan([[B1]])
+        session.group(0)
+        final = session.close()
+    assert list(final.content.results) == [B1]
+
+
+def test_the_control_option_is_the_runners_only(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_x():\n    pass\n")
+    r, w = os.pipe()
+    try:
+        result = pytester.runpytest_inprocess("-p", "evidence", "--evidence-control=%d,%d" % (r, w))
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines(["*--evidence-control is the runner's: it needs --evidence-record-mode*"])
+        result = pytester.runpytest_inprocess("-p", "evidence", "--evidence-record-mode", "--evidence-control=x")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines(["*--evidence-control expects two descriptor numbers R,W, not 'x'*"])
+    finally:
+        os.close(r)
+        os.close(w)

@@ -1,0 +1,494 @@
+"""T4 and T5 selection (``runner.selection``) and its name analysis, as pure logic.
+
+Each scenario commits B and C in a small git repository, computes the diff from git as the
+runner does, and stands in for B's recorded suite run: per test, the definitions it reached
+(keys ``path:first_line``, the plugin tracer's form) and the files it opened.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+from conftest import Repo
+
+from pytest_evidence.model import Observation, Outcome
+from pytest_evidence.store import SuiteRun
+from runner.diff import Diff, FileChange, FileKind, Span, compute, definitions
+from runner.importgraph import ImportGraph
+from runner.ladder.static import PYTHON_FILES
+from runner.modchange import module_change
+from runner.names import Imported, binding, reads
+from runner.selection import LEFT_OUT, Selection, select_impacted_tests
+
+
+def _suite(functions: dict[str, list[str]], files: dict[str, list[str]] | None = None) -> SuiteRun:
+    results = {t: Observation(t, Outcome.PASS, 0.0, None, "", (Outcome.PASS,)) for t in functions}
+    return SuiteRun("r", tuple(functions), {}, 0, results, functions, files or {})
+
+
+def _key(files: dict[str, str], ref: str) -> str:
+    """``pkg/m.py::f`` -> ``pkg/m.py:LINE``: where the recorder would key ``f`` on B."""
+    path, _, qualname = ref.partition("::")
+    start = {s.qualname: s.start for s in definitions(files[path])}[qualname.replace("::", ".")]
+    return "%s:%d" % (path, start)
+
+
+def _complete(sel: Selection, ids: list[str]) -> None:
+    """Every test has exactly one reason: why it is in T5, or why it is left out."""
+    assert set(sel.reasons) | set(sel.left_out) == set(ids)
+    assert not set(sel.reasons) & set(sel.left_out)
+    assert set(sel.t5) == set(sel.reasons) and set(sel.t4) <= set(sel.t5)
+
+
+def _select(
+    repo: Repo,
+    before: dict[str, str],
+    after: dict[str, str],
+    reached: dict[str, list[str]],
+    opened: dict[str, list[str]] | None = None,
+    delete: tuple[str, ...] = (),
+) -> Selection:
+    """Commit B and C, and select from a B run where each test reached its own function and ``reached``."""
+    b = repo.commit(before)
+    c = repo.commit(after, delete=delete)
+    diff = compute(str(repo.path), b, c, PYTHON_FILES)
+    keys = {tid: [_key(before, tid), *(_key(before, ref) for ref in refs)] for tid, refs in reached.items()}
+    ids = list(reached)
+    sel = select_impacted_tests(ids, _suite(keys, opened), diff, ImportGraph(repo.path, [""]))
+    _complete(sel, ids)
+    return sel
+
+
+LIMITS = {
+    "pkg/__init__.py": "",
+    "pkg/m.py": "LIMIT = 10\nOTHER = 1\n\n\ndef f(x):\n    return x + 1\n\n\ndef g(x):\n    return x\n",
+    "pkg/n.py": (
+        "from pkg import m\nfrom pkg.m import LIMIT\n\nDOUBLE = LIMIT * 2\n\n\n"
+        "def capped(x):\n    return min(x, m.LIMIT)\n\n\ndef plain(x):\n    return x\n\n\n"
+        "def double():\n    return DOUBLE\n"
+    ),
+    "tests/test_n.py": (
+        "from pkg import m, n\n\n\ndef test_capped():\n    assert n.capped(50) == 10\n\n\n"
+        "def test_plain():\n    assert n.plain(1) == 1\n\n\ndef test_double():\n    assert n.double() == 20\n\n\n"
+        "def test_f():\n    assert m.f(1) == 2\n"
+    ),
+}
+T = "tests/test_n.py::"
+
+
+def test_a_changed_function_selects_the_tests_that_reached_it_and_no_mere_importer(repo: Repo) -> None:
+    after = {"pkg/m.py": LIMITS["pkg/m.py"].replace("return x + 1", "return x + 2")}
+    reached = {T + "test_f": ["pkg/m.py::f"], T + "test_plain": ["pkg/n.py::plain"]}
+    sel = _select(repo, LIMITS, after, reached)
+    assert sel.t4 == sel.t5 == (T + "test_f",)
+    assert sel.reasons[T + "test_f"] == "reached changed function pkg/m.py::f"
+    assert sel.left_out[T + "test_plain"] == LEFT_OUT  # it imports pkg.m: no longer enough
+
+
+def test_a_changed_constant_selects_the_tests_that_reached_a_reader_of_it(repo: Repo) -> None:
+    after = {"pkg/m.py": LIMITS["pkg/m.py"].replace("LIMIT = 10", "LIMIT = 11")}
+    reached = {
+        T + "test_capped": ["pkg/n.py::capped"],
+        T + "test_plain": ["pkg/n.py::plain"],
+        T + "test_double": ["pkg/n.py::double"],
+        T + "test_f": ["pkg/m.py::f"],
+    }
+    sel = _select(repo, LIMITS, after, reached)
+    assert sel.t4 == ()
+    assert sel.t5 == (T + "test_capped", T + "test_double")
+    assert sel.reasons[T + "test_capped"] == "read changed pkg/m.py::LIMIT via pkg/n.py::capped"
+    # DOUBLE is bound from LIMIT at import: it changed too, and double() reads it
+    assert (
+        sel.reasons[T + "test_double"]
+        == "read changed pkg/n.py::DOUBLE (bound from pkg/m.py::LIMIT) via pkg/n.py::double"
+    )
+    assert set(sel.left_out) == {T + "test_plain", T + "test_f"}
+
+
+def test_coverage_keys_every_executed_line_select_the_same_way(repo: Repo) -> None:
+    b = repo.commit(LIMITS)
+    after = LIMITS["pkg/m.py"].replace("LIMIT = 10", "LIMIT = 11").replace("x + 1", "x + 2")
+    c = repo.commit({"pkg/m.py": after})
+    diff = compute(str(repo.path), b, c, PYTHON_FILES)
+    keys = {  # lines executed in each test: bodies, and a module-level line of a lazy import
+        T + "test_capped": ["tests/test_n.py:5", "pkg/n.py:8", "pkg/n.py:4"],
+        T + "test_plain": ["tests/test_n.py:9", "pkg/n.py:12"],
+        T + "test_f": ["tests/test_n.py:17", "pkg/m.py:6"],
+    }
+    sel = select_impacted_tests(list(keys), _suite(keys), diff, ImportGraph(repo.path, [""]))
+    _complete(sel, list(keys))
+    assert sel.t4 == (T + "test_f",)
+    assert sel.reasons == {
+        T + "test_f": "reached changed function pkg/m.py::f",
+        T + "test_capped": "read changed pkg/m.py::LIMIT via pkg/n.py::capped",
+    }
+
+
+def test_a_changed_constant_read_by_module_code_with_side_effects_makes_its_importers_run(repo: Repo) -> None:
+    before = {
+        **LIMITS,
+        "pkg/k.py": "from pkg.m import LIMIT\n\nSETTINGS = {}\nSETTINGS['limit'] = LIMIT\n\n\ndef h():\n    return 1\n",
+        "tests/test_k.py": "from pkg import k\n\n\ndef test_h():\n    assert k.h() == 1\n",
+    }
+    after = {"pkg/m.py": LIMITS["pkg/m.py"].replace("LIMIT = 10", "LIMIT = 11")}
+    sel = _select(repo, before, after, {"tests/test_k.py::test_h": ["pkg/k.py::h"], T + "test_f": ["pkg/m.py::f"]})
+    assert sel.reasons["tests/test_k.py::test_h"] == (
+        "imports pkg/k.py: its module-level code (line 4) reads changed pkg/m.py::LIMIT:"
+        " assigns to an attribute or an item"
+    )
+    assert T + "test_f" in sel.left_out
+
+
+def test_a_changed_constant_at_test_module_level_selects_the_file_only_when_it_runs_code(repo: Repo) -> None:
+    before = {
+        **LIMITS,
+        "tests/test_marked.py": (
+            "import pytest\nfrom pkg.m import LIMIT\n\npytestmark = pytest.mark.skipif(LIMIT > 99, reason='big')\n\n\n"
+            "def test_one():\n    pass\n\n\ndef test_two():\n    pass\n"
+        ),
+        "tests/test_bound.py": (
+            "from pkg.m import LIMIT\n\nEXPECTED = LIMIT\n\n\ndef test_reads():\n    assert EXPECTED == 10\n\n\n"
+            "def test_not():\n    pass\n"
+        ),
+    }
+    after = {"pkg/m.py": LIMITS["pkg/m.py"].replace("LIMIT = 10", "LIMIT = 11")}
+    ids = ["tests/test_marked.py::test_one", "tests/test_marked.py::test_two"]
+    sel = _select(
+        repo,
+        before,
+        after,
+        {**{t: [] for t in ids}, "tests/test_bound.py::test_reads": [], "tests/test_bound.py::test_not": []},
+    )
+    for tid in ids:
+        assert sel.reasons[tid] == (
+            "module-level code of tests/test_marked.py (line 4) reads changed pkg/m.py::LIMIT:"
+            " calls pytest.mark.skipif()"
+        )
+    assert sel.reasons["tests/test_bound.py::test_reads"] == (
+        "read changed tests/test_bound.py::EXPECTED (bound from pkg/m.py::LIMIT) via tests/test_bound.py::test_reads"
+    )
+    assert "tests/test_bound.py::test_not" in sel.left_out
+
+
+def test_a_changed_name_is_its_modules_not_every_namesake(repo: Repo) -> None:
+    before = {
+        **LIMITS,
+        "pkg/other.py": "from typing import List\n\nLIMIT = 5\n\n\ndef own():\n    return LIMIT\n",
+        "pkg/api.py": "from pkg.m import *  # noqa\n\n\ndef api_limit():\n    return LIMIT\n",
+        "pkg/compat.py": (
+            "try:\n    from pkg.m import LIMIT as CAP\nexcept ImportError:\n    CAP = 0\n\n\n"
+            "def cap():\n    return CAP\n"
+        ),
+        "tests/test_more.py": (
+            "from pkg import api, compat, other\n\n\ndef test_own():\n    assert other.own() == 5\n\n\n"
+            "def test_api():\n    assert api.api_limit()\n\n\ndef test_cap():\n    assert compat.cap()\n"
+        ),
+    }
+    after = {
+        "pkg/m.py": LIMITS["pkg/m.py"].replace("LIMIT = 10", "LIMIT = 11"),
+        "pkg/n.py": "from typing import List\n\n" + LIMITS["pkg/n.py"],  # List is n's, not other's
+    }
+    reached = {
+        "tests/test_more.py::test_own": ["pkg/other.py::own"],
+        "tests/test_more.py::test_api": ["pkg/api.py::api_limit"],
+        "tests/test_more.py::test_cap": ["pkg/compat.py::cap"],
+    }
+    sel = _select(repo, before, after, reached)
+    assert sel.reasons == {
+        "tests/test_more.py::test_api": "read changed pkg/m.py::LIMIT via pkg/api.py::api_limit",  # a star import
+        "tests/test_more.py::test_cap": "read changed pkg/m.py::LIMIT via pkg/compat.py::cap",  # an import in a try
+    }
+    assert "tests/test_more.py::test_own" in sel.left_out
+
+
+PLUGINS = {
+    "pkg/__init__.py": "",
+    "pkg/plugins.py": "REGISTRY = []\n\n\ndef register(name):\n    REGISTRY.append(name)\n\n\nregister('a')\n",
+    "pkg/uses.py": "from pkg import plugins\n\n\ndef names():\n    return list(plugins.REGISTRY)\n",
+    "pkg/other.py": "def one():\n    return 1\n",
+    "tests/test_uses.py": "from pkg import uses\n\n\ndef test_names():\n    assert uses.names()\n",
+    "tests/test_other.py": "from pkg import other\n\n\ndef test_one():\n    assert other.one() == 1\n",
+}
+
+
+def test_a_module_level_change_with_side_effects_falls_back_to_the_modules_importers(repo: Repo) -> None:
+    after = {"pkg/plugins.py": PLUGINS["pkg/plugins.py"].replace("register('a')", "register('b')")}
+    reached = {"tests/test_uses.py::test_names": ["pkg/uses.py::names"], "tests/test_other.py::test_one": []}
+    sel = _select(repo, PLUGINS, after, reached)
+    assert sel.reasons["tests/test_uses.py::test_names"] == (
+        "imports pkg/plugins.py: calls register() (line 8 on B); calls register() (line 8 on C)"
+    )
+    assert "tests/test_other.py::test_one" in sel.left_out
+
+
+def test_a_changed_function_run_at_import_falls_back_to_the_importers(repo: Repo) -> None:
+    before = {
+        **PLUGINS,
+        "pkg/table.py": "def build():\n    return {'a': 1}\n\n\nTABLE = build()\n",
+        "pkg/lookup.py": "from pkg.table import TABLE\n\n\ndef get(key):\n    return TABLE[key]\n",
+        "tests/test_lookup.py": "from pkg import lookup\n\n\ndef test_get():\n    assert lookup.get('a') == 1\n",
+    }
+    after = {"pkg/table.py": before["pkg/table.py"].replace("{'a': 1}", "{'a': 2}")}
+    reached = {"tests/test_lookup.py::test_get": ["pkg/lookup.py::get"], "tests/test_other.py::test_one": []}
+    sel = _select(repo, before, after, reached)  # build() ran at import, outside every test's record
+    assert sel.t4 == ()
+    assert sel.reasons["tests/test_lookup.py::test_get"] == (
+        "imports pkg/table.py: its module-level code (line 5) calls pkg/table.py::build, which may run changed code:"
+        " calls build()"
+    )
+    assert "tests/test_other.py::test_one" in sel.left_out
+
+
+def test_added_and_deleted_modules_fall_back_to_their_importers(repo: Repo) -> None:
+    before = {
+        **PLUGINS,
+        "pkg/old.py": "def gone():\n    return 0\n",
+        "tests/test_old.py": "from pkg.old import gone\n\n\ndef test_gone():\n    assert gone() == 0\n",
+    }
+    after = {
+        "pkg/new.py": "def fresh():\n    return 2\n",
+        "pkg/uses.py": "from pkg import new, plugins\n\n\ndef names():\n    return list(plugins.REGISTRY)\n",
+    }
+    reached = {
+        "tests/test_old.py::test_gone": [],
+        "tests/test_uses.py::test_names": ["pkg/uses.py::names"],
+        "tests/test_other.py::test_one": ["pkg/other.py::one"],
+    }
+    sel = _select(repo, before, after, reached, delete=("pkg/old.py",))
+    assert sel.reasons["tests/test_old.py::test_gone"] == "imports pkg/old.py: a deleted module"
+    assert sel.reasons["tests/test_uses.py::test_names"] == "imports pkg/new.py: a new module"
+    assert "tests/test_other.py::test_one" in sel.left_out
+
+
+def test_a_changed_data_file_selects_the_tests_that_opened_it(repo: Repo) -> None:
+    before = {**PLUGINS, "pkg/table.csv": "a,1\n", "pkg/unused.json": "{}\n"}
+    after = {"pkg/table.csv": "a,2\n", "pkg/unused.json": "[]\n"}
+    reached: dict[str, list[str]] = {"tests/test_uses.py::test_names": [], "tests/test_other.py::test_one": []}
+    sel = _select(repo, before, after, reached, opened={"tests/test_uses.py::test_names": ["pkg/table.csv"]})
+    assert sel.reasons == {"tests/test_uses.py::test_names": "opened changed file pkg/table.csv on B"}
+    assert set(sel.left_out) == {"tests/test_other.py::test_one"}  # nobody opened unused.json: T7 judges it
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [("tests/conftest.py", "X = 1\n"), ("pyproject.toml", "[tool.pytest.ini_options]\n"), ("requirements.txt", "a\n")],
+)
+def test_configuration_conftest_and_manifest_changes_select_the_whole_suite(repo: Repo, path: str, text: str) -> None:
+    reached = {"tests/test_uses.py::test_names": [], "tests/test_other.py::test_one": ["pkg/other.py::one"]}
+    sel = _select(repo, {**PLUGINS, path: ""}, {path: text}, reached)
+    assert sel.whole_suite and sel.left_out == {}
+    assert set(sel.reasons.values()) == {"pytest configuration, a conftest or a manifest changed"}
+
+
+def test_tests_without_baseline_or_dependency_data_and_changed_test_files_are_selected(repo: Repo) -> None:
+    b = repo.commit(PLUGINS)
+    c = repo.commit({"tests/test_other.py": PLUGINS["tests/test_other.py"] + "\n\ndef test_two():\n    pass\n"})
+    diff = compute(str(repo.path), b, c, PYTHON_FILES)
+    suite = _suite({"tests/test_uses.py::test_names": ["tests/test_uses.py:4"], "tests/test_other.py::test_one": []})
+    suite = SuiteRun(
+        "r", suite.collected, {}, 0, {**suite.results, "tests/test_uses.py::test_x": None}, suite.functions, {}
+    )
+    ids = ["tests/test_uses.py::test_names", "tests/test_other.py::test_one", "tests/test_other.py::test_two"]
+    unknown = ["tests/test_uses.py::test_x", "tests/test_uses.py::test_y"]
+    sel = select_impacted_tests([*ids, *unknown], suite, diff, ImportGraph(repo.path, [""]))
+    _complete(sel, [*ids, *unknown])
+    assert sel.reasons == {
+        "tests/test_other.py::test_one": "its test file changed",
+        "tests/test_other.py::test_two": "no baseline data for this test (new, or collected on C only)",
+        "tests/test_uses.py::test_x": "no baseline data for this test (new, or collected on C only)",
+        "tests/test_uses.py::test_y": "no baseline data for this test (new, or collected on C only)",
+    }
+    no_deps = SuiteRun("r", suite.collected, {}, 0, suite.results, {}, {})
+    sel = select_impacted_tests(ids[:1], no_deps, diff, ImportGraph(repo.path, [""]))
+    assert sel.reasons == {ids[0]: "no dependency data for this test (recorded under another tracer?)"}
+
+
+BOX = {
+    "pkg/__init__.py": "",
+    "pkg/box.py": (
+        "class Box:\n    size = 3\n\n    def grow(self):\n        return self.size + 1\n\n"
+        "    def other(self):\n        return 0\n\n\ndef outer():\n    @staticmethod\n    def inner():\n"
+        "        return 1\n\n    return inner\n\n\ndef untouched():\n    return 2\n"
+    ),
+    "tests/test_box.py": (
+        "from pkg.box import Box, outer, untouched\n\n\ndef test_other():\n    assert Box().other() == 0\n\n\n"
+        "def test_outer():\n    assert outer()\n\n\ndef test_untouched():\n    assert untouched() == 2\n"
+    ),
+}
+
+
+def test_a_class_body_change_selects_tests_that_reached_any_of_its_methods(repo: Repo) -> None:
+    after = {"pkg/box.py": BOX["pkg/box.py"].replace("size = 3", "size = 4")}
+    reached = {"tests/test_box.py::test_other": ["pkg/box.py::Box::other"], "tests/test_box.py::test_untouched": []}
+    sel = _select(repo, BOX, after, reached)
+    assert sel.t4 == ("tests/test_box.py::test_other",)
+    assert sel.reasons["tests/test_box.py::test_other"] == "reached changed function pkg/box.py::Box"
+
+
+def test_a_nested_definitions_header_is_run_by_the_function_around_it(repo: Repo) -> None:
+    after = {"pkg/box.py": BOX["pkg/box.py"].replace("    @staticmethod\n", "    @classmethod\n")}
+    reached = {"tests/test_box.py::test_outer": ["pkg/box.py::outer"], "tests/test_box.py::test_untouched": []}
+    sel = _select(repo, BOX, after, reached)  # outer() never called inner(): its own run changed
+    assert sel.t4 == ("tests/test_box.py::test_outer",)
+    assert sel.reasons["tests/test_box.py::test_outer"] == "reached changed function pkg/box.py::outer"
+
+
+def test_a_pytest_hook_that_may_run_changed_code_selects_every_test(repo: Repo) -> None:
+    before = {
+        **PLUGINS,
+        "pkg/plugin.py": (
+            "from pkg.other import one\n\n\ndef pytest_collection_modifyitems(items):\n    one()\n\n\n"
+            "def pytest_settings():\n    return one()\n"
+        ),
+    }
+    reached: dict[str, list[str]] = {"tests/test_uses.py::test_names": [], "tests/test_other.py::test_one": []}
+    sel = _select(repo, before, {"pkg/other.py": "def one():\n    return 2\n"}, reached)
+    why = "pytest hook pkg/plugin.py::pytest_collection_modifyitems runs for every test it applies to"
+    assert set(sel.reasons.values()) == {why + " and may run changed pkg/other.py::one"}  # pytest_settings is none
+
+
+FIXTURES = {
+    "pkg/__init__.py": "",
+    "pkg/storage.py": "def make_db():\n    return {'rows': 1}\n",
+    "tests/conftest.py": (
+        "import pytest\n\nfrom pkg.storage import make_db\n\n\n@pytest.fixture(scope='session')\ndef db():\n"
+        "    return make_db()\n"
+    ),
+    "tests/test_db.py": (
+        "def test_first(db):\n    assert db\n\n\ndef test_later(db):\n    assert db['rows'] == 1\n\n\n"
+        "def test_plain():\n    pass\n"
+    ),
+    "tests/sub/conftest.py": (
+        "import pytest\n\nfrom pkg.storage import make_db\n\n\n@pytest.fixture(scope='module', autouse=True)\n"
+        "def prepared():\n    make_db()\n"
+    ),
+    "tests/sub/test_sub.py": "def test_in_sub():\n    pass\n",
+}
+
+
+def test_a_fixture_set_up_once_for_many_tests_selects_every_test_that_requests_it(repo: Repo) -> None:
+    after = {"pkg/storage.py": FIXTURES["pkg/storage.py"].replace("'rows': 1", "'rows': 2")}
+    reached = {
+        "tests/test_db.py::test_first": ["tests/conftest.py::db", "pkg/storage.py::make_db"],
+        "tests/test_db.py::test_later": [],  # the session fixture ran in test_first's setup
+        "tests/test_db.py::test_plain": [],
+        "tests/sub/test_sub.py::test_in_sub": [],  # the autouse module fixture ran before, unrecorded
+    }
+    sel = _select(repo, FIXTURES, after, reached)
+    assert sel.t4 == ("tests/test_db.py::test_first",)
+    assert sel.reasons["tests/test_db.py::test_later"] == (
+        "read changed fixture tests/conftest.py::db (session-scoped fixture that may run changed"
+        " pkg/storage.py::make_db) via tests/test_db.py::test_later"
+    )
+    assert sel.reasons["tests/sub/test_sub.py::test_in_sub"] == (
+        "module-scoped fixture tests/sub/conftest.py::prepared runs for every test it applies to"
+        " and may run changed pkg/storage.py::make_db"
+    )
+    assert "tests/test_db.py::test_plain" in sel.left_out
+
+
+def test_the_precise_tier_and_the_safe_tier_from_a_handmade_diff(tmp_path: pathlib.Path) -> None:
+    """Moved from test_runner_units: a diff without B's sources (nothing to read by name)."""
+    for name, text in {
+        "pkg/__init__.py": "",
+        "pkg/a.py": "",
+        "pkg/b.py": "",
+        "tests/test_a.py": "import pkg.a\n",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    suite = _suite(
+        {
+            "tests/test_a.py::t1": ["pkg/a.py:5"],
+            "tests/test_a.py::t2": ["pkg/a.py:50"],
+            "tests/test_b.py::t": ["pkg/b.py:1"],
+            "tests/test_data.py::t": [],
+        },
+        {"tests/test_data.py::t": ["pkg/table.csv"]},
+    )
+    diff = Diff(
+        (
+            FileChange("pkg/a.py", "M", FileKind.SOURCE, (Span("f", 4, 8),), (Span("f", 4, 9),), False),
+            FileChange("pkg/table.csv", "M", FileKind.DATA),
+        )
+    )
+    ids = [*suite.collected, "tests/test_new.py::t"]
+    sel = select_impacted_tests(ids, suite, diff, ImportGraph(tmp_path, [""]))
+    _complete(sel, ids)
+    assert sel.t4 == ("tests/test_a.py::t1",)
+    assert sel.t5 == ("tests/test_a.py::t1", "tests/test_data.py::t", "tests/test_new.py::t")
+    assert sel.reasons["tests/test_a.py::t1"] == "reached changed function pkg/a.py::f"
+    assert sel.left_out["tests/test_a.py::t2"] == LEFT_OUT  # it imports pkg.a, but reached nothing changed
+
+
+@pytest.mark.parametrize(
+    ("source", "names", "effect"),
+    [
+        ("X = 1", {"X"}, ""),
+        ("X: int = 1", {"X"}, ""),
+        ("X += 1", {"X"}, ""),
+        ("X, *Y = 1, 2", {"X", "Y"}, ""),
+        ("import a.b as c", {"c"}, ""),
+        ("import a.b", {"a"}, ""),
+        ("from a import b as c", {"c"}, ""),
+        ("from a import *", set(), "star import from a"),
+        ("X = frozenset({1})", {"X"}, ""),
+        ("X = compute()", {"X"}, "calls compute()"),
+        ("h = lambda: register()", {"h"}, ""),
+        ("obj.attr = 1", set(), "assigns to an attribute or an item"),
+        ("register(1)", set(), "calls register()"),
+        ("'''doc'''", {"__doc__"}, ""),
+        ("__all__ = ['a', 'b']", {"__all__", "a", "b"}, ""),
+        ("def f(x=1): pass", {"f"}, ""),
+        ("def f(x=make()): pass", {"f"}, "calls make()"),
+        ("@property\ndef f(self): pass", {"f"}, ""),
+        ("@app.route('/')\ndef f(): pass", {"f"}, "decorated by @app.route"),
+        ("@pytest.fixture(autouse=True)\ndef f(): pass", {"f"}, "decorated by @pytest.fixture"),
+        ("class C(Base):\n    x = 1", {"C"}, ""),
+        ("class C(metaclass=M): pass", {"C"}, "class C keyword metaclass="),
+        ("if TYPE_CHECKING:\n    import x", {"x"}, ""),
+        ("try:\n    import a\nexcept ImportError:\n    a = None", {"a"}, ""),
+        ("if __name__ == '__main__':\n    main()", set(), ""),
+        ("for i in range(3): pass", set(), "runs a for statement"),
+        ("with open('f') as fh: pass", set(), "runs a with statement"),
+    ],
+)
+def test_what_a_module_level_statement_binds_and_whether_it_does_more(
+    source: str, names: set[str], effect: str
+) -> None:
+    got = binding(ast.parse(source).body[0])
+    assert (set(got.names), got.effect) == (names, effect)
+
+
+def test_reads_by_kind_and_parameters_as_fixture_requests() -> None:
+    tree = ast.parse(
+        "def f(db, x=LIMIT):\n    getattr(m, 'X')\n    mock.patch('pkg.m.Y')\n    obj.stored = Z\n"
+        "    from pkg.m import W\n    return 'not a name'\n"
+    )
+    got = reads(tree)
+    assert got.names == {"LIMIT", "getattr", "m", "mock", "obj", "Z"}  # globals of its own module
+    assert got.qualified == {("mock", "patch")} and got.imported == {Imported("pkg.m", 0, "W", "W")}
+    assert got.strings == {"X", "pkg", "m", "Y"}
+    assert got.parameters == {"db", "x"}  # the fixtures it requests
+    lazy = ast.parse("from __future__ import annotations\n\n\ndef f(x: Hint = DEFAULT) -> Out:\n    pass\n")
+    assert reads(lazy.body[1], annotations=False).names == {"DEFAULT"}
+
+
+def test_a_module_change_names_what_it_rebinds_and_who_runs_it() -> None:
+    b = (
+        "class Box:\n    size = 3\n\n    @property\n    def grow(self):\n        return 1\n\n\n"
+        "def f():\n    global COUNT\n    COUNT = 1\n\n\ndef g():\n    def inner(x=1):\n        return x\n"
+    )
+    c = b.replace("size = 3", "size = 4").replace("@property", "@register").replace("COUNT = 1", "COUNT = 2")
+    c = c.replace("x=1", "x=2")
+    lines = {2, 4, 11, 15}
+    change = module_change(ast.parse(b), ast.parse(c), lines, lines)
+    assert change.names == {"size", "grow", "Box"}
+    assert change.executors == {"Box", "f", "g"}  # not Box for grow's header: grow's own span holds it
+    assert change.side_effects == (
+        "f rebinds module-level COUNT through global (on B)",
+        "decorated by @register (line 4 on C)",
+        "f rebinds module-level COUNT through global (on C)",
+    )
