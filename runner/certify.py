@@ -16,7 +16,7 @@ from pytest_evidence.store import Store
 from runner import crash_report, receipts, tools
 from runner.checkout import Checkouts, checkouts
 from runner.ladder import Invocation, Ladder, write_record
-from runner.parallel import MIN_TESTS, default_jobs
+from runner.parallel import MIN_TESTS, cores
 from runner.sandbox import DEFAULT_SEED, DEFAULT_TEST_TIMEOUT
 from runner.verdict import EXIT_CODES
 
@@ -86,10 +86,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--jobs",
         type=_jobs,
-        default=default_jobs(),
+        default=1,
         metavar="N",
         help="processes B's suite run may use, with pytest-xdist when the target has it and the suite has at "
-        "least %d tests (default: this machine's cores, %d; 1: serial)" % (MIN_TESTS, default_jobs()),
+        "least %d tests (default 1: serial; this machine has %d cores)" % (MIN_TESTS, cores()),
     )
     parser.add_argument(
         "--stability-runs",

@@ -7,6 +7,7 @@ the signed stream says. The plugin's option checks run through ``pytester``.
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import sys
@@ -14,6 +15,7 @@ import textwrap
 
 import pytest
 
+from pytest_evidence import stream
 from pytest_evidence.model import FailureKind, Outcome
 from runner.pytest_run import PytestRun
 from runner.pytest_session import GroupedSession, SessionEnded
@@ -197,3 +199,14 @@ def test_the_control_option_is_the_runners_only(pytester: pytest.Pytester) -> No
     finally:
         os.close(r)
         os.close(w)
+
+
+def test_a_barrier_out_of_order_is_a_forgery() -> None:
+    lines = [
+        {"seq": 0, "type": "session_start"},
+        {"seq": 1, "type": "barrier", "group": 0, "ran": 2},
+        {"seq": 2, "type": "barrier", "group": 2, "ran": 1},
+    ]
+    content = stream.parse(b"".join(json.dumps(doc).encode() + b"\n" for doc in lines))
+    assert content.barriers == [2]
+    assert content.forgery == "line 3: barrier of group 2 where group 1 was expected"

@@ -1,0 +1,77 @@
+"""The ladder at the price of one pytest run: which processes a climb starts, and what each collects.
+
+End to end on real git repositories made in a temp dir, with every pytest process the runner
+starts observed (``PytestProcess``): a falsified patch never collects the suite, an honest one
+collects it once on C, and the record carries each tier's group and every test's selection reason.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import FIX, PKG, Repo, certify
+
+from runner import pytest_run
+
+#: A suite with tests the fix cannot reach, so T5 has something to leave out.
+UNRELATED = "def test_unrelated():\n    assert sum([1, 2]) == 3\n"
+
+
+@pytest.fixture
+def processes(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every pytest process the runner starts: its checkout, the files it collects, its options."""
+    started: list[dict[str, Any]] = []
+    real = pytest_run.PytestProcess.__init__
+
+    def spied(self: pytest_run.PytestProcess, *args: Any, **kwargs: Any) -> None:
+        started.append({"checkout": args[1], "files": kwargs.get("files"), "extra": list(kwargs.get("extra", ()))})
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(pytest_run.PytestProcess, "__init__", spied)
+    return started
+
+
+def test_a_patch_falsified_at_t3_never_collects_the_suite(
+    repo: Repo, tmp_path: pathlib.Path, schema: dict[str, Any], processes: list[dict[str, Any]]
+) -> None:
+    base = repo.commit({**PKG, "tests/test_other.py": UNRELATED})
+    no_fix = repo.commit({"tests/test_half.py": FIX["tests/test_half.py"]})  # the test, not the fix
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", no_fix)
+    assert doc is not None and code == 1
+    jsonschema.validate(doc, schema)
+    assert doc["verdict"]["verdict"] == "REJECTED" and doc["verdict"]["halted_at"] == "T3"
+    assert processes, "T3 ran the reproducer"
+    assert all(p["files"] == ["tests/test_half.py"] for p in processes), processes
+    assert doc["collected"] == 1 and doc["baseline_run"] is None  # B's suite was never needed
+    t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
+    assert t3["group"] == {"session": "reproducers", "group": 0} and t3["suite_size"] is None
+
+
+def test_an_honest_fix_collects_the_suite_once_on_c_and_climbs_it_in_groups(
+    repo: Repo, tmp_path: pathlib.Path, schema: dict[str, Any], processes: list[dict[str, Any]]
+) -> None:
+    base = repo.commit({**PKG, "tests/test_other.py": UNRELATED})
+    fixed = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fixed, "--stability-runs", "1")
+    assert doc is not None and code == 0, doc and doc["verdict"]
+    jsonschema.validate(doc, schema)
+    whole = [p for p in processes if p["files"] is None and "--collect-only" not in p["extra"]]
+    # B's stored suite run (deps recorded) and C's one suite session; nothing else collects it all
+    assert len(whole) == 2, whole
+    assert sum("--evidence-deps=." in p["extra"] for p in whole) == 1
+    tiers = {t["tier"]: t for t in doc["tiers"]}
+    assert tiers["T3"]["group"] == {"session": "reproducers", "group": 0}
+    assert tiers["T3"]["suite_size"] == doc["collected"] == 3
+    ran = [t for t in ("T4", "T5", "T6", "T7") if tiers[t]["group"] is not None]
+    assert [tiers[t]["group"] for t in ran] == [{"session": "suite", "group": n} for n in range(len(ran))]
+    selection = doc["selection"]
+    assert selection["suite_size"] == 3 and not selection["whole_suite"]
+    placed = [t for ids in (*selection["selected"].values(), *selection["left_out"].values()) for t in ids]
+    tests = [r["test_id"] for r in doc["results"] if r["test_id"].startswith("tests/")]
+    assert sorted(placed) == sorted(tests)  # every test, exactly once
+    left = {t: why for why, ids in selection["left_out"].items() for t in ids}
+    assert "tests/test_other.py::test_unrelated" in left
+    assert "tests/test_ops.py::test_double" in left  # imports calc.ops, reaches nothing changed
