@@ -221,17 +221,28 @@ def test_command_line_entry_point_and_usage_errors(tmp_path: pathlib.Path) -> No
     assert "the following arguments are required: --baseline, --out" in lines[0] and lines[0].endswith("[usage]")
 
 
-def test_inherited_test_methods_take_the_origin_of_their_changed_mixin(repo: Repo, tmp_path: pathlib.Path) -> None:
-    """The cachetools shape: test classes in unchanged files inherit tests from a changed mixin."""
+@pytest.mark.parametrize(
+    ("layout", "importing"),
+    [("flat", "from tests import OpsMixin"), ("src", "from . import OpsMixin")],
+)
+def test_inherited_test_methods_take_the_origin_of_their_changed_mixin(
+    repo: Repo, tmp_path: pathlib.Path, layout: str, importing: str
+) -> None:
+    """The cachetools shape: test classes in unchanged files inherit tests from a changed mixin --
+    also where the tests directory is no import root (a src layout: pytest puts the directory
+    above the ``tests`` package on the path), and T3 collects only the files that may hold them."""
     mixin = (
         "class OpsMixin:\n    def test_double(self):\n        from calc.ops import double\n"
         "        assert double(2) == 4\n"
     )
-    user = "from tests import OpsMixin\n\n\nclass TestOps(OpsMixin):\n    pass\n"
-    base = repo.commit({**PKG, "tests/__init__.py": mixin, "tests/test_cls.py": user})
+    user = importing + "\n\n\nclass TestOps(OpsMixin):\n    pass\n"
+    package = {k.replace("calc/", "src/calc/") if layout == "src" else k: v for k, v in PKG.items()}
+    base = repo.commit({**package, "tests/__init__.py": mixin, "tests/test_cls.py": user})
     added = mixin + "\n    def test_half(self):\n        from calc.ops import half\n        assert half(4) == 2\n"
-    cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/__init__.py": added})
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    ops = "src/calc/ops.py" if layout == "src" else "calc/ops.py"
+    cand = repo.commit({ops: FIX["calc/ops.py"], "tests/__init__.py": added})
+    roots = ("--pythonpath", "src") if layout == "src" else ()
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, *roots)
     assert doc is not None and code == 0, doc and doc["verdict"]
     res = next(r for r in doc["results"] if r["test_id"] == "tests/test_cls.py::TestOps::test_half")
     assert (res["role"], res["baseline_result"], res["candidate_result"], res["bug_discriminating"]) == (

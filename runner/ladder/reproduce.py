@@ -9,6 +9,7 @@ suite. A collection pytest cannot finish is the candidate's doing only when B's 
 from __future__ import annotations
 
 import fnmatch
+import pathlib
 import posixpath
 import re
 from collections.abc import Callable, Sequence
@@ -72,9 +73,21 @@ def t3_files(ladder: Ladder) -> list[str]:
     named = {s.split("::", 1)[0] for s in (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)}
     changed = set(sides.plan.changed)
     roots = [str(r.relative_to(co.c_dir)) if r != co.c_dir else "" for r in ladder.target.roots(co.c_dir)]
-    graph = ImportGraph(co.c_dir, roots)
-    inheriting = {f for f in python_files(co.c_dir) if collected(f) and changed & graph.edges(f)}
+    tests = [f for f in python_files(co.c_dir) if collected(f)]
+    # Test modules import their helpers the way pytest puts them on the path: from the first
+    # directory above them without an __init__.py (``from tests import Mixin``, ``from . import``).
+    graph = ImportGraph(co.c_dir, sorted({*roots, *(_basedir(co.c_dir, f) for f in tests)}))
+    inheriting = {f for f in tests if changed & graph.edges(f)}
     return sorted(f for f in named | changed | inheriting if collected(f))
+
+
+def _basedir(checkout: pathlib.Path, path: str) -> str:
+    """The directory pytest's ``prepend`` import mode puts on ``sys.path`` for the test file
+    ``path``: the first one above it that is not a package."""
+    parts = path.split("/")[:-1]
+    while parts and (checkout.joinpath(*parts) / "__init__.py").is_file():
+        parts.pop()
+    return "/".join(parts)
 
 
 def collection(
