@@ -35,11 +35,14 @@ def cases(path: pathlib.Path | None = None) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def measure_cases(selection: str, measure: Callable[[dict[str, Any]], dict[str, Any]]) -> list[dict[str, Any]]:
-    """``measure`` each case named in ``selection`` (comma-separated ids; empty: all), printing rows."""
+def measure_cases(
+    selection: str, measure: Callable[[dict[str, Any]], dict[str, Any]], corpus: pathlib.Path | None = None
+) -> list[dict[str, Any]]:
+    """``measure`` each case of ``corpus`` (default: the shared one) named in ``selection``
+    (comma-separated ids; empty: all), printing rows."""
     wanted = [c for c in selection.split(",") if c]
     rows = []
-    for case in cases():
+    for case in cases(corpus):
         if wanted and case["id"] not in wanted:
             continue
         rows.append(measure(case))
@@ -161,3 +164,34 @@ def prepare(case: dict[str, Any], work: pathlib.Path) -> CaseRepo:
     cand = git(repo, "rev-parse", "HEAD")
     args = tuple(a for a in case["test_command"] if a not in RUNNER_FLAGS)
     return CaseRepo(case, repo, base, cand, python, args)
+
+
+def commit_from(repo: CaseRepo, message: str, paths_from_c: list[str], edit: dict[str, str] | None = None) -> str:
+    """B plus ``paths_from_c`` taken from C (and ``edit``: path -> new text), committed."""
+    git(repo.path, "checkout", "-q", "--detach", repo.baseline)
+    in_c = set(git(repo.path, "ls-tree", "-r", "--name-only", repo.candidate).split("\n"))
+    for path in paths_from_c:
+        if path in in_c:
+            git(repo.path, "checkout", repo.candidate, "--", path)
+        elif (repo.path / path).exists():
+            git(repo.path, "rm", "-q", "--", path)  # C deleted it
+    for path, text in (edit or {}).items():
+        (repo.path / path).write_text(text)
+    git(repo.path, "add", "-A", "-f")
+    git(repo.path, "commit", "-q", "--allow-empty", "-m", message)
+    sha = git(repo.path, "rev-parse", "HEAD")
+    git(repo.path, "checkout", "-q", "main")
+    return sha
+
+
+def changed_paths(repo: CaseRepo) -> tuple[list[str], list[str]]:
+    """C's changed paths, split into test paths (the case's ``tests_dir``) and the rest."""
+    paths = [p for p in git(repo.path, "diff", "--name-only", repo.baseline, repo.candidate).split("\n") if p]
+    is_test = [p for p in paths if under_tests(repo, p)]
+    return is_test, [p for p in paths if p not in is_test]
+
+
+def under_tests(repo: CaseRepo, path: str) -> bool:
+    """A path of the case's test paths (a directory or a single file) or its overlay extras."""
+    roots = [*repo.case["tests_dir"], *repo.case.get("overlay_extra", [])]
+    return any(path == r.rstrip("/") or path.startswith(r.rstrip("/") + "/") for r in roots)

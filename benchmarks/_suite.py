@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import resource
@@ -10,12 +11,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 from runner.example_repo import GIT_IDENTITY
 
 GIT_ENV = dict(os.environ, **GIT_IDENTITY)
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def git(root: pathlib.Path, *args: str) -> str:
@@ -68,3 +72,65 @@ def report(title: str, times: dict[str, list[tuple[float, float]]], reference: s
 
 
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
+
+
+# ``evidence-runner`` of this checkout in its own process, which reports its resource usage at its
+# end: CPU of itself and of every test process it waited for, its own peak RSS and the largest
+# child's (a pytest session, or an xdist worker of B's suite run).
+_WRAPPER = """
+import json, os, resource, sys
+from runner.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(os.environ["BENCH_RUSAGE"], "w") as fh:
+    json.dump({"cpu_self": me.ru_utime + me.ru_stime, "cpu_children": kids.ru_utime + kids.ru_stime,
+               "maxrss_self_kb": me.ru_maxrss, "maxrss_children_kb": kids.ru_maxrss}, fh)
+sys.exit(code)
+"""
+
+
+@dataclass(frozen=True)
+class Certified:
+    exit: int
+    wall: float
+    cpu: float  # the runner's and its test processes' user + system seconds
+    maxrss_runner_mb: float
+    maxrss_child_mb: float  # the largest test process
+    record: dict[str, Any]
+
+
+def certify(args: Sequence[str]) -> Certified:
+    """``evidence-runner ARGS`` (``certify --out FILE ...``) of this checkout, measured."""
+    out = pathlib.Path(args[args.index("--out") + 1])
+    usage = out.with_suffix(".rusage.json")
+    env = dict(os.environ, BENCH_RUSAGE=str(usage), PYTHONPATH=str(ROOT))
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _WRAPPER, *args], env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if not out.exists():
+        raise SystemExit("certify wrote no record (exit %d): %s" % (proc.returncode, proc.stderr[-2000:]))
+    use = json.loads(usage.read_text())
+    return Certified(
+        proc.returncode,
+        wall,
+        use["cpu_self"] + use["cpu_children"],
+        use["maxrss_self_kb"] / 1024,
+        use["maxrss_children_kb"] / 1024,
+        json.loads(out.read_text()),
+    )
+
+
+def t5_fraction(record: dict[str, Any]) -> tuple[int | None, int | None]:
+    """(T5 selected, suite size) from the record's tiers; None where T5 made no selection."""
+    tiers = {t["tier"]: t for t in record["tiers"]}
+    t5 = tiers.get("T5") or {}
+    size = t5.get("suite_size") or (record.get("selection") or {}).get("suite_size")
+    return t5.get("selected"), size
+
+
+def gaps(record: dict[str, Any]) -> int:
+    """Flips the selection missed: ``selection_gap`` detections."""
+    return sum(1 for d in record["detections"] if d["kind"] == "selection_gap")

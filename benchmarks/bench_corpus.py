@@ -1,15 +1,20 @@
-"""The ladder on real bug-fix cases: selection safety and precision, cost against a naive run.
+"""The ladder on real bug-fix cases: cost against a naive run, selection precision and safety.
 
-Usage: python benchmarks/bench_corpus.py [--cases ID,ID] [--out FILE.json]
+Usage: python benchmarks/bench_corpus.py [--corpus FILE] [--cases ID,ID] [--out FILE.json]
 
-Per case (see _corpus.py for how B and C are made), in the same run:
+Per case (see _corpus.py for how B and C are made), in the same run; every certify is
+``evidence-runner`` of this checkout in its own process (``_suite.certify``: wall, CPU of the
+runner and its test processes, peak RSS of the runner and of its largest test process):
 
-* naive: plain ``pytest`` of C's whole suite once (the case's own test command), wall time;
-* certify --full: every tier climbed; the T5 selection (fraction of the suite), whether any
-  PASS->FAIL flip was seen at T7 only (``selection_gap``: safety), whether every FAIL_TO_PASS test
-  of the case came out bug-discriminating, the verdict, wall time;
-* T0-falsifiable: C with a syntax error added to its first changed source file, certified
-  (default halting), wall time against the naive run.
+* naive: plain ``pytest`` of C's whole suite once (the case's own test command);
+* cold: certify the real release (C) with a fresh store: B's suite run happens now;
+* warm: certify C again with the same store: B's stored suite run is reused;
+* amortised: warm + (cold - warm) / 10, B's run shared by ten candidates; ratio to naive;
+* T5: selected / suite size from the warm record, ``selection_gap`` detections (a PASS->FAIL flip
+  first seen at T7), whether every FAIL_TO_PASS test of the case came out bug-discriminating;
+* no fix: C's tests on B's sources ("the test without the fix"), same store: verdict, halting
+  tier, time against the naive run;
+* T0: C with a syntax error added to its first changed source file, time against the naive run.
 """
 
 from __future__ import annotations
@@ -18,39 +23,37 @@ import argparse
 import json
 import os
 import pathlib
+import resource
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from typing import Any
 
-from _corpus import CaseRepo, measure_cases, prepare
-from _suite import git
+from _corpus import CaseRepo, changed_paths, commit_from, measure_cases, prepare
+from _suite import certify, gaps, git, t5_fraction
 
-from runner.cli import main as runner_main
+CANDIDATES = 10  # candidates sharing one B in the amortised figure
 
 
-def _naive(repo: CaseRepo) -> float:
+def naive(repo: CaseRepo) -> tuple[float, float]:
+    """(wall, CPU) seconds of one plain pytest run of C's whole suite."""
     root = repo.case["pythonpath_root"]
     env = dict(os.environ, PYTHONPATH=str(repo.path / root), PYTHONHASHSEED="0")
     git(repo.path, "checkout", "-q", repo.candidate)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
         [str(repo.python), "-m", "pytest", *repo.case["test_command"]], cwd=repo.path, env=env, capture_output=True
     )
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     git(repo.path, "checkout", "-q", "main")
-    return elapsed
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def _certify(repo: CaseRepo, candidate: str, out: pathlib.Path, *extra: str) -> tuple[int, float, dict[str, Any]]:
-    args = [*repo.certify_args(candidate, out, out.parent / "store.sqlite3"), *extra]
-    start = time.perf_counter()
-    code = runner_main(args)
-    return code, time.perf_counter() - start, json.loads(out.read_text())
-
-
-def _broken(repo: CaseRepo) -> str:
+def broken(repo: CaseRepo) -> str:
     """C plus a syntax error in its first changed source file: a T0-falsifiable candidate."""
     changed = git(repo.path, "diff", "--name-only", repo.baseline, repo.candidate).split()
     source = next(p for p in changed if p.endswith(".py") and "test" not in p)
@@ -63,42 +66,75 @@ def _broken(repo: CaseRepo) -> str:
     return sha
 
 
+def verdict(record: dict[str, Any]) -> str:
+    v = record["verdict"] or {"verdict": "INCOMPLETE", "halted_at": None}
+    return "%s at %s" % (v["verdict"], v["halted_at"]) if v["halted_at"] else v["verdict"]
+
+
 def measure(case: dict[str, Any]) -> dict[str, Any]:
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench-corpus-"))
-    repo = prepare(case, work)
-    naive = _naive(repo)
-    code, full_s, doc = _certify(repo, repo.candidate, work / "full.json", "--full")
-    tiers = {t["tier"]: t for t in doc["tiers"]}
-    by_id = {r["test_id"]: r for r in doc["results"]}
-    f2p = case["fail_to_pass"]
-    gaps = [d for d in doc["detections"] if d["kind"] == "selection_gap"]
-    _, t0_s, t0_doc = _certify(repo, _broken(repo), work / "t0.json")
-    return {
-        "case": case["id"],
-        "suite": tiers["T7"]["suite_size"],
-        "t4_selected": tiers["T4"]["selected"],
-        "t5_selected": tiers["T5"]["selected"],
-        "t5_fraction": round(tiers["T5"]["selected"] / max(1, tiers["T7"]["suite_size"] or 1), 3),
-        "selection_gaps": len(gaps),
-        "f2p_discriminating": sum(1 for t in f2p if by_id.get(t, {}).get("bug_discriminating")),
-        "f2p": len(f2p),
-        "verdict": doc["verdict"]["verdict"],
-        "halted_at": doc["verdict"]["halted_at"],
-        "exit": code,
-        "naive_s": round(naive, 2),
-        "certify_full_s": round(full_s, 2),
-        "t0_verdict": "%s at %s" % (t0_doc["verdict"]["verdict"], t0_doc["verdict"]["halted_at"]),
-        "t0_s": round(t0_s, 2),
-        "t0_speedup": round(naive / t0_s, 1),
-    }
+    try:
+        repo = prepare(case, work)
+        store = work / "store.sqlite3"
+        naive_s, naive_cpu = naive(repo)
+        cold = certify(repo.certify_args(repo.candidate, work / "cold.json", store))
+        warm = certify(repo.certify_args(repo.candidate, work / "warm.json", store))
+        no_fix = certify(
+            repo.certify_args(commit_from(repo, "C's tests alone", changed_paths(repo)[0]), work / "nofix.json", store)
+        )
+        t0 = certify(repo.certify_args(broken(repo), work / "t0.json", store))
+        selected, size = t5_fraction(warm.record)
+        by_id = {r["test_id"]: r for r in warm.record["results"]}
+        f2p = case["fail_to_pass"]
+        amortised = warm.wall + (cold.wall - warm.wall) / CANDIDATES
+        amortised_cpu = warm.cpu + (cold.cpu - warm.cpu) / CANDIDATES
+        tiers = {t["tier"]: t for t in warm.record["tiers"]}
+        return {
+            "case": case["id"],
+            "suite": size,
+            "t4_selected": tiers["T4"]["selected"],
+            "t5_selected": selected,
+            "t5_fraction": round(selected / size, 3) if selected is not None and size else None,
+            "whole_suite": (warm.record.get("selection") or {}).get("whole_suite"),
+            "selection_gaps": gaps(cold.record) + gaps(warm.record),
+            "f2p_discriminating": sum(1 for t in f2p if by_id.get(t, {}).get("bug_discriminating")),
+            "f2p": len(f2p),
+            "verdict_cold": verdict(cold.record),
+            "verdict": verdict(warm.record),
+            "reasons": (warm.record["verdict"] or {}).get("reasons"),
+            "baseline_processes": (cold.record.get("baseline_run") or {}).get("processes"),
+            "naive_s": round(naive_s, 2),
+            "naive_cpu": round(naive_cpu, 2),
+            "cold_s": round(cold.wall, 2),
+            "cold_cpu": round(cold.cpu, 2),
+            "warm_s": round(warm.wall, 2),
+            "warm_cpu": round(warm.cpu, 2),
+            "amortised_s": round(amortised, 2),
+            "ratio": round(amortised / naive_s, 2),
+            "ratio_cpu": round(amortised_cpu / naive_cpu, 2),
+            "no_fix": verdict(no_fix.record),
+            "no_fix_s": round(no_fix.wall, 2),
+            "no_fix_cpu": round(no_fix.cpu, 2),
+            "no_fix_ratio": round(no_fix.wall / naive_s, 2),
+            "t0": verdict(t0.record),
+            "t0_s": round(t0.wall, 2),
+            "warm_tiers": {t["tier"]: round(t["duration"] or 0, 2) for t in warm.record["tiers"]},
+            "no_fix_tiers": {t["tier"]: round(t["duration"] or 0, 2) for t in no_fix.record["tiers"]},
+            "rss_runner_mb": round(max(cold.maxrss_runner_mb, warm.maxrss_runner_mb), 1),
+            "rss_child_cold_mb": round(cold.maxrss_child_mb, 1),
+            "rss_child_warm_mb": round(warm.maxrss_child_mb, 1),
+        }
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", default=None, help="a cases.jsonl (default: ../shared/corpus)")
     parser.add_argument("--cases", default="", help="comma-separated case ids (default: all)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    rows = measure_cases(args.cases, measure)
+    rows = measure_cases(args.cases, measure, pathlib.Path(args.corpus) if args.corpus else None)
     if args.out:
         pathlib.Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
 

@@ -1,11 +1,12 @@
 """pytest-testmon on the same diffs as bench_corpus.py, for a side-by-side selection table.
 
-Usage: python benchmarks/bench_testmon.py [--cases ID,ID]
+Usage: python benchmarks/bench_testmon.py [--corpus FILE] [--cases ID,ID] [--out FILE.json]
 
 Per case: pytest-testmon (installed into the case's venv) records on B with ``--testmon``, the
 working tree moves to C, and ``--testmon`` runs again; the tests it lets run are counted from this
 project's plugin stream (record mode alongside), never from pytest's text. Reported: how many
-tests testmon selected, and whether every FAIL_TO_PASS test of the case was among them.
+tests testmon selected, of how many collected on C (the suite), and whether every FAIL_TO_PASS
+test of the case was among them. bench_corpus.py gives the runner's T5 selection on the same diff.
 """
 
 from __future__ import annotations
@@ -14,25 +15,23 @@ import argparse
 import json
 import os
 import pathlib
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
-from _corpus import cases, prepare
+from _corpus import measure_cases, prepare
 from _suite import git
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+_ID = re.compile(r"^\S+\.py(::\S.*|: \d+)$")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--cases", default="")
-    args = parser.parse_args()
-    wanted = [c for c in args.cases.split(",") if c]
-    for case in cases():
-        if wanted and case["id"] not in wanted:
-            continue
-        work = pathlib.Path(tempfile.mkdtemp(prefix="bench-testmon-"))
+def measure(case: dict[str, Any]) -> dict[str, Any]:
+    work = pathlib.Path(tempfile.mkdtemp(prefix="bench-testmon-"))
+    try:
         repo = prepare(case, work)
         subprocess.run([str(repo.python), "-m", "pip", "install", "-q", "pytest-testmon"], check=True)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(repo.path / case["pythonpath_root"]), str(ROOT)]))
@@ -64,8 +63,30 @@ def main() -> None:
                 doc = json.loads(line)
                 if doc["type"] == "result":
                     ran.add(doc["test_id"])
+        collected = subprocess.run(
+            [str(repo.python), "-m", "pytest", "-p", "no:evidence", "--collect-only", "-q", *own],
+            cwd=repo.path,
+            env=env,
+            capture_output=True,
+            text=True,
+        ).stdout
+        # "-q" lists node ids; the case's own "-q" makes it "-qq": "path.py: N" per file
+        suite = sum(1 if "::" in ln else int(ln.rsplit(": ", 1)[1]) for ln in collected.splitlines() if _ID.match(ln))
         missed = [t for t in case["fail_to_pass"] if t not in ran]
-        print(json.dumps({"case": case["id"], "testmon_selected": len(ran), "f2p_missed": len(missed)}), flush=True)
+        return {"case": case["id"], "testmon_selected": len(ran), "suite": suite, "f2p_missed": len(missed)}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", default=None, help="a cases.jsonl (default: ../shared/corpus)")
+    parser.add_argument("--cases", default="", help="comma-separated case ids (default: all)")
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    rows = measure_cases(args.cases, measure, pathlib.Path(args.corpus) if args.corpus else None)
+    if args.out:
+        pathlib.Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
 
 
 if __name__ == "__main__":

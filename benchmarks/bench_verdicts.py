@@ -37,49 +37,18 @@ import time
 from typing import Any
 
 import _corpus
-from _corpus import CaseRepo, prepare
+from _corpus import CaseRepo, changed_paths, commit_from, prepare, under_tests
 from _suite import git
 
 VERDICTS = ("CERTIFIED", "REJECTED", "INCONCLUSIVE")
 EXPECTED = {"fix": True, "fix-without-test": False, "test-without-fix": False, "fix-plus-skip": False}
 
 
-def _commit_from(repo: CaseRepo, message: str, paths_from_c: list[str], edit: dict[str, str] | None = None) -> str:
-    """B plus ``paths_from_c`` taken from C (and ``edit``: path -> new text), committed."""
-    git(repo.path, "checkout", "-q", "--detach", repo.baseline)
-    in_c = set(git(repo.path, "ls-tree", "-r", "--name-only", repo.candidate).split("\n"))
-    for path in paths_from_c:
-        if path in in_c:
-            git(repo.path, "checkout", repo.candidate, "--", path)
-        elif (repo.path / path).exists():
-            git(repo.path, "rm", "-q", "--", path)  # C deleted it
-    for path, text in (edit or {}).items():
-        (repo.path / path).write_text(text)
-    git(repo.path, "add", "-A", "-f")
-    git(repo.path, "commit", "-q", "--allow-empty", "-m", message)
-    sha = git(repo.path, "rev-parse", "HEAD")
-    git(repo.path, "checkout", "-q", "main")
-    return sha
-
-
-def _changed(repo: CaseRepo) -> tuple[list[str], list[str]]:
-    """C's changed paths, split into test paths (the case's ``tests_dir``) and the rest."""
-    paths = [p for p in git(repo.path, "diff", "--name-only", repo.baseline, repo.candidate).split("\n") if p]
-    is_test = [p for p in paths if _under_tests(repo, p)]
-    return is_test, [p for p in paths if p not in is_test]
-
-
-def _under_tests(repo: CaseRepo, path: str) -> bool:
-    """A path of the case's test paths (a directory or a single file) or its overlay extras."""
-    roots = [*repo.case["tests_dir"], *repo.case.get("overlay_extra", [])]
-    return any(path == r.rstrip("/") or path.startswith(r.rstrip("/") + "/") for r in roots)
-
-
 def _skip_target(repo: CaseRepo, c_tests: list[str]) -> tuple[str, str] | None:
     """An existing test of B (prefer a file C did not change) and its text with a skip marker."""
     files = git(repo.path, "ls-tree", "-r", "--name-only", repo.baseline).split("\n")
     candidates = [
-        f for f in files if _under_tests(repo, f) and f.rsplit("/", 1)[-1].startswith("test") and f.endswith(".py")
+        f for f in files if under_tests(repo, f) and f.rsplit("/", 1)[-1].startswith("test") and f.endswith(".py")
     ]
     candidates.sort(key=lambda f: (f in c_tests, f))
     for path in candidates:
@@ -136,15 +105,15 @@ def measure(case: dict[str, Any], runner: str) -> dict[str, Any]:
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench-verdicts-"))
     try:
         repo = prepare(case, work)
-        c_tests, c_source = _changed(repo)
+        c_tests, c_source = changed_paths(repo)
         candidates = {
             "fix": repo.candidate,
-            "fix-without-test": _commit_from(repo, "the fix alone", c_source),
-            "test-without-fix": _commit_from(repo, "the tests alone", c_tests),
+            "fix-without-test": commit_from(repo, "the fix alone", c_source),
+            "test-without-fix": commit_from(repo, "the tests alone", c_tests),
         }
         skip = _skip_target(repo, c_tests)
         if skip is not None:
-            candidates["fix-plus-skip"] = _commit_from(repo, "fix plus a skip", c_source + c_tests, dict([skip]))
+            candidates["fix-plus-skip"] = commit_from(repo, "fix plus a skip", c_source + c_tests, dict([skip]))
         row: dict[str, Any] = {"case": case["id"], "features": case.get("features", []), "candidates": {}}
         for name, sha in candidates.items():
             verdict, why, seconds = _certify(runner, repo, sha, work / ("%s.json" % name))
