@@ -47,10 +47,11 @@ def flake_rows(
     run_id: str, side: str, observations: Iterable[Optional[Observation]], now: str
 ) -> List[Tuple[str, str, str, str, str, str]]:
     """Ledger rows (``test_id, run_id, side, sequence, digest, created``) for the tests that flipped."""
+    flaky = Outcome.FLAKY
     return [
         (o.test_id, run_id, side, ",".join(a.value for a in o.attempts), flake_digest(o), now)
         for o in observations
-        if o is not None and o.outcome is Outcome.FLAKY
+        if o is not None and o.outcome is flaky
     ]
 
 
@@ -88,38 +89,43 @@ def type_evidence(
     detections: List[Detection] = []
     untyped: Dict[str, List[str]] = {}
     replayed = baseline is not None
+    unknown = Origin.UNKNOWN
     for obs in candidate:
         tid = obs.test_id
+        outcome = obs.outcome
         b_obs = baseline.get(tid) if baseline is not None else None
         b_out = None if b_obs is None else b_obs.outcome
-        origin = origin_of(tid) if replayed else Origin.UNKNOWN
+        origin = origin_of(tid) if replayed else unknown
         role, reason = assign_role(origin, tid in designated, tid in expected_change, b_out, replayed, exclusive)
         if reason is not None:
             untyped.setdefault(reason, []).append(tid)
+        # Without a B outcome there is no cell of the B/C table, and nothing discriminates.
+        bc_class = None if b_out is None else classify(b_out, outcome)
         results.append(
             ValidationResult(
                 test_id=tid,
                 role=role,
                 candidate_commit=candidate_commit,
                 baseline_result=b_out,
-                candidate_result=obs.outcome,
+                candidate_result=outcome,
                 duration=obs.duration,
                 exit_code=exit_code,
                 flaky_history=tuple(flaky_history.get(tid, ())),
                 affected_by_change=affected(tid),
-                bug_discriminating=is_bug_discriminating(b_out, obs.outcome),
+                bug_discriminating=False if b_out is None else is_bug_discriminating(b_out, outcome),
                 stdout_summary=obs.stdout_summary,
                 failure=obs.failure,
             )
         )
         annotations[tid] = Annotation(
             origin=origin,
-            bc_class=classify(b_out, obs.outcome),
+            bc_class=bc_class,
             typing_failure=reason,
             attempts=obs.attempts,
             baseline_failure=None if b_obs is None else b_obs.failure,
         )
-        detections.extend(_detections_of(obs, b_obs, role))
+        if b_obs is not None or outcome in _NOTABLE:
+            detections.extend(_detections_of(obs, b_obs, role))
     for reason, ids in sorted(untyped.items()):
         detections.append(
             Detection(
@@ -130,7 +136,12 @@ def type_evidence(
     return Typed(tuple(results), annotations, tuple(detections))
 
 
+#: Outcomes that are a detection whatever the other side did (``_detections_of``).
+_NOTABLE = frozenset({Outcome.FLAKY, Outcome.TIMEOUT, Outcome.CRASH})
+
+
 def _detections_of(obs: Observation, b_obs: Optional[Observation], role: Optional[Role]) -> List[Detection]:
+    """Detections of one test; none unless a side is ``_NOTABLE`` or B has an observation."""
     found: List[Detection] = []
     tid = obs.test_id
     for side, o in (("candidate", obs), ("baseline", b_obs)):

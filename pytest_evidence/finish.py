@@ -9,19 +9,23 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
+import tempfile
 import uuid
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 import pytest
 
-from pytest_evidence import environment, gitops, overlay, replay, summary
+from pytest_evidence import environment, gitops, summary
 from pytest_evidence.assemble import empty_collection, flake_rows, network_detections, quarantine, type_evidence
 from pytest_evidence.errors import EvidenceError, StoreError, ToolFailed, UnknownTestId
 from pytest_evidence.model import Detection, DetectionKind, EvidenceRecord, Observation, Origin
 from pytest_evidence.options import Settings
-from pytest_evidence.output import write_json
 from pytest_evidence.recorder import Recorder
 from pytest_evidence.store import Store
+from pytest_evidence.stream import compact
+
+if TYPE_CHECKING:  # imported where a baseline is asked for: a run without one never needs them
+    from pytest_evidence import replay
 
 T = TypeVar("T")
 
@@ -47,6 +51,8 @@ class BaselinePlan:
     """B resolved and its overlay checked at configure time, so bad input fails before tests run."""
 
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        from pytest_evidence import overlay, replay
+
         assert settings.baseline is not None
         rootdir = str(config.rootpath)
         self.git_root = gitops.toplevel(rootdir)
@@ -58,6 +64,8 @@ class BaselinePlan:
         self.reruns = settings.reruns
 
     def request(self, env_fingerprint: str) -> replay.BaselineRequest:
+        from pytest_evidence import replay
+
         return replay.BaselineRequest(
             git_root=self.git_root,
             rootdir_prefix=self.prefix,
@@ -65,6 +73,36 @@ class BaselinePlan:
             env_fingerprint=env_fingerprint,
             reruns=self.reruns,
         )
+
+
+def record_json(doc: Dict[str, Any], results: Sequence[str]) -> str:
+    """``json.dumps(doc, separators=(",", ":"))`` of a record whose results are already encoded
+    (``results``, in order): the same text, without encoding every result a second time."""
+    parts = []
+    for key, value in doc.items():
+        text = "[%s]" % ",".join(results) if key == "results" else compact(value)
+        parts.append("%s:%s" % (compact(key), text))
+    return "{%s}" % ",".join(parts)
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """The record and a newline, as ``output.write_json`` writes one: a reader never sees half a
+    record, and a failure leaves no temp file."""
+    parent = os.path.dirname(os.path.abspath(path))
+    os.makedirs(parent, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix=".%s." % os.path.basename(path), suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.write("\n")
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # as open() would have made it, not mkstemp's 0600
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def _why_incomplete(exitstatus: int, observed: int, collected: int) -> Optional[str]:
@@ -164,9 +202,10 @@ class Finisher:
         history = ledger.call(lambda s: s.flake_history(repo, [o.test_id for o in observations]), nothing)
         if rows:
             ledger.call(lambda s: s.quarantine(repo, rows), None)
-        observations = [quarantine(o, held) or o for o in observations]
-        if baseline is not None:
-            baseline = {t: quarantine(o, held) for t, o in baseline.items()}
+        if held:
+            observations = [quarantine(o, held) or o for o in observations]
+            if baseline is not None:
+                baseline = {t: quarantine(o, held) for t, o in baseline.items()}
         designated = {
             t
             for ids in match_designated(self.settings.reproducers, [o.test_id for o in observations]).values()
@@ -177,7 +216,7 @@ class Finisher:
         )
         if empty is not None and self.settings.proves_something and exitstatus == 0:
             exitstatus = EXIT_NOTHING_PROVED
-        if exitstatus == 0 and any(o.test_id in held for o in observations):
+        if exitstatus == 0 and held and any(o.test_id in held for o in observations):
             exitstatus = int(pytest.ExitCode.TESTS_FAILED)  # a quarantined test is never green
             quarantined = [o.test_id for o in observations if o.test_id in held]
             self.problem = "exit 1: %d test(s) quarantined as flaky, first %s" % (len(quarantined), quarantined[0])
@@ -225,6 +264,9 @@ class Finisher:
             collected=len(collected),
             not_run=tuple(t for t in collected if t not in self.recorder.observed),
         )
+        doc = record.to_dict()
+        # Each result is encoded once: the store keeps it as its row, the record splices it in.
+        encoded = [compact(r) for r in doc["results"]]
         ledger.call(
             lambda s: s.add_run(
                 {
@@ -237,7 +279,8 @@ class Finisher:
                     "complete": complete,
                     "exit_status": exitstatus,
                 },
-                [r.to_dict() for r in record.results],
+                doc["results"],
+                encoded,
             ),
             None,
         )
@@ -249,9 +292,10 @@ class Finisher:
             exitstatus = _USAGE_ERROR
             record = dataclasses.replace(record, detections=(*record.detections, unavailable), exit_status=exitstatus)
             self.problem = ledger.error.line("evidence") + "; the record was written without it"
-        self.record = record.to_dict()
+            doc = record.to_dict()
+        self.record = doc
         if self.settings.out:
-            write_json(self.settings.out, self.record)
+            _write_atomically(self.settings.out, record_json(doc, encoded))
         ledger.close()
         self.recorder.finish_stream(exitstatus)
         return exitstatus
@@ -261,6 +305,8 @@ class Finisher:
     ) -> Tuple[Optional[Dict[str, Optional[Observation]]], Optional[Dict[str, Any]]]:
         if self.baseline is None:
             return None, None
+        from pytest_evidence import replay
+
         if not complete:
             return {}, {"executed": 0, "cached": 0, "exit_code": None, "skipped": "session incomplete"}
         request = self.baseline.request(fingerprint)

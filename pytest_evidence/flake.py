@@ -22,6 +22,30 @@ from pytest_evidence.reports import ATTEMPTS_ATTR, merge
 #: Hard ceiling on reruns per failing test; the option parser refuses anything above it.
 MAX_RERUNS = 5
 
+_STATUS_PLUGIN = "evidence-flaky-status"
+
+
+class FlakyStatus:
+    """The terminal's status of a flipped test: ``K``, ``FLAKY`` -- not ``F``.
+
+    Not registered until it has something to say (``show_flaky``): asked about every report of
+    every test, it would cost more than the rest of the flake policy on a suite that never flips.
+    """
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(self, report: Any) -> Optional[Any]:
+        attempts = getattr(report, ATTEMPTS_ATTR, None)
+        if attempts and len(attempts) > 1 and report.failed and len(set(attempts)) > 1:
+            return "flaky", "K", ("FLAKY", {"yellow": True})
+        return None
+
+
+def show_flaky(config: pytest.Config) -> None:
+    """Register ``FlakyStatus`` on ``config`` (once): before the first flipped report is logged
+    where tests run, at the session's start where reports arrive from xdist workers."""
+    if not config.pluginmanager.has_plugin(_STATUS_PLUGIN):
+        config.pluginmanager.register(FlakyStatus(), _STATUS_PLUGIN)
+
 
 class FlakePolicy:
     """Runs each item, re-running a failure up to ``reruns`` times, and logs one attempt."""
@@ -44,11 +68,14 @@ class FlakePolicy:
                 first_failing = reports
             if outcome not in FAILING or len(attempts) > self.reruns:
                 break
-        flipped = len(set(attempts)) > 1
+        flipped = len(attempts) > 1 and len(set(attempts)) > 1
+        if flipped:
+            show_flaky(item.config)
         # A flip logs the failing attempt: pytest counts it as failed, never as a pass.
         logged = first_failing if flipped and first_failing is not None else reports
+        values = [a.value for a in attempts]
         for rep in logged:
-            setattr(rep, ATTEMPTS_ATTR, [a.value for a in attempts])
+            setattr(rep, ATTEMPTS_ATTR, list(values))
             ihook.pytest_runtest_logreport(report=rep)
         ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
         return True

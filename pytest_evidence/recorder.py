@@ -8,15 +8,37 @@ It never writes on a worker, so the stream and the store have exactly one writer
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 import pytest
 
 from pytest_evidence import environment
 from pytest_evidence.deps import DEPS_ATTR
+from pytest_evidence.flake import show_flaky
 from pytest_evidence.model import Failure, FailureKind, Observation
-from pytest_evidence.reports import ATTEMPTS_ATTR, failure_of, observe
+from pytest_evidence.reports import failure_of, observe
 from pytest_evidence.stream import Signer, StreamWriter
+
+
+def _chain_names(node: Any, known: Dict[Any, FrozenSet[str]]) -> FrozenSet[str]:
+    """The names of the markers on ``node`` and every node above it, each node's computed once."""
+    if node is None:
+        return frozenset()
+    names = known.get(node)
+    if names is None:
+        names = known[node] = frozenset(m.name for m in node.own_markers) | _chain_names(node.parent, known)
+    return names
+
+
+def _marker_names(item: pytest.Item, known: Dict[Any, FrozenSet[str]]) -> Set[str]:
+    """``{m.name for m in item.iter_markers()}``: pytest's ``iter_markers`` walks the item's own
+    markers and then its parents', for every item again; the parents' names are shared here."""
+    cls = type(item)
+    if cls.iter_markers is not pytest.Item.iter_markers or (
+        cls.iter_markers_with_node is not pytest.Item.iter_markers_with_node
+    ):  # an item that says its markers its own way
+        return {m.name for m in item.iter_markers()}
+    return {m.name for m in item.own_markers} | _chain_names(item.parent, known)
 
 
 class Recorder:
@@ -48,6 +70,8 @@ class Recorder:
             self.stream.write(line_type, payload)
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if session.config.pluginmanager.has_plugin("dsession"):
+            show_flaky(session.config)  # the workers' flips are logged here, with nothing before them
         payload: Dict[str, Any] = {"pytest": pytest.__version__, "python": sys.version.split()[0]}
         if self.describe_environment:  # costs tens of ms: only when a reader compares sides
             payload["environment"] = environment.capture().to_dict()
@@ -58,8 +82,9 @@ class Recorder:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         markers = {}
+        inherited: Dict[Any, FrozenSet[str]] = {}
         for item in session.items:
-            names = sorted({m.name for m in item.iter_markers()})
+            names = sorted(_marker_names(item, inherited))
             if names:
                 markers[item.nodeid] = names
         self._collected([item.nodeid for item in session.items], markers)
@@ -80,26 +105,24 @@ class Recorder:
             self._emit("collect_error", {"nodeid": report.nodeid, "failure": failure.to_dict()})
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self._pending.setdefault(report.nodeid, []).append(report)
-        if report.when not in ("setup", "call"):  # teardown, or xdist's "???" for a crash
-            reports = self._pending.pop(report.nodeid)
-            obs = observe(report.nodeid, reports)
-            self.observed[report.nodeid] = obs
-            repeat = self._repeats.get(report.nodeid, 0)
-            self._repeats[report.nodeid] = repeat + 1
-            payload = obs.to_dict()
-            payload["repeat"] = repeat
-            self._emit("result", payload)
-            deps = getattr(report, DEPS_ATTR, None)
-            if deps is not None:
-                self._emit("deps", {"test_id": report.nodeid, "functions": deps[0], "files": deps[1]})
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_report_teststatus(self, report: Any) -> Optional[Any]:
-        attempts = getattr(report, ATTEMPTS_ATTR, None)
-        if attempts and len(set(attempts)) > 1 and report.failed:
-            return "flaky", "K", ("FLAKY", {"yellow": True})
-        return None
+        nodeid = report.nodeid
+        pending = self._pending.get(nodeid)
+        if pending is None:
+            pending = self._pending[nodeid] = []
+        pending.append(report)
+        if report.when in ("setup", "call"):
+            return
+        # teardown, or xdist's "???" for a crash: the test is over, and its line goes out now
+        del self._pending[nodeid]
+        obs = observe(nodeid, pending)
+        self.observed[nodeid] = obs
+        repeat = self._repeats.get(nodeid, 0)
+        self._repeats[nodeid] = repeat + 1
+        if self.stream is not None:
+            self.stream.write_result(obs, repeat)
+        deps = getattr(report, DEPS_ATTR, None)
+        if deps is not None:
+            self._emit("deps", {"test_id": nodeid, "functions": deps[0], "files": deps[1]})
 
     def emit_deps(self, test_id: str, keys: List[str]) -> None:
         """Dependency keys known only at session end (coverage.py's per-test lines)."""

@@ -53,8 +53,26 @@ def _call_failure_kind(report: Any) -> FailureKind:
     return FailureKind.EXCEPTION
 
 
+def _plain_pass(reports: Sequence[Any]) -> bool:
+    """Setup, call and teardown, each passed, the call not an xfail: most tests, decided at once."""
+    if len(reports) != 3:
+        return False
+    setup, call, teardown = reports
+    return (
+        setup.outcome == "passed"  # what ``report.passed`` says
+        and call.outcome == "passed"
+        and teardown.outcome == "passed"
+        and setup.when == "setup"
+        and call.when == "call"
+        and teardown.when == "teardown"
+        and not hasattr(call, "wasxfail")
+    )
+
+
 def merge(reports: Sequence[Any]) -> Tuple[Outcome, Optional[Failure]]:
     """Fold a test's phase reports into one outcome and its diagnostic."""
+    if _plain_pass(reports):
+        return Outcome.PASS, None
     outcome: Optional[Outcome] = None
     failure: Optional[Failure] = None
     for rep in reports:
@@ -90,21 +108,37 @@ def captured(reports: Sequence[Any]) -> str:
     """Captured stdout, stderr and log of every phase, bounded for ``stdout_summary``."""
     chunks: List[str] = []
     for rep in reports:
-        for title, content in getattr(rep, "sections", []):
+        for title, content in getattr(rep, "sections", ()):
             if title.startswith("Captured") and content:
                 chunks.append("--- %s ---\n%s" % (title, content.rstrip("\n")))
-    return bounded("\n".join(chunks))
+    return bounded("\n".join(chunks)) if chunks else ""
+
+
+#: ``Outcome(value)`` for the values an attempt list holds; and the one-attempt tuples.
+_OUTCOMES = {o.value: o for o in Outcome}
+_SINGLE = {o.value: (o,) for o in Outcome}
+
+
+def _attempts_of(raw: Sequence[Any]) -> Tuple[Outcome, ...]:
+    """The flake policy's ``evidence_attempts`` (outcome values) as outcomes; ``Outcome(v)`` for
+    each, and its ``ValueError`` for a value that is none."""
+    if len(raw) == 1:
+        single = _SINGLE.get(raw[0])
+        if single is not None:
+            return single
+    return tuple(_OUTCOMES.get(a) or Outcome(a) for a in raw)
 
 
 def observe(test_id: str, reports: Sequence[Any]) -> Observation:
     """One test's ``Observation``: merged outcome, total duration, attempts, bounded output."""
     outcome, failure = merge(reports)
-    attempts: Tuple[Outcome, ...] = ()
-    for rep in reports:
+    raw = None
+    for rep in reversed(reports):  # the last report that carries the attempts says them
         raw = getattr(rep, ATTEMPTS_ATTR, None)
         if raw:
-            attempts = tuple(Outcome(a) for a in raw)
-    if len(set(attempts)) > 1:
+            break
+    attempts = _attempts_of(raw) if raw else ()
+    if len(attempts) > 1 and len(set(attempts)) > 1:
         first = failure
         outcome = Outcome.FLAKY
         failure = Failure(
@@ -114,7 +148,10 @@ def observe(test_id: str, reports: Sequence[Any]) -> Observation:
             None if first is None else first.line,
             "" if first is None else first.message,
         )
-    duration = round(sum(float(getattr(r, "duration", 0.0) or 0.0) for r in reports), 6)
+    total = 0.0
+    for rep in reports:
+        total += float(getattr(rep, "duration", 0.0) or 0.0)
+    duration = round(total, 6)
     return Observation(
         test_id=test_id,
         outcome=outcome,

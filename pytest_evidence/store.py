@@ -28,6 +28,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Seque
 
 from pytest_evidence.errors import StoreCorrupt, StoreLocked, StoreVersionMismatch
 from pytest_evidence.model import Observation
+from pytest_evidence.stream import compact
 
 STORE_VERSION = "3"
 #: Formats this version opens (older ones are upgraded by adding tables).
@@ -274,26 +275,29 @@ class Store:
 
     # -- runs and results -------------------------------------------------------------------
 
-    def add_run(self, row: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> None:
-        self._write(
-            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    row["run_id"],
-                    row["created"],
-                    row["repo"],
-                    row["baseline_commit"],
-                    row["candidate_commit"],
-                    row["env_fingerprint"],
-                    int(row["complete"]),
-                    row["exit_status"],
-                )
-            ],
+    def add_run(
+        self, row: Mapping[str, Any], results: Sequence[Mapping[str, Any]], encoded: Optional[Sequence[str]] = None
+    ) -> None:
+        """The run's row and its results' rows, in one transaction: a reader never sees a run
+        without its results. ``encoded``: each result as ``json.dumps(r, separators=(",", ":"))``
+        gives it, when the caller has that text already."""
+        run = (
+            row["run_id"],
+            row["created"],
+            row["repo"],
+            row["baseline_commit"],
+            row["candidate_commit"],
+            row["env_fingerprint"],
+            int(row["complete"]),
+            row["exit_status"],
         )
-        self._write(
-            "INSERT INTO results VALUES (?, ?, ?)",
-            [(row["run_id"], r["test_id"], json.dumps(r, separators=(",", ":"))) for r in results],
-        )
+        texts = [compact(r) for r in results] if encoded is None else encoded
+        assert len(texts) == len(results)
+        payloads = [(row["run_id"], r["test_id"], t) for r, t in zip(results, texts)]  # noqa: B905 - checked
+        with self._translated(), self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", run)
+            self._db.executemany("INSERT INTO results VALUES (?, ?, ?)", payloads)
 
     # -- flake ledger -----------------------------------------------------------------------
 

@@ -44,7 +44,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
-from pytest_evidence.model import Failure, Observation
+from pytest_evidence.model import Failure, Observation, Outcome
 
 STREAM_VERSION = 2
 
@@ -70,6 +70,89 @@ KEY_BYTES = 32
 DOMAIN = b"pytest-evidence stream 2\0"
 
 _TAG = re.compile(r',"tag":"([0-9a-f]{64})"\}\Z')
+
+
+def _compact_encoder() -> Callable[[Any], str]:
+    """``json.dumps(doc, separators=(",", ":"))``, as one function built once.
+
+    ``JSONEncoder.encode`` builds json's C encoder anew on every call, which costs a third of
+    encoding a result line. Here it is built once, with the arguments ``JSONEncoder`` passes it,
+    less the check for circular references (what is encoded here is plain data the plugin built),
+    and checked against the public encoder before it is used. Without the C accelerator, or where
+    it does not give the same text, it is the public encoder.
+    """
+    public = json.JSONEncoder(separators=(",", ":"))
+    try:
+        from json import encoder
+
+        c_make_encoder = getattr(encoder, "c_make_encoder", None)
+        if c_make_encoder is None:
+            return public.encode
+        make = c_make_encoder(None, public.default, encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+        join = "".join
+
+        def encode(doc: Any) -> str:
+            return join(make(doc, 0))
+
+        probe = {"s": 'a"\\\n\u00e9\U0001f600', "n": [0, -1, 2.5, 1e100, -0.0, None, True, False], "d": {"": []}}
+        if encode(probe) == public.encode(probe) and encode("x") == '"x"':
+            return encode
+    except Exception:  # an interpreter whose json works otherwise
+        pass
+    return public.encode
+
+
+#: ``json.dumps(doc, separators=(",", ":"))``: every line, and the record and store rows too.
+compact = _compact_encoder()
+_QUOTED_TYPES = {t: compact(t) for t in LINE_TYPES}
+_QUOTED_OUTCOMES = {o: compact(o.value) for o in Outcome}
+_quoted = json.encoder.encode_basestring_ascii  # what ``compact`` does to a string
+
+#: Whether the first result line ``_result_members`` spelled was ``compact``'s (empty: none yet).
+_RESULT_TEXT_CHECKED: List[bool] = []
+
+
+def _result_members(obs: Observation, repeat: int) -> Optional[str]:
+    """The members of a result line after its type, as ``compact`` would encode
+    ``{**obs.to_dict(), "repeat": repeat}``; None for a value this does not spell (the caller
+    encodes the dictionary then).
+
+    A result line is written as each test ends; building the dictionary and encoding it cost most
+    of writing the line. The text is checked against ``compact`` of the dictionary for the first
+    result of the process (``_RESULT_TEXT_CHECKED``): an ``Observation.to_dict`` that changes its
+    members is noticed there, and every line is encoded from the dictionary after that.
+    """
+    if _RESULT_TEXT_CHECKED and not _RESULT_TEXT_CHECKED[0]:
+        return None
+    duration, failure, outcome, attempts = obs.duration, obs.failure, obs.outcome, obs.attempts
+    if type(duration) is not float or duration - duration != 0.0 or type(repeat) is not int:
+        return None  # not a finite float (json spells the others its own way), or a bool
+    try:
+        text = (
+            ',"test_id":%s,"outcome":%s,"duration":%s,"failure":%s,"stdout_summary":%s,"attempts":[%s],"repeat":%d}'
+            % (
+                _quoted(obs.test_id),
+                _QUOTED_OUTCOMES[outcome],
+                float.__repr__(duration),
+                "null" if failure is None else compact(failure.to_dict()),
+                _quoted(obs.stdout_summary),
+                _QUOTED_OUTCOMES[attempts[0]]
+                if len(attempts) == 1
+                else ",".join([_QUOTED_OUTCOMES[a] for a in attempts]),
+                repeat,
+            )
+        )
+    except (KeyError, TypeError):  # an outcome that is none, a string that is no str
+        return None
+    if not _RESULT_TEXT_CHECKED:
+        payload = obs.to_dict()
+        payload["repeat"] = repeat
+        _RESULT_TEXT_CHECKED.append(text == "," + compact(payload)[1:])
+        if not _RESULT_TEXT_CHECKED[0]:
+            return None
+    return text
+
+
 _RESERVED = frozenset({"seq", "type", "tag"})
 
 #: ``(seq, body) -> tag``: a key, held in a closure.
@@ -109,35 +192,40 @@ class _Shared:
     already used. Anonymous shared memory survives ``fork``.
     """
 
-    _FORMAT = "<QQ"
+    _FORMAT = struct.Struct("<QQ")
 
     def __init__(self) -> None:
         self._map: Optional[mmap.mmap]
+        self._local = (0, 0)
         try:
-            self._map = mmap.mmap(-1, struct.calcsize(self._FORMAT))
-            self._local = (0, 0)
+            self._map = mmap.mmap(-1, self._FORMAT.size)
         except (OSError, ValueError):  # no shared memory here: numbers are per process
             self._map = None
-            self._local = (0, 0)
 
     def get(self) -> Tuple[int, int]:
         if self._map is None:
             return self._local
-        seq, finished = struct.unpack_from(self._FORMAT, self._map, 0)
-        return int(seq), int(finished)
+        seq, finished = self._FORMAT.unpack_from(self._map, 0)
+        return seq, finished
 
     def set(self, seq: int, finished: int) -> None:
         if self._map is None:
             self._local = (seq, finished)
         else:
-            struct.pack_into(self._FORMAT, self._map, 0, seq, finished)
+            self._FORMAT.pack_into(self._map, 0, seq, finished)
+
+
+try:
+    import fcntl
+
+    _POSIX_LOCKS = True
+except ImportError:  # not POSIX: no fork either
+    _POSIX_LOCKS = False
 
 
 def _process_lock(fd: int, lock: bool) -> None:
     """Exclude forked children while a line is written (POSIX locks are per process)."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: no fork either
+    if not _POSIX_LOCKS:
         return
     try:
         fcntl.lockf(fd, fcntl.LOCK_EX if lock else fcntl.LOCK_UN)
@@ -178,11 +266,29 @@ class StreamWriter:
 
     def write(self, line_type: str, payload: Mapping[str, Any]) -> None:
         assert line_type in LINE_TYPES, line_type
-        assert not _RESERVED.intersection(payload), sorted(payload)
+        assert _RESERVED.isdisjoint(payload), sorted(payload)
+        # The payload is encoded before any lock is taken; "seq" and "type" go in front of its
+        # members, as ``json.dumps({"seq": seq, "type": line_type, **payload})`` puts them.
+        encoded = compact(payload if type(payload) is dict else dict(payload))
+        self._write_line(_QUOTED_TYPES[line_type], "}" if encoded == "{}" else "," + encoded[1:], line_type)
+
+    def write_result(self, obs: Observation, repeat: int) -> None:
+        """``write("result", {**obs.to_dict(), "repeat": repeat})``: the same line, its members
+        encoded from ``obs`` directly (``_result_members``), one of them per finished test."""
+        members = _result_members(obs, repeat)
+        if members is None:
+            payload = obs.to_dict()
+            payload["repeat"] = repeat
+            self.write("result", payload)
+        else:
+            self._write_line(_QUOTED_TYPES["result"], members, "result")
+
+    def _write_line(self, quoted_type: str, members: str, line_type: str) -> None:
+        """Number, tag and write one line: ``{"seq":N,"type":T`` and ``members`` (``,...}``)."""
         with self._lock:
             if self._broken:
                 return
-            fd = self._open()
+            fd = self._fd if self._created or self.path is None else self._open()
             if fd is None:
                 return
             _process_lock(fd, True)
@@ -190,14 +296,15 @@ class StreamWriter:
                 seq, finished = self._shared.get()
                 if finished:  # the session is over: nothing may follow its last line
                     return
-                doc: Dict[str, Any] = {"seq": seq, "type": line_type}
-                doc.update(payload)
-                body = json.dumps(doc, separators=(",", ":"))
+                body = '{"seq":%d,"type":%s%s' % (seq, quoted_type, members)
                 line = body
                 if self._sign is not None:
                     line = body[:-1] + ',"tag":"%s"}' % self._sign(seq, body.encode("ascii"))
+                data = (line + "\n").encode("ascii")
                 try:
-                    write_all(fd, (line + "\n").encode("ascii"))
+                    written = os.write(fd, data)  # one call: the whole line, short of a full pipe
+                    if written != len(data):
+                        write_all(fd, data[written:])
                 except OSError:
                     # A half line may be out there: keep it the last one, where it is tolerated.
                     self._broken = True

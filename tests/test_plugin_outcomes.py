@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 from conftest import Record, RunEvidence, by_name
+
+from pytest_evidence.stream import read
 
 
 def test_each_outcome_is_merged_into_one_result(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
@@ -172,3 +175,75 @@ def test_no_network_blocks_and_names_every_address(pytester: pytest.Pytester, ru
     attempts = [d for d in doc["detections"] if d["kind"] == "network_attempt"]
     assert [(d["test_id"].split("::")[-1], d["detail"]) for d in attempts] == [("test_loopback", "loopback")]
     assert "127.0.0.1:" in attempts[0]["message"]
+
+
+def test_the_record_and_the_stored_results_are_the_compact_json_of_what_was_typed(
+    pytester: pytest.Pytester, run_evidence: RunEvidence
+) -> None:
+    """The record is written from results encoded once (each is also the store's row): the file is
+    still ``json.dumps`` of the whole record, byte for byte."""
+    pytester.makepyfile(
+        test_mixed="""
+        def test_pass():
+            print("caf\\u00e9 \\\\ \\"quoted\\"")
+
+        def test_fail():
+            assert 0.1 + 0.2 == 0.3
+        """
+    )
+    store = pytester.path / "store.sqlite3"
+    _, doc = run_evidence(f"--evidence-store={store}", "--evidence-reruns=0")
+    text = (pytester.path / "evidence.json").read_text(encoding="utf-8")
+    assert text == json.dumps(doc, separators=(",", ":")) + "\n"
+    db = sqlite3.connect(store)
+    rows = db.execute("SELECT test_id, payload FROM results WHERE run_id = ? ORDER BY rowid", (doc["run_id"],))
+    assert rows.fetchall() == [(r["test_id"], json.dumps(r, separators=(",", ":"))) for r in doc["results"]]
+    assert db.execute("SELECT COUNT(*) FROM runs WHERE run_id = ?", (doc["run_id"],)).fetchone() == (1,)
+
+
+def test_each_test_s_markers_are_streamed_as_pytest_iterates_them(pytester: pytest.Pytester) -> None:
+    """Marker names are gathered once per parent node; what is streamed is what each item's
+    ``iter_markers`` gives."""
+    pytester.makeini("[pytest]\nmarkers =\n    module_wide\n    on_class\n    slow\n")
+    pytester.makeconftest(
+        """
+        import json
+
+        def pytest_collection_finish(session):
+            names = {i.nodeid: sorted({m.name for m in i.iter_markers()}) for i in session.items}
+            with open("expected.json", "w") as fh:
+                json.dump({k: v for k, v in names.items() if v}, fh)
+        """
+    )
+    pytester.makepyfile(
+        test_marked="""
+        import pytest
+
+        pytestmark = [pytest.mark.module_wide, pytest.mark.filterwarnings("ignore")]
+
+        @pytest.mark.on_class
+        class TestSome:
+            @pytest.mark.parametrize("v", [1, pytest.param(2, marks=pytest.mark.slow)])
+            def test_param(self, v):
+                pass
+
+            def test_plain(self):
+                pass
+
+        @pytest.mark.skip
+        def test_skipped():
+            pass
+        """,
+        test_unmarked="def test_nothing():\n    pass\n",
+    )
+    stream = pytester.path / "s.jsonl"
+    pytester.runpytest("-p", "evidence", f"--evidence-stream={stream}")
+    expected = json.loads((pytester.path / "expected.json").read_text())
+    assert read(str(stream)).markers == expected
+    assert expected["test_marked.py::TestSome::test_param[2]"] == [
+        "filterwarnings",
+        "module_wide",
+        "on_class",
+        "parametrize",
+        "slow",
+    ]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 import sqlite3
+from typing import Any
 
 import pytest
 
@@ -124,3 +126,44 @@ def test_locked_store_is_one_clear_error(tmp_path: pathlib.Path) -> None:
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+_RUN = {
+    "run_id": "r",
+    "created": "now",
+    "repo": "/",
+    "baseline_commit": None,
+    "candidate_commit": "c",
+    "env_fingerprint": "e",
+    "complete": True,
+    "exit_status": 0,
+}
+
+
+def test_a_run_and_its_results_are_one_transaction(tmp_path: pathlib.Path) -> None:
+    """A result that cannot be stored takes the run's row with it: no run without its results."""
+    path = str(tmp_path / "s.sqlite3")
+    results: list[dict[str, Any]] = [{"test_id": "t::a", "duration": 0.5}, {"test_id": ["not", "a", "string"]}]
+    with Store(path) as store, pytest.raises(StoreCorrupt):
+        store.add_run(_RUN, results)
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT COUNT(*) FROM runs").fetchone() == (0,)
+    assert db.execute("SELECT COUNT(*) FROM results").fetchone() == (0,)
+
+
+def test_results_are_stored_compact_or_as_the_caller_encoded_them(tmp_path: pathlib.Path) -> None:
+    path = str(tmp_path / "s.sqlite3")
+    results: list[dict[str, Any]] = [
+        {"test_id": "t::a", "outcome": "pass", "duration": 1e-07},
+        {"test_id": "t::\u00e9", "failure": None},
+    ]
+    with Store(path) as store:
+        store.add_run(_RUN, results)
+        store.add_run(dict(_RUN, run_id="r2"), results, [json.dumps(r, separators=(",", ":")) for r in results])
+    db = sqlite3.connect(path)
+    rows = db.execute("SELECT run_id, test_id, payload FROM results ORDER BY rowid").fetchall()
+    expected = [(r["test_id"], json.dumps(r, separators=(",", ":"))) for r in results]
+    assert [(t, p) for _, t, p in rows] == expected * 2
+    assert [r for r, _, _ in rows] == ["r", "r", "r2", "r2"]
+    runs = db.execute("SELECT run_id, candidate_commit, complete FROM runs").fetchall()
+    assert runs == [("r", "c", 1), ("r2", "c", 1)]

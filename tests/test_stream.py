@@ -13,8 +13,9 @@ import threading
 
 import pytest
 
-from pytest_evidence.model import Observation, Outcome
-from pytest_evidence.stream import KEY_BYTES, StreamWriter, line_tag, parse, read, signer
+from pytest_evidence import stream
+from pytest_evidence.model import Failure, FailureKind, Observation, Outcome
+from pytest_evidence.stream import KEY_BYTES, StreamWriter, compact, line_tag, parse, read, signer
 
 KEY = bytes(range(KEY_BYTES))
 
@@ -55,6 +56,111 @@ def test_every_line_is_numbered_and_tagged_over_its_number_and_its_bytes(tmp_pat
         doc = json.loads(line)
         assert list(doc)[:2] == ["seq", "type"] and list(doc)[-1] == "tag" and doc["seq"] == seq
         assert line.isascii()
+
+
+_PAYLOADS: list[tuple[str, dict[str, object]]] = [
+    ("session_start", {}),
+    ("network", {"test_id": "t::a", "address": "[::1]:80", "blocked": False, "more": {"a": {"b": [1.5, None]}}}),
+    ("collected", {"test_ids": ["t::a", 't::b[\u00e9-\\-"]'], "markers": {"t::a": ["slow"]}}),
+    ("collect_error", {"nodeid": "t.py", "failure": Failure(FailureKind.COLLECTION_ERROR, "boom \u2603").to_dict()}),
+    ("result", {**_result("t::a"), "duration": 1e-07}),
+    ("result", Observation("t::b", Outcome.FLAKY, 0.5, None, "out\n\t\x00", (Outcome.FAIL, Outcome.PASS)).to_dict()),
+    ("deps", {"test_id": "t::a", "functions": ["m.py:1"], "files": []}),
+    ("modules", {"origins": {"m": None, "n": "/x/n.py"}}),
+    ("network", {"test_id": None, "address": "10.0.0.1:80", "blocked": True}),
+    ("session_finish", {"exit_status": 0}),
+]
+
+
+@pytest.mark.parametrize("key", [KEY, None], ids=["keyed", "unkeyed"])
+def test_a_line_is_the_json_of_its_number_its_type_and_its_payload(tmp_path: pathlib.Path, key: bytes | None) -> None:
+    """The writer builds the line's text itself (the payload encoded once, the number and the type
+    put in front): byte for byte what ``json.dumps`` of the whole object gives, as before."""
+    path = tmp_path / "s.jsonl"
+    writer = StreamWriter(str(path), sign=None if key is None else signer(key))
+    for line_type, payload in _PAYLOADS:
+        writer.write(line_type, payload)
+    for seq, (line, (line_type, payload)) in enumerate(zip(_lines(path), _PAYLOADS, strict=True)):
+        body = json.dumps({"seq": seq, "type": line_type, **payload}, separators=(",", ":"))
+        expected = body if key is None else body[:-1] + ',"tag":"%s"}' % line_tag(key, seq, body.encode())
+        assert line == expected
+    assert read(str(path), key).forgery is None
+
+
+_OBSERVATIONS = [
+    Observation("t::a", Outcome.PASS, 0.000623, None, "", (Outcome.PASS,)),
+    Observation(
+        't::b[\u00e9-\\-"-\U0001f600]',
+        Outcome.FAIL,
+        0.0,
+        Failure(FailureKind.ASSERTION, "caf\u00e9"),
+        "x",
+        (Outcome.FAIL,),
+    ),
+    Observation(
+        "t::c",
+        Outcome.FLAKY,
+        123456.789,
+        Failure(FailureKind.FLAKY, "m", "p.py", 3, "e"),
+        "\x00\n",
+        (Outcome.FAIL, Outcome.PASS),
+    ),
+    Observation("t::d", Outcome.ERROR, 1e-07, None, "out" * 100, (Outcome.ERROR, Outcome.ERROR, Outcome.ERROR)),
+    Observation("t::e", Outcome.SKIPPED, float("inf"), None, "", (Outcome.SKIPPED,)),  # spelled by compact
+    Observation("t::f", Outcome.PASS, float("nan"), None, "", (Outcome.PASS,)),
+    Observation("t::g", Outcome.PASS, 2, None, "", (Outcome.PASS,)),  # an int
+]
+
+
+@pytest.mark.parametrize("repeat", [0, 3])
+def test_a_result_line_is_the_line_of_its_observation_s_dictionary(tmp_path: pathlib.Path, repeat: int) -> None:
+    """``write_result`` spells a result's members itself; the line is the one ``write`` makes of
+    ``obs.to_dict()`` and the repeat."""
+    fast, slow = tmp_path / "fast.jsonl", tmp_path / "slow.jsonl"
+    fast_writer = StreamWriter(str(fast), sign=signer(KEY))
+    slow_writer = StreamWriter(str(slow), sign=signer(KEY))
+    for obs in _OBSERVATIONS:
+        fast_writer.write_result(obs, repeat)
+        slow_writer.write("result", {**obs.to_dict(), "repeat": repeat})
+    assert fast.read_bytes() == slow.read_bytes()
+    assert stream._RESULT_TEXT_CHECKED == [True]
+
+
+def test_a_result_dictionary_of_other_members_is_noticed_and_encoded_as_it_is(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def to_dict(self: Observation) -> dict[str, object]:
+        return {"test_id": self.test_id, "outcome": self.outcome.value, "new": 1}
+
+    monkeypatch.setattr(Observation, "to_dict", to_dict)
+    monkeypatch.setattr(stream, "_RESULT_TEXT_CHECKED", [])
+    path = tmp_path / "s.jsonl"
+    StreamWriter(str(path)).write_result(_OBSERVATIONS[0], 0)
+    assert _lines(path) == ['{"seq":0,"type":"result","test_id":"t::a","outcome":"pass","new":1,"repeat":0}']
+    assert stream._RESULT_TEXT_CHECKED == [False]
+
+
+def test_the_compact_encoder_is_json_dumps_compact() -> None:
+    values: list[object] = [
+        {},
+        [],
+        "",
+        't::a[\u00e9\U0001f600\\"\n]',
+        {"a": [1, -0.0, 2.5, 1e-07, 1e300, float("inf"), float("nan"), None, True, False]},
+        {"outcome": Outcome.PASS, "kind": FailureKind.ASSERTION, "n": 10**30},
+        _result("t::a"),
+    ]
+    for value in values:
+        assert compact(value) == json.dumps(value, separators=(",", ":"))
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        compact({"a": object()})
+
+
+def test_without_json_s_c_encoder_the_public_one_encodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("json.encoder.c_make_encoder", None)
+    encode = stream._compact_encoder()
+    assert encode({"a": [1.5, None]}) == '{"a":[1.5,null]}'
+    assert encode.__self__.__class__ is json.JSONEncoder  # type: ignore[attr-defined]
 
 
 def test_the_tag_binds_the_sequence_number(tmp_path: pathlib.Path) -> None:

@@ -31,5 +31,6 @@ def test_xdist_flaky_attempts_cross_the_wire(pytester: pytest.Pytester, run_evid
     from test_flake_policy import FLIP
 
     pytester.makepyfile(test_flaky=FLIP)
-    _, doc = run_evidence("-n", "2")
+    result, doc = run_evidence("-n", "2")
     assert doc["results"][0]["candidate_result"] == "flaky"
+    result.stdout.fnmatch_lines(["*1 flaky*"])  # the controller shows the workers' flips as flips
