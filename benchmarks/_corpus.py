@@ -8,6 +8,7 @@ the only network used.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
@@ -33,6 +34,18 @@ RUNNER_FLAGS = {"-p", "no:cacheprovider", "-q", "-rA", "--continue-on-collection
 def cases(path: pathlib.Path | None = None) -> list[dict[str, Any]]:
     with open(path or CORPUS / "cases.jsonl") as fh:
         return [json.loads(line) for line in fh if line.strip()]
+
+
+def run_cli(measure: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """The command line every per-case benchmark shares: ``--corpus``, ``--cases``, ``--out``."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", default=None, help="a cases.jsonl (default: ../shared/corpus)")
+    parser.add_argument("--cases", default="", help="comma-separated case ids (default: all)")
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    rows = measure_cases(args.cases, measure, pathlib.Path(args.corpus) if args.corpus else None)
+    if args.out:
+        pathlib.Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
 
 
 def measure_cases(

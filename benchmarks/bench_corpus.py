@@ -19,8 +19,6 @@ runner and its test processes, peak RSS of the runner and of its largest test pr
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import pathlib
 import resource
@@ -31,7 +29,7 @@ import tempfile
 import time
 from typing import Any
 
-from _corpus import CaseRepo, changed_paths, commit_from, measure_cases, prepare
+from _corpus import CaseRepo, changed_paths, commit_from, prepare, run_cli
 from _suite import certify, gaps, git, t5_fraction
 
 CANDIDATES = 10  # candidates sharing one B in the amortised figure
@@ -129,14 +127,7 @@ def measure(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", default=None, help="a cases.jsonl (default: ../shared/corpus)")
-    parser.add_argument("--cases", default="", help="comma-separated case ids (default: all)")
-    parser.add_argument("--out", default=None)
-    args = parser.parse_args()
-    rows = measure_cases(args.cases, measure, pathlib.Path(args.corpus) if args.corpus else None)
-    if args.out:
-        pathlib.Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
+    run_cli(measure)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ test of the case was among them. bench_corpus.py gives the runner's T5 selection
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import pathlib
@@ -22,7 +21,7 @@ import sys
 import tempfile
 from typing import Any
 
-from _corpus import measure_cases, prepare
+from _corpus import prepare, run_cli
 from _suite import git
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -79,14 +78,7 @@ def measure(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", default=None, help="a cases.jsonl (default: ../shared/corpus)")
-    parser.add_argument("--cases", default="", help="comma-separated case ids (default: all)")
-    parser.add_argument("--out", default=None)
-    args = parser.parse_args()
-    rows = measure_cases(args.cases, measure, pathlib.Path(args.corpus) if args.corpus else None)
-    if args.out:
-        pathlib.Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
+    run_cli(measure)
 
 
 if __name__ == "__main__":

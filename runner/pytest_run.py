@@ -82,22 +82,29 @@ class PytestRun:
         return observation_for(test_id, self.content)
 
 
+@dataclass(frozen=True)
+class Launch:
+    """What one pinned pytest process is asked to do. ``files``: the test files to collect (those
+    that exist in the checkout), None for the suite as the repository configures it; ``select``:
+    the node ids to run, in this order (``--evidence-select``); ``extra``: further options."""
+
+    reruns: int
+    files: Sequence[str] | None
+    watch: Sequence[str] = ()
+    extra: Sequence[str] = ()
+    select: Sequence[str] | None = None
+
+
 def command(
     target: Target,
     checkout: pathlib.Path,
     scratch: pathlib.Path,
     channel: PrivateChannel,
-    *,
     sandbox: Sandbox,
-    reruns: int,
-    files: Sequence[str] | None,
-    watch: Sequence[str],
-    extra: Sequence[str] = (),
-    select: Sequence[str] | None = None,
+    launch: Launch,
 ) -> list[str]:
-    """The command line of one pinned pytest process. ``files``: the test files to collect (those
-    that exist in ``checkout``), None for the suite as the repository configures it; ``select``:
-    the node ids to run, in this order (``--evidence-select``)."""
+    """The command line of one pinned pytest process."""
+    reruns, watch, select, files = launch.reruns, launch.watch, launch.select, launch.files
     cmd = [
         target.python,
         *PYTEST_LAUNCH,
@@ -111,7 +118,7 @@ def command(
         "-q",
         "-rN",
         *sandbox.pytest_args(),
-        *extra,
+        *launch.extra,
     ]
     # Always given, empty when nothing is watched: whether it is there must not say which side runs.
     (scratch / "watch.txt").write_text("".join(name + "\n" for name in watch))
@@ -133,17 +140,7 @@ class PytestProcess:
     """One pinned pytest process and its private channel: started, then read once it ended."""
 
     def __init__(
-        self,
-        target: Target,
-        checkout: pathlib.Path,
-        sandbox: Sandbox,
-        *,
-        reruns: int,
-        files: Sequence[str] | None,
-        watch: Sequence[str],
-        extra: Sequence[str] = (),
-        select: Sequence[str] | None = None,
-        pass_fds: Sequence[int] = (),
+        self, target: Target, checkout: pathlib.Path, sandbox: Sandbox, launch: Launch, pass_fds: Sequence[int] = ()
     ) -> None:
         """Start pytest as ``command`` puts it; ``pass_fds``: descriptors the child keeps beside
         the channel's."""
@@ -154,20 +151,7 @@ class PytestProcess:
         self.attempts_log = self.scratch / "subprocess-attempts.log"  # what the tests' Python subprocesses attempted
         self.started = time.perf_counter()
         try:
-            self.command = tuple(
-                command(
-                    target,
-                    checkout,
-                    self.scratch,
-                    self.channel,
-                    sandbox=sandbox,
-                    reruns=reruns,
-                    files=files,
-                    watch=watch,
-                    extra=extra,
-                    select=select,
-                )
-            )
+            self.command = tuple(command(target, checkout, self.scratch, self.channel, sandbox, launch))
             self.proc = subprocess.Popen(
                 self.command,
                 cwd=checkout,
@@ -251,16 +235,8 @@ def run(
     options = [*extra, "--evidence-deps=."] if deps else [*extra]  # the checkout (the working directory)
     if collect_only:
         options.append("--collect-only")
-    process = PytestProcess(
-        target,
-        checkout,
-        sandbox,
-        reruns=reruns,
-        files=files if test_ids is None else files_of(test_ids),
-        watch=watch,
-        extra=options,
-        select=test_ids,
-    )
+    files = files if test_ids is None else files_of(test_ids)
+    process = PytestProcess(target, checkout, sandbox, Launch(reruns, files, watch, options, test_ids))
     exhausted = False
     with process.proc as proc:
         try:

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 from pytest_evidence.channel import fixed_number
 from pytest_evidence.model import FAILING, Outcome
-from runner.pytest_run import PytestProcess, PytestRun
+from runner.pytest_run import Launch, PytestProcess, PytestRun
 from runner.sandbox import Sandbox
 from runner.target import Target
 
@@ -64,16 +64,8 @@ class GroupedSession:
         os.set_inheritable(self._wake, False)
         control = "--evidence-control=%d,%d" % tuple(child)
         try:
-            self.process = PytestProcess(
-                target,
-                checkout,
-                sandbox,
-                reruns=reruns,
-                files=files,
-                watch=watch,
-                extra=[control],
-                pass_fds=child,
-            )
+            launch = Launch(reruns, files, watch, [control])
+            self.process = PytestProcess(target, checkout, sandbox, launch, pass_fds=child)
         except BaseException:
             for fd in (*child, self._commands, self._wake):
                 os.close(fd)

@@ -27,7 +27,8 @@ def processes(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     real = pytest_run.PytestProcess.__init__
 
     def spied(self: pytest_run.PytestProcess, *args: Any, **kwargs: Any) -> None:
-        started.append({"checkout": args[1], "files": kwargs.get("files"), "extra": list(kwargs.get("extra", ()))})
+        launch: pytest_run.Launch = args[3] if len(args) > 3 else kwargs["launch"]
+        started.append({"checkout": args[1], "files": launch.files, "extra": list(launch.extra)})
         real(self, *args, **kwargs)
 
     monkeypatch.setattr(pytest_run.PytestProcess, "__init__", spied)
