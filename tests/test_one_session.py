@@ -28,7 +28,9 @@ def processes(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
     def spied(self: pytest_run.PytestProcess, *args: Any, **kwargs: Any) -> None:
         launch: pytest_run.Launch = args[3] if len(args) > 3 else kwargs["launch"]
-        started.append({"checkout": args[1], "files": launch.files, "extra": list(launch.extra)})
+        started.append(
+            {"checkout": args[1], "files": launch.files, "extra": list(launch.extra), "reruns": launch.reruns}
+        )
         real(self, *args, **kwargs)
 
     monkeypatch.setattr(pytest_run.PytestProcess, "__init__", spied)
@@ -49,6 +51,24 @@ def test_a_patch_falsified_at_t3_never_collects_the_suite(
     assert doc["collected"] == 1 and doc["baseline_run"] is None  # B's suite was never needed
     t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
     assert t3["group"] == {"session": "reproducers", "group": 0} and t3["suite_size"] is None
+
+
+def test_stability_runs_repeat_the_reproducers_without_rerunning_failures_in_process(
+    repo: Repo, tmp_path: pathlib.Path, processes: list[dict[str, Any]]
+) -> None:
+    """A failing reproducer on B is what a real fix's B looks like: the first run on each side
+    reruns failures (the flake policy), the further stability runs are themselves the repeats."""
+    base = repo.commit({**PKG, "tests/test_other.py": UNRELATED})
+    no_fix = repo.commit({"tests/test_half.py": FIX["tests/test_half.py"]})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", no_fix, "--reruns", "2")
+    assert doc is not None and code == 1
+    assert doc["verdict"]["verdict"] == "REJECTED" and doc["verdict"]["halted_at"] == "T3"
+    runs = [p for p in processes if "--collect-only" not in p["extra"]]
+    # C's and B's first T3 sessions, then two more per side (--stability-runs 3, the default)
+    assert [p["reruns"] for p in runs] == [2, 2, 0, 0, 0, 0], runs
+    half = next(r for r in doc["results"] if r["test_id"] == "tests/test_half.py::test_half")
+    # steady on both sides, not flaky
+    assert (half["baseline_result"], half["candidate_result"]) == ("fail", "fail"), half
 
 
 def test_an_honest_fix_collects_the_suite_once_on_c_and_climbs_it_in_groups(

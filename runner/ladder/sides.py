@@ -98,13 +98,13 @@ class Sides:
             self.provenance(run.content.module_origins, "the tests")
         return run
 
-    def session(self, checkout: pathlib.Path, files: Sequence[str] | None) -> GroupedSession:
+    def session(self, checkout: pathlib.Path, files: Sequence[str] | None, reruns: int | None = None) -> GroupedSession:
         """A grouped session (``files``: the test files it collects; None: the whole suite), with
         the same arguments on either side -- C's watch list included: an argument that differed
-        between the sides would tell a test its side."""
-        return GroupedSession(
-            self.target, checkout, files, sandbox=self.sandbox, reruns=self.invocation.reruns, watch=self.watch
-        )
+        between the sides would tell a test its side. ``reruns``: the flake policy's in-process
+        reruns of a failure (None: the invocation's)."""
+        reruns = self.invocation.reruns if reruns is None else reruns
+        return GroupedSession(self.target, checkout, files, sandbox=self.sandbox, reruns=reruns, watch=self.watch)
 
     def group(self, session: GroupedSession, number: int, side: str) -> pytest_run.PytestRun:
         """Group ``number`` of ``session``: its view at the barrier, or the ended process's run."""
@@ -121,10 +121,10 @@ class Sides:
         return run
 
     def one_group(
-        self, checkout: pathlib.Path, ids: Sequence[str], files: Sequence[str] | None
+        self, checkout: pathlib.Path, ids: Sequence[str], files: Sequence[str] | None, reruns: int | None = None
     ) -> pytest_run.PytestRun:
         """``ids`` in this order, in one session collecting ``files`` (None: the whole suite)."""
-        with self.session(checkout, files) as session:
+        with self.session(checkout, files, reruns) as session:
             try:
                 session.collected()
                 session.plan([ids])
@@ -133,13 +133,13 @@ class Sides:
                 pass
             return self.checked(session.close(), checkout)
 
-    def run_c(self, ids: Sequence[str], files: Sequence[str] | None) -> pytest_run.PytestRun:
-        return self.one_group(self.co.c_dir, ids, files)
+    def run_c(self, ids: Sequence[str], files: Sequence[str] | None, reruns: int | None = None) -> pytest_run.PytestRun:
+        return self.one_group(self.co.c_dir, ids, files, reruns)
 
-    def run_b(self, ids: Sequence[str], files: Sequence[str] | None) -> pytest_run.PytestRun:
+    def run_b(self, ids: Sequence[str], files: Sequence[str] | None, reruns: int | None = None) -> pytest_run.PytestRun:
         """``ids`` on B with C's test files laid over it, in this selection and order."""
         assert self.plan is not None, "the overlay is planned before anything runs on B"
-        return self.one_group(self.co.baseline_with_tests(self.plan), ids, files)
+        return self.one_group(self.co.baseline_with_tests(self.plan), ids, files, reruns)
 
     def ledger(self, observations: Iterable[Observation | None], side: str) -> None:
         now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
@@ -161,7 +161,10 @@ class Sides:
         ``stability_runs`` times on each side; a ``fresh`` test whose outcome differs between a
         side's runs is ``flaky`` in that side's first run (quarantined, never evidence). The
         further runs interleave B and C in an order drawn from the run id, so a test that counts
-        its runs in shared state cannot pass on C and fail on B by design.
+        its runs in shared state cannot pass on C and fail on B by design. The further runs do
+        not rerun a failure in process: each is itself a repeat of every test, and a failure that
+        passes in any of them makes the test flaky just as an in-process rerun would -- at a third
+        of the cost of a failing reproducer on B, where failing is what it should do.
 
         A fresh test that a further C run, ended normally, did not collect has an id that changes
         from one collection to the next: it leaves C's first run too, as never collected, and
@@ -170,7 +173,7 @@ class Sides:
         random.Random(self.run_id).shuffle(schedule)
         again: dict[str, list[pytest_run.PytestRun]] = {"C": [], "B": []}
         for side in schedule:
-            again[side].append(self.run_c(ids, files) if side == "C" else self.run_b(ids, files))
+            again[side].append(self.run_c(ids, files, 0) if side == "C" else self.run_b(ids, files, 0))
         normal = [r for r in again["C"] if r.content.finished and not r.budget_exhausted]
         moving = {t for t in fresh if any(t not in (r.content.collected or ()) for r in normal)}
         for t in moving:
