@@ -31,6 +31,15 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   ``kept`` and ``dropped`` in ``integrity`` (the candidate's new tests the test-level reapplication
   kept, and removed).
   Earlier 1.x records still read.
+* ``1.5`` -- one session per side: ``group`` on a tier (the grouped session and group it ran
+  as), the top-level ``selection`` (why each test was selected for T5 or left out),
+  ``invocation.jobs`` and ``baseline_run.processes``. Earlier 1.x records still read.
+* ``1.6`` -- is green worth anything: the tier ``audit`` (between T5 and T6, present only when
+  asked for), the top-level ``audit`` (kill rates per changed function and module, survivors as
+  diffs, the reproducer-strength check) and ``steering`` (the one learned call, or null); the
+  detection kind ``weak_reproducer`` (details ``always_equal``, ``special_cased_input``,
+  ``survives_mutants``); ``audit``, ``audit_mutants``, ``audit_budget``, ``min_kill_rate`` and
+  ``critical`` in the ``invocation``. Earlier 1.x records still read.
 """
 
 from __future__ import annotations
@@ -40,10 +49,10 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.5"
+SCHEMA_VERSION = "1.6"
 
 #: Record versions this model reads: same major version.
-READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5")
+READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6")
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (
@@ -111,6 +120,7 @@ class Tier(str, enum.Enum):
     T3 = "T3"
     T4 = "T4"
     T5 = "T5"
+    AUDIT = "audit"  # 1.6: the suite-strength audit, after T5, only when asked for
     T6 = "T6"
     T7 = "T7"
 
@@ -147,6 +157,7 @@ class DetectionKind(str, enum.Enum):
     REPRODUCER_LOST_TO_TAMPER = "reproducer_lost_to_tamper"
     CONFIG_CHANGED = "config_changed"
     NETWORK_ATTEMPT = "network_attempt"
+    WEAK_REPRODUCER = "weak_reproducer"
 
 
 class FailureKind(str, enum.Enum):
@@ -560,6 +571,9 @@ class EvidenceRecord:
     incomplete_reason: Optional[str] = None
     # 1.5: the runner's T5 selection -- why each test of the suite was selected or left out
     selection: Optional[Mapping[str, Any]] = None
+    # 1.6: the suite-strength audit, and the one steering call (null: none made)
+    audit: Optional[Mapping[str, Any]] = None
+    steering: Optional[Mapping[str, Any]] = None
     schema_version: str = SCHEMA_VERSION
 
     def to_dict(self) -> Dict[str, Any]:
@@ -587,6 +601,8 @@ class EvidenceRecord:
             "pinning": None if self.pinning is None else dict(self.pinning),
             "integrity": None if self.integrity is None else dict(self.integrity),
             "selection": None if self.selection is None else dict(self.selection),
+            "audit": None if self.audit is None else dict(self.audit),
+            "steering": None if self.steering is None else dict(self.steering),
             "summary": summarize(self.results, self.annotations, self.detections),
         }
 
@@ -626,6 +642,8 @@ class EvidenceRecord:
             pinning=data.get("pinning"),
             integrity=data.get("integrity"),
             selection=data.get("selection"),
+            audit=data.get("audit"),
+            steering=data.get("steering"),
         )
 
 

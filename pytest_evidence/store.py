@@ -15,6 +15,8 @@ Store format history (``STORE_VERSION``):
 * ``3`` -- ``suite_network``: the loopback addresses each test of a stored B suite run reached,
   which C's attempts are compared with. Older stores are upgraded by adding the table; their
   suite runs are not reused (the runner's policy version changed with it).
+* ``4`` -- ``kill_rates``: the suite-strength audit's kill rate per function and commit, so a
+  module whose kill rate falls over time shows it. Older stores are upgraded by adding the table.
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ from pytest_evidence.errors import StoreCorrupt, StoreLocked, StoreVersionMismat
 from pytest_evidence.model import Observation
 from pytest_evidence.stream import compact
 
-STORE_VERSION = "3"
+STORE_VERSION = "4"
 #: Formats this version opens (older ones are upgraded by adding tables).
-READABLE_STORE_VERSIONS = ("1", "2", "3")
+READABLE_STORE_VERSIONS = ("1", "2", "3", "4")
 
 _TABLES = (
     "meta",
@@ -46,6 +48,7 @@ _TABLES = (
     "receipt_intents",
     "receipt_completions",
     "receipt_decisions",
+    "kill_rates",
 )
 
 SCHEMA = """
@@ -130,6 +133,16 @@ CREATE TABLE IF NOT EXISTS receipt_completions ( -- written after it ended on it
     truncated INTEGER NOT NULL,
     duration  REAL NOT NULL,
     created   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS kill_rates (          -- the audit's result per function, per audited commit
+    repo     TEXT NOT NULL,
+    commit_  TEXT NOT NULL,
+    path     TEXT NOT NULL,
+    function TEXT NOT NULL,
+    run      INTEGER NOT NULL,                 -- mutants run against the tests reaching it
+    killed   INTEGER NOT NULL,
+    seed     INTEGER NOT NULL,
+    created  TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS receipt_decisions (   -- an operator's reconciliation of a held intent
     receipt  TEXT NOT NULL,
@@ -298,6 +311,23 @@ class Store:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", run)
             self._db.executemany("INSERT INTO results VALUES (?, ?, ?)", payloads)
+
+    # -- kill rates -------------------------------------------------------------------------
+
+    def add_kill_rates(self, repo: str, commit: str, rows: Sequence[Tuple[str, str, int, int, int, str]]) -> None:
+        """Rows of ``(path, function, run, killed, seed, created)`` from one audit of ``commit``."""
+        self._write("INSERT INTO kill_rates VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(repo, commit, *row) for row in rows])
+
+    def kill_rates(self, repo: str, path: Optional[str] = None) -> List[Dict[str, Any]]:
+        """Every audit result of ``repo`` (of one file), oldest first: a falling kill rate shows."""
+        rows = self._read(
+            "SELECT commit_, path, function, run, killed, seed, created FROM kill_rates WHERE repo = ?"
+            + (" AND path = ?" if path is not None else "")
+            + " ORDER BY rowid",
+            (repo,) if path is None else (repo, path),
+        )
+        keys = ("commit", "path", "function", "run", "killed", "seed", "created")
+        return [dict(zip(keys, row)) for row in rows]  # noqa: B905 - one key per column
 
     # -- flake ledger -----------------------------------------------------------------------
 

@@ -13,9 +13,9 @@ from pytest_evidence import gitops
 from pytest_evidence.errors import BadInput, InternalError, Interrupted
 from pytest_evidence.output import check_writable
 from pytest_evidence.store import Store
-from runner import crash_report, receipts, tools
+from runner import crash_report, mutants, receipts, tools
 from runner.checkout import Checkouts, checkouts
-from runner.ladder import Invocation, Ladder, write_record
+from runner.ladder import Invocation, Ladder, strength, write_record
 from runner.parallel import MIN_TESTS, cores
 from runner.sandbox import DEFAULT_SEED, DEFAULT_TEST_TIMEOUT
 from runner.verdict import EXIT_CODES
@@ -123,6 +123,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="seed of pytest-randomly and PYTHONHASHSEED, the same on B and C (default %d)" % DEFAULT_SEED,
     )
+    add_audit_arguments(parser)
+    parser.add_argument("--audit", action="store_true", help="run the suite-strength audit as a tier after T5")
+    parser.add_argument(
+        "--min-kill-rate",
+        type=rate,
+        default=None,
+        metavar="R",
+        help="with --audit: a kill rate under R (0-1) makes the verdict inconclusive (default: off)",
+    )
     parser.add_argument("--integration-marker", default="integration", metavar="NAME")
     parser.add_argument(
         "--integration-glob",
@@ -138,6 +147,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the evidence store (default: evidence/store.sqlite3 in the repository's git dir)",
     )
     parser.set_defaults(passthrough=[])
+
+
+def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
+    """What ``certify --audit`` and ``audit`` share."""
+    parser.add_argument(
+        "--critical",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="a module (dotted, or a path) whose every function is audited (repeatable)",
+    )
+    parser.add_argument(
+        "--audit-mutants",
+        type=_jobs,
+        default=30,
+        metavar="N",
+        help="at most N mutants, a sample seeded by --seed, every function represented (default 30)",
+    )
+    parser.add_argument(
+        "--audit-budget",
+        type=_seconds,
+        default=300.0,
+        metavar="S",
+        help="time budget of the audit; mutants it leaves unrun are counted as not run (default 300; 0: none)",
+    )
+
+
+def rate(value: str) -> float:
+    try:
+        rate = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a kill rate between 0 and 1" % value) from None
+    if not 0 <= rate <= 1:
+        raise argparse.ArgumentTypeError("%s: a kill rate is between 0 and 1" % value)
+    return rate
 
 
 def _seconds(value: str) -> float:
@@ -186,6 +230,11 @@ def invocation(args: argparse.Namespace) -> Invocation:
         tests_from=args.tests_from,
         allow_new_network=args.allow_new_network,
         jobs=args.jobs,
+        audit=args.audit,
+        audit_mutants=args.audit_mutants,
+        audit_budget=args.audit_budget or None,
+        min_kill_rate=args.min_kill_rate,
+        critical=tuple(args.critical),
     )
 
 
@@ -199,9 +248,18 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
     how = invocation(args)
     check_writable(str(args.out), "--out", create_parents=False)
     tools.require()
+    if how.min_kill_rate is not None and not how.audit:
+        raise BadInput("--min-kill-rate needs --audit")
+    if how.critical and not how.audit:
+        raise BadInput("--critical needs --audit")
+    if how.audit:
+        mutants.require()
     how.target.check()
     with checkouts(args.repo, args.baseline, args.candidate, args.patch) as co:
         _check_pythonpath(co, how.pythonpath)
+        if how.critical:
+            roots = how.target.relative_roots(co.c_dir)
+            strength.critical_paths(str(co.c_dir), how.critical, roots)  # a typo is bad input, before any tier
         co.trusted_tests(how.tests_from)
         how.target.check_pytest_args(co.b_dir)
         store_path = args.store or default_store(co.repo)

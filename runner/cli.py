@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from runner import baseline_cmd, certify, ledgers
+    from runner import audit_cmd, baseline_cmd, certify, ledgers, steer_cmd
 
     parser = _Parser(prog=PROGRAM, description="Certify or falsify a candidate patch.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -45,6 +45,19 @@ def _parser() -> argparse.ArgumentParser:
         "[-- PYTEST_ARGS ...]",
     )
     certify.add_arguments(c)
+    audit_cmd.add_arguments(
+        sub.add_parser(
+            "audit",
+            help="mutate the functions a revision changed (or --critical modules) and report the kill rate",
+            usage="%(prog)s --repo DIR --rev REV [--critical MODULE ...] [--out FILE] [options]",
+        )
+    )
+    steer_cmd.add_arguments(
+        sub.add_parser(
+            "steer",
+            help="a repair loop's one steering call on a record that is not CERTIFIED (off unless asked for)",
+        )
+    )
     b = sub.add_parser("baseline", help="run the operator's baseline command once, with a durable receipt")
     baseline_cmd.add_arguments(b)
     ledgers.add_arguments(
@@ -90,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from runner import baseline_cmd, certify, demo, ledgers
+    from runner import audit_cmd, baseline_cmd, certify, demo, ledgers, steer_cmd
 
     console = Console(stderr=True, soft_wrap=True)  # a progress line is one line, in a CI log too
     if args.command == "demo":
@@ -100,10 +113,16 @@ def _dispatch(args: argparse.Namespace) -> int:
         code, line = certify.run(args, lambda msg: console.print("  " + msg, highlight=False, markup=False))
         print(line)
         return code
+    if args.command == "steer":
+        code, line = steer_cmd.run(args)
+        print(line)
+        return code
     store = args.store or certify.default_store(pathlib.Path(baseline_cmd.repo_root(args.repo)))
     if args.command == "flaky":
         return ledgers.flaky(args, store, print)
-    if args.command == "receipts":
+    if args.command == "audit":
+        code, line = audit_cmd.run(args, store, lambda msg: console.print("  " + msg, highlight=False, markup=False))
+    elif args.command == "receipts":
         code, line = ledgers.receipts_command(args, store, print)
     else:
         code, line = baseline_cmd.run(args, store)

@@ -366,7 +366,7 @@ def type_gate(
         return GateResult(True, (), (), "no Python file changed"), {}
     # The declared roots first; the checkout root and src/ as fallbacks, so that a changed module
     # outside the declared roots is still imported -- and its provenance checked.
-    roots = [str(r.relative_to(checkout)) if r != checkout else "" for r in target.roots(checkout)] + ["", "src"]
+    roots = [*target.relative_roots(checkout), "", "src"]
     owned = {p: owned_module(checkout, p, roots) for p in py}
     findings: list[Finding] = []
     results: list[ValidationResult] = []

@@ -12,10 +12,14 @@ import sys
 from collections.abc import Callable, Collection
 
 from pytest_evidence.model import Detection, DetectionKind
-from runner import pyscan
+from runner import blindness, pyscan
 from runner.diff import Diff, FileKind
 
 ATTACKS = frozenset({"pytest_internals", "os_exit", "startup_hook", "shadows_module"})
+
+#: Shapes that are not attacks for sure but void what the tests say: code that asks whether it
+#: runs under a test framework behaves differently there (a test tool's own code may ask too).
+BLINDING = frozenset({"detects_test_run"})
 
 #: Modules Python runs at start-up from anywhere on ``sys.path``: before pytest, before the
 #: plugin reads its key -- in every test process, since the checkout is on the path.
@@ -86,7 +90,8 @@ def scan(read: Callable[[str], bytes], diff: Diff, baseline_paths: Collection[st
         tree = pyscan.parse(read(change.path))
         if tree is None:  # T0 reports it
             continue
-        for hit in pyscan.interference(tree, set(change.c_lines)):
+        hits = [*pyscan.interference(tree, set(change.c_lines)), *blindness.detects_test_run(tree, change.c_lines)]
+        for hit in hits:
             found.append(
                 Detection(
                     DetectionKind.SOURCE_INTERFERENCE,
@@ -102,3 +107,7 @@ def scan(read: Callable[[str], bytes], diff: Diff, baseline_paths: Collection[st
 
 def is_attack(detection: Detection) -> bool:
     return detection.kind is DetectionKind.SOURCE_INTERFERENCE and detection.detail in ATTACKS
+
+
+def is_blinding(detection: Detection) -> bool:
+    return detection.kind is DetectionKind.SOURCE_INTERFERENCE and detection.detail in BLINDING

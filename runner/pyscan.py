@@ -375,19 +375,6 @@ def interference(tree: ast.Module, lines: set[int]) -> Iterator[Hit]:
                 base = t.value if isinstance(t, (ast.Attribute, ast.Subscript)) else None
                 if base is not None and dotted(base) in ("builtins", "__builtins__"):
                     yield Hit("builtins_patch", line, "patches builtins")
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (
-            "__eq__",
-            "__hash__",
-            "__ne__",
-        ):
-            body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-            if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Constant):
-                yield Hit(
-                    "constant_comparison",
-                    line,
-                    "%s returns the constant %r: every comparison gives the same answer"
-                    % (node.name, body[0].value.value),
-                )
 
 
 def class_shell(node: ast.AST) -> ast.AST:

@@ -77,6 +77,10 @@ class Target:
             found.append(checkout / "src")
         return found
 
+    def relative_roots(self, checkout: pathlib.Path) -> list[str]:
+        """The import roots as repository-relative paths ("" for the checkout itself)."""
+        return [str(r.relative_to(checkout)) if r != checkout else "" for r in self.roots(checkout)]
+
     def env(self, checkout: pathlib.Path) -> dict[str, str]:
         """The environment of a process in the target: the plugin's private copy first (nothing
         in the checkout can stand in for it), then the checkout's roots."""

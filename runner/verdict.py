@@ -22,7 +22,7 @@ from pytest_evidence.model import (
     Verdict,
     VerdictRecord,
 )
-from runner.interference import is_attack
+from runner.interference import is_attack, is_blinding
 
 #: Detections that forbid certification even when every tier passed.
 BLOCKING = frozenset(
@@ -33,6 +33,7 @@ BLOCKING = frozenset(
         DetectionKind.IMPORT_OUTSIDE_CHECKOUT,
         DetectionKind.RECEIPT_HELD,
         DetectionKind.NETWORK_BLOCKED,  # a result obtained while the code reached for the network
+        DetectionKind.WEAK_REPRODUCER,  # the reproducer would pass on a wrong fix too
     }
 )
 
@@ -44,7 +45,7 @@ ATTACKS = frozenset({DetectionKind.TAMPER, DetectionKind.REPRODUCER_LOST_TO_TAMP
 def blocks(detection: Detection) -> bool:
     """Forbids certification: a blocking kind, or a loopback attempt only C made (not allowed)."""
     new_attempt = detection.kind is DetectionKind.NETWORK_ATTEMPT and detection.detail == "new_on_c"
-    return detection.kind in BLOCKING or new_attempt
+    return detection.kind in BLOCKING or new_attempt or is_blinding(detection)
 
 
 def rejects(detection: Detection) -> bool:

@@ -67,6 +67,7 @@ class Ladder:
         self.open_receipt: str | None = None  # a receipt whose intent this climb wrote, not yet completed
         self.baseline_run: dict[str, object] | None = None  # how B's suite was obtained
         self.selection: dict[str, object] | None = None  # T5's selection, every test with its reason
+        self.audit: dict[str, object] | None = None  # the audit tier's kill rates and reproducer check
         self._rung = Tier.T0
         self._rung_started = time.perf_counter()
 
@@ -146,7 +147,7 @@ class Ladder:
                 asked.append(regress.suite_of_b(self, tests))
             return asked[0].suite
 
-        reproduce.reproducers(self, resolver, suite)
+        reproduce.reproducers(self, diff, resolver, suite)
         if self.halted():
             return
         regress.tiers(self, diff, resolver, suite)
@@ -183,6 +184,7 @@ class Ladder:
             pinning=self.sides.sandbox.to_dict() if self.sides.pinned else None,
             baseline_run=self.baseline_run,
             selection=self.selection,
+            audit=self.audit,
         )
         return record.assemble(frame, self.evidence, verdict, env_c, env_b, incomplete)
 

@@ -58,10 +58,12 @@ class Evidence:
     def halted(self, full: bool) -> bool:
         return not full and any(t.status in HALTING for t in self.tiers)
 
-    def ladder(self, why_not_run: str) -> tuple[TierRecord, ...]:
-        """Every rung in order; the ones never reached say ``why_not_run``."""
+    def ladder(self, why_not_run: str, audit: bool = False) -> tuple[TierRecord, ...]:
+        """Every rung in order; the ones never reached say ``why_not_run``. The audit is a rung only
+        when it was asked for (``audit``)."""
         reached = {t.tier for t in self.tiers}
+        order = [t for t in Tier if t is not Tier.AUDIT or audit]
         rungs = list(self.tiers) + [
-            TierRecord(tier, TierStatus.NOT_RUN, 0.0, 0, 0, None, why_not_run) for tier in Tier if tier not in reached
+            TierRecord(tier, TierStatus.NOT_RUN, 0.0, 0, 0, None, why_not_run) for tier in order if tier not in reached
         ]
-        return tuple(sorted(rungs, key=lambda t: t.tier.value))
+        return tuple(sorted(rungs, key=lambda t: list(Tier).index(t.tier)))

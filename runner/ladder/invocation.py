@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from runner.audit import Limits
 from runner.sandbox import DEFAULT_SEED, DEFAULT_TEST_TIMEOUT
 from runner.target import Target
 
@@ -31,6 +32,15 @@ class Invocation:
     tests_from: str | None = None  # a revision or a test patch holding the trusted tests
     allow_new_network: bool = False  # a loopback attempt only C makes does not block (recorded)
     jobs: int = 1  # processes B's suite run may use (pytest-xdist, from ``parallel.MIN_TESTS`` tests)
+    audit: bool = False  # the suite-strength audit tier after T5
+    audit_mutants: int = 30  # at most this many mutants per question, a seeded sample
+    audit_budget: float | None = 300.0  # seconds per question; what it leaves unrun is counted, not killed
+    min_kill_rate: float | None = None  # under it the audit tier is inconclusive
+    critical: tuple[str, ...] = ()  # modules audited whole, beside the changed functions
+
+    def limits(self, workers: int | None = None) -> Limits:
+        """What one audit question may do (``workers``: None, the ``--jobs`` given)."""
+        return Limits(self.seed, self.audit_mutants, self.audit_budget, self.jobs if workers is None else workers)
 
     @property
     def target(self) -> Target:
@@ -57,4 +67,9 @@ class Invocation:
             "tests_from": self.tests_from,
             "allow_new_network": self.allow_new_network,
             "jobs": self.jobs,
+            "audit": self.audit,
+            "audit_mutants": self.audit_mutants,
+            "audit_budget": self.audit_budget,
+            "min_kill_rate": self.min_kill_rate,
+            "critical": list(self.critical),
         }

@@ -29,6 +29,8 @@ class Frame:
     pinning: dict[str, object] | None
     baseline_run: dict[str, object] | None = None
     selection: dict[str, object] | None = None  # T5's, with every test's reason
+    audit: dict[str, object] | None = None  # the suite-strength audit, when asked for
+    steering: dict[str, object] | None = None  # the one steering call, when one was made
 
 
 def assemble(
@@ -58,11 +60,15 @@ def assemble(
         collected=len(frame.collected),
         not_run=tuple(t for t in frame.collected if t not in evidence.ran_on_c),
         verdict=verdict,
-        tiers=evidence.ladder("an earlier tier halted" if incomplete is None else "the climb ended early"),
+        tiers=evidence.ladder(
+            "an earlier tier halted" if incomplete is None else "the climb ended early", frame.invocation.audit
+        ),
         invocation=frame.invocation.to_dict(),
         integrity=frame.integrity,
         pinning=frame.pinning,
         selection=frame.selection,
+        audit=frame.audit,
+        steering=frame.steering,
     )
 
 

@@ -20,7 +20,7 @@ from pytest_evidence.store import SuiteRun
 from runner import baseline_suite, receipts
 from runner.diff import Diff
 from runner.importgraph import ImportGraph
-from runner.ladder import judge, reproduce
+from runner.ladder import judge, reproduce, strength
 from runner.parallel import xdist_args
 from runner.pytest_run import PytestRun
 from runner.pytest_session import SessionEnded
@@ -97,6 +97,10 @@ def tiers(
         for tier, ids, what, todo in plan:
             if ladder.halted():
                 break
+            if tier is Tier.T6 and ladder.invocation.audit:  # while C's session waits at T5's barrier
+                strength.tier(ladder, diff, suite)
+                if ladder.halted():
+                    break
             if tier is not Tier.T4:
                 start = ladder.enter(tier)
             if not todo:
@@ -119,7 +123,7 @@ def _plan(
     """The whole plan before C runs a test: each tier, the tests it selects, what they are, and
     the ones it runs -- those no earlier tier (T3's session included) ran."""
     c_dir, c_suite, invocation = ladder.co.c_dir, ladder.collected, ladder.invocation
-    roots = [str(r.relative_to(c_dir)) if r != c_dir else "" for r in ladder.target.roots(c_dir)]
+    roots = ladder.target.relative_roots(c_dir)
     graph = ImportGraph(c_dir, roots)
     selection = select_impacted_tests(c_suite, suite, diff, graph)
     ladder.selection = {

@@ -21,8 +21,9 @@ from pytest_evidence.errors import BadInput, EvidenceError, ToolFailed
 from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Role, Tier, TierStatus
 from pytest_evidence.store import SuiteRun
 from runner import config_policy, pyscan
+from runner.diff import Diff
 from runner.importgraph import ImportGraph, python_files
-from runner.ladder import judge
+from runner.ladder import blind, judge
 from runner.ladder.static import PYTHON_FILES
 from runner.pytest_run import PytestRun
 from runner.pytest_session import SessionEnded
@@ -72,7 +73,7 @@ def t3_files(ladder: Ladder) -> list[str]:
 
     named = {s.split("::", 1)[0] for s in (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)}
     changed = set(sides.plan.changed)
-    roots = [str(r.relative_to(co.c_dir)) if r != co.c_dir else "" for r in ladder.target.roots(co.c_dir)]
+    roots = ladder.target.relative_roots(co.c_dir)
     tests = [f for f in python_files(co.c_dir) if collected(f)]
     # Test modules import their helpers the way pytest puts them on the path: from the first
     # directory above them without an __init__.py (``from tests import Mixin``, ``from . import``).
@@ -230,7 +231,9 @@ def authored(ladder: Ladder) -> Callable[[str], bool]:
     return lambda test_id: own.origin(test_id) in (Origin.ADDED, Origin.CHANGED)
 
 
-def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Callable[[], SuiteRun | None]) -> None:
+def reproducers(
+    ladder: Ladder, diff: Diff, resolver: overlay.OriginResolver, baseline: Callable[[], SuiteRun | None]
+) -> None:
     """T3, in a grouped session on C that collects ``t3_files`` only. ``baseline`` gives B's
     stored suite run, asked for only for declared expected changes."""
     start = ladder.enter(Tier.T3)
@@ -274,7 +277,7 @@ def reproducers(ladder: Ladder, resolver: overlay.OriginResolver, baseline: Call
         if not abnormal:
             sides.group(session, 0, "C")
         c_run = sides.checked(session.close(), ladder.co.c_dir)
-    _judge(ladder, start, chosen, files, resolver, c_run, sides.run_b(chosen.ids, files), baseline)
+    _judge(ladder, diff, start, chosen, files, resolver, c_run, sides.run_b(chosen.ids, files), baseline)
 
 
 @dataclass(frozen=True)
@@ -311,6 +314,7 @@ def _chosen(ladder: Ladder, resolver: overlay.OriginResolver, c_suite: Sequence[
 
 def _judge(
     ladder: Ladder,
+    diff: Diff,
     start: float,
     chosen: _Chosen,
     files: Sequence[str],
@@ -344,6 +348,7 @@ def _judge(
         Detection(DetectionKind.UNRUNNABLE_TEST, UNRUNNABLE[why], t, detail=why) for t, why in lacking.items()
     )
     reproducing = [t for t in reproducing if t not in lacking]
+    blind.scan(ladder, diff, [r.test_id for r in typed.results if r.bug_discriminating and r.test_id in reproducing])
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
     status, note = unrun or judge.reproducer_tier(typed, reproducing, expected, fresh)
     if not reproducing and new and status is TierStatus.INCONCLUSIVE:

@@ -1,0 +1,720 @@
+"""Shapes that make a reproducer blind: it passes on C without telling a right answer from a wrong one.
+
+A reproducer that fails on B and passes on C proves the fix only if passing needs the right
+behaviour. Three shapes buy the pass without it, and each leaves a mark in source:
+
+* ``always_equal``: the objects the reproducer compares are equal to anything -- an ``__eq__``
+  that answers true on every path, an ``__ne__`` that answers false, a constant ``__hash__`` --
+  or the reproducer compares against ``unittest.mock.ANY``. ``assert f(x) == expected`` then
+  holds whatever ``f`` returns.
+* ``special_cased_input``: the candidate's new branch fires on a literal copied from the
+  reproducer and returns (or assigns) a hard-coded answer: the fix is a lookup of the test's
+  exact input, not a change of behaviour.
+* ``detects_test_run``: library code asks whether it runs under a test framework
+  (``PYTEST_CURRENT_TEST``, ``"pytest" in sys.modules``, ``sys.argv``, stack frames) and can
+  behave one way under the referee and another in production.
+
+Every rule is narrow on purpose: an honest fix with a strong reproducer must not be named. Each
+function's docstring says what it does not catch. Pure: the functions read parsed trees and
+line sets, and answer with ``Finding`` records (a ``pyscan.Hit`` with its path).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
+from typing import TypeAlias, Union
+
+from runner import pyscan
+from runner.names import first_line
+
+#: A literal's value as ``literals`` collects it (bools and None are left out: they say nothing).
+Value: TypeAlias = Union[str, bytes, int, float, complex]
+
+#: Literals too common to be a copied input: a branch on these is an edge case, not a lookup.
+TRIVIAL: frozenset[object] = frozenset({0, 1, -1, "", b"", " ", "\t", "\n", "\r", "\r\n"})
+
+#: Module names whose presence, in ``sys.modules`` or on the command line, means "under test".
+TEST_FRAMEWORKS = frozenset({"pytest", "_pytest", "py.test", "unittest", "nose", "nose2"})
+
+_COMPARISONS = frozenset({"__eq__", "__ne__", "__hash__"})
+#: Class-level calls that declare a field (attrs, dataclasses, pydantic, ORMs).
+_FIELDS = frozenset({"ib", "attrib", "field", "Field", "Column", "mapped_column"})
+_ASSERT_EQUAL = frozenset({"assertEqual", "assertEquals", "failUnlessEqual", "assert_equal", "assertDictEqual"})
+_MATCHERS = frozenset(
+    {
+        *("startswith", "endswith", "find", "rfind", "index", "rindex", "count", "__contains__"),
+        *("get", "__getitem__", "pop", "setdefault", "match", "search", "fullmatch"),
+    }
+)
+_MATCH_CALLS = frozenset({"os.getenv", "os.getenvb", "re.search", "re.match", "re.fullmatch", "fnmatch.fnmatch"})
+_ENVIRONMENT = frozenset({"os.environ", "os.environb", "posix.environ", "os.getenv", "os.getenvb"})
+#: What tells a process it runs under a test framework once matched against its name.
+_TEST_SOURCES = frozenset(
+    {
+        *("sys.modules", "sys.argv", "sys.orig_argv", "sys._getframe", "sys._current_frames", "__main__"),
+        *("inspect.stack", "inspect.trace", "inspect.getouterframes", "inspect.currentframe"),
+        *("traceback.extract_stack", "traceback.walk_stack", "traceback.format_stack"),
+    }
+)
+_SCOPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+#: ``try`` and, from Python 3.11, ``try``/``except*``: the same fields.
+_TRY: tuple[type[ast.Try], ...] = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
+
+
+@dataclass(frozen=True)
+class Finding(pyscan.Hit):
+    """A ``pyscan.Hit`` (detail, line, message) in the file at ``path``."""
+
+    path: str = ""
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _span(node: ast.AST) -> range:
+    line = getattr(node, "lineno", 0)
+    return range(line, (getattr(node, "end_lineno", None) or line) + 1)
+
+
+def _touches(node: ast.AST, lines: Collection[int] | None) -> bool:
+    return lines is None or any(line in lines for line in _span(node))
+
+
+def _own(node: ast.AST) -> Iterator[ast.AST]:
+    """``node``'s descendants outside the functions, lambdas and classes nested in it."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        sub = stack.pop()
+        yield sub
+        if not isinstance(sub, _FUNCTIONS):
+            stack.extend(ast.iter_child_nodes(sub))
+
+
+def _value(node: ast.AST) -> tuple[bool, object]:
+    """(True, value) for a literal -- a constant, or a signed number -- else (False, None)."""
+    if isinstance(node, ast.Constant):
+        return True, node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        number = node.operand.value if isinstance(node.operand, ast.Constant) else None
+        if isinstance(number, (int, float, complex)) and not isinstance(number, bool):
+            return True, -number if isinstance(node.op, ast.USub) else number
+    return False, None
+
+
+def _is_constant(node: ast.AST | None) -> bool:
+    """A literal, or a tuple, list, set or dict made only of literals: a hard-coded answer."""
+    if node is None:
+        return False
+    if _value(node)[0]:
+        return True
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return all(_is_constant(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _is_constant(k) for k in node.keys) and all(_is_constant(v) for v in node.values)
+    return False
+
+
+def _truth(node: ast.AST | None) -> bool | None:
+    """What ``bool()`` of the expression is whatever the names in it hold; None when it depends."""
+    if node is None:
+        return False  # a bare ``return``
+    known, value = _value(node)
+    if known:
+        return bool(value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _truth(node.operand)
+        return None if inner is None else not inner
+    if isinstance(node, ast.BoolOp):
+        truths = [_truth(v) for v in node.values]
+        decisive = isinstance(node.op, ast.Or)  # ``x or True`` is true, ``x and False`` false
+        if decisive in truths:
+            return decisive
+        return None if None in truths else not decisive
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+        return bool(node.keys if isinstance(node, ast.Dict) else node.elts) if _is_constant(node) else None
+    if isinstance(node, ast.Call) and pyscan.dotted(node.func) == "bool" and len(node.args) == 1:
+        return _truth(node.args[0])
+    if isinstance(node, ast.IfExp):
+        body, orelse = _truth(node.body), _truth(node.orelse)
+        return body if body == orelse else None
+    return None
+
+
+def _ends(body: list[ast.stmt]) -> bool:
+    """The block never falls off its end: every path returns or raises."""
+    for stmt in body:
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            return True
+        if isinstance(stmt, ast.If) and _ends(stmt.body) and _ends(stmt.orelse):
+            return True
+        if isinstance(stmt, (ast.With, ast.AsyncWith)) and _ends(stmt.body):
+            return True
+        if isinstance(stmt, _TRY):
+            if _ends(stmt.finalbody):
+                return True
+            if (_ends(stmt.body) or _ends(stmt.orelse)) and all(_ends(h.body) for h in stmt.handlers):
+                return True
+        if isinstance(stmt, ast.Match) and all(_ends(c.body) for c in stmt.cases):
+            last = stmt.cases[-1] if stmt.cases else None
+            if last is not None and last.guard is None and isinstance(last.pattern, ast.MatchAs):
+                if last.pattern.pattern is None:  # ``case _:`` or ``case name:``
+                    return True
+    return False
+
+
+def _aliases(tree: ast.AST) -> dict[str, str]:
+    """Local names bound by imports anywhere in the tree, each with the dotted name it stands for.
+
+    The ``mock`` backport counts as ``unittest.mock``; ``from m import *`` binds ``*m``.
+    """
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    found[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    found[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                if alias.name == "*":
+                    found["*" + _normal(node.module)] = node.module
+                else:
+                    found[alias.asname or alias.name] = node.module + "." + alias.name
+    return found
+
+
+def _normal(name: str) -> str:
+    return "unittest." + name if name == "mock" or name.startswith("mock.") else name
+
+
+def _canonical(node: ast.AST, aliases: dict[str, str]) -> str:
+    """The dotted name an expression stands for, through the file's imports: ``environ.get`` after
+    ``from os import environ`` is ``os.environ.get``; "" for what is not a dotted name."""
+    name = pyscan.dotted(node, calls=False)
+    if not name:
+        return ""
+    head, dot, rest = name.partition(".")
+    return _normal(aliases.get(head, head) + dot + rest)
+
+
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+# -- always_equal ------------------------------------------------------------------------------
+
+
+def _returns(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Return]:
+    return [sub for sub in _own(node) if isinstance(sub, ast.Return)]
+
+
+def _verdict(owner: str, name: str, results: list[ast.expr | None], stateless: bool = False) -> str | None:
+    """Why ``owner.name``, a comparison method with these possible results, answers the same
+    whatever it compares; None when its answer can depend on its argument.
+
+    On a ``stateless`` class (no fields: every instance is interchangeable) a constant hash, and
+    an ``__eq__`` true for every instance of its own type (``NotImplemented`` for the others),
+    are right, not blind: ``class Poison: __eq__ = isinstance-guarded True``.
+    """
+    if not results:
+        return None
+    if name == "__hash__":
+        if not stateless and all(_is_constant(r) or _hash_of_constant(r) for r in results):
+            return "%s.__hash__ returns a constant: every object hashes alike" % owner
+        return None
+    wanted = name == "__eq__"  # __eq__ always true, __ne__ always false
+    answers = [r for r in results if not (isinstance(r, ast.Name) and r.id == "NotImplemented")]
+    if stateless and len(answers) < len(results):
+        return None
+    if answers and all(_truth(r) is wanted for r in answers):
+        return "%s.%s answers %s on every path: its objects compare equal to anything" % (owner, name, wanted)
+    return None
+
+
+def _stateless(cls: ast.ClassDef) -> bool:
+    """A class whose instances carry nothing of their own, as far as its body shows: no
+    ``__init__``/``__new__``/``__post_init__``/``__setstate__``, no annotated or ``attr.ib``-like
+    class-level fields, no non-empty ``__slots__``, no method assigning an attribute of its first
+    parameter. State inherited from a base defined elsewhere is not seen."""
+    for stmt in cls.body:
+        if isinstance(stmt, ast.AnnAssign):
+            return False
+        if isinstance(stmt, ast.Assign):
+            names = [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+            if "__slots__" in names and not (_is_constant(stmt.value) and not _truth(stmt.value)):
+                return False
+            if isinstance(stmt.value, ast.Call) and pyscan.dotted(stmt.value.func).split(".")[-1] in _FIELDS:
+                return False
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if stmt.name in ("__init__", "__new__", "__post_init__", "__setstate__"):
+                return False
+            params = [*stmt.args.posonlyargs, *stmt.args.args]
+            first = params[0].arg if params else None
+            for sub in ast.walk(stmt):
+                if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store):
+                    if isinstance(sub.value, ast.Name) and sub.value.id == first:
+                        return False
+    return True
+
+
+def _abstract(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(pyscan.dotted(d).split(".")[-1] == "abstractmethod" for d in node.decorator_list)
+
+
+def _hash_of_constant(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Call) and pyscan.dotted(node.func) == "hash" and all(map(_is_constant, node.args))
+
+
+def _any_names(tree: ast.AST, aliases: dict[str, str]) -> Callable[[ast.AST], bool]:
+    star = "*unittest.mock" in aliases
+
+    def is_any(node: ast.AST) -> bool:
+        name = _canonical(node, aliases)
+        return name in ("unittest.mock.ANY", "mocker.ANY") or (star and name == "ANY" and "ANY" not in aliases)
+
+    return is_any
+
+
+def always_equal(tree: ast.AST, lines: Collection[int] | None, path: str = "") -> list[Finding]:
+    """Comparisons that hold whatever is compared; detail ``always_equal``.
+
+    Names, on a class anywhere in the tree (nested in a test too): an ``__eq__`` whose every
+    return is truthy whatever its argument (``True``, ``1``, ``not False``, ``x or True``; a
+    ``NotImplemented`` for foreign types does not save it) and that cannot fall off its end, an
+    ``__ne__`` falsy likewise, a ``__hash__`` returning a constant (``0``, ``hash("x")``); the
+    same as lambdas (``__eq__ = lambda self, other: True``, ``Cls.__eq__ = ...``,
+    ``setattr(Cls, "__eq__", lambda ...)``). And an ``==`` or ``assertEqual`` one of whose sides
+    is ``unittest.mock.ANY`` itself (imported from ``unittest.mock`` or ``mock``, or
+    ``mocker.ANY``). ``lines`` None scans the whole file (a reproducer's test file); otherwise a
+    method counts when its header or one of its returns is on a changed line, an assignment or a
+    comparison when it touches one.
+
+    A class whose body shows no state (``_stateless``: no ``__init__``, fields or ``self.x =``)
+    may answer ``True`` for every instance of its own type and hash to a constant: its
+    instances are interchangeable (``OCSPNoCheck`` in cryptography). It is still named when its
+    ``__eq__`` is true for objects of any type. ``@abstractmethod`` placeholders are skipped.
+
+    Not caught: an ``__eq__`` that is true on most inputs (``return isinstance(other, A)``,
+    comparing a field that never differs), one assigned from a named function, mock objects
+    whose ``__eq__`` is configured at run time, ``ANY`` nested inside a structure
+    (``[ANY, 2] == x`` is the honest partial-match idiom) or reached through a variable,
+    ``__contains__``/``__bool__`` that always hold, a state-less-looking subclass whose state
+    lives in a base class defined elsewhere. Look-alikes left alone: ``__hash__ = None``, an
+    ``__eq__`` comparing fields. Known false positive: a class with fields, an honest ``__eq__``
+    and a constant ``__hash__`` (legal but slow; only a reproducer asserting on hashes is blinded
+    by it).
+    """
+    found: list[Finding] = []
+    aliases = _aliases(tree)
+    is_any = _any_names(tree, aliases)
+    owners = {id(stmt): node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for stmt in node.body}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            stateless = _stateless(node)
+            for stmt in node.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in _COMPARISONS:
+                    if _abstract(stmt):
+                        continue
+                    returns = _returns(stmt)
+                    header = range(first_line(stmt), stmt.lineno + 1)
+                    if lines is not None and not any(
+                        line in lines for line in [*header, *(ln for r in returns for ln in _span(r))]
+                    ):
+                        continue
+                    results: list[ast.expr | None] = [r.value for r in returns]
+                    why = _verdict(node.name, stmt.name, results, stateless) if _ends(stmt.body) else None
+                    if why:
+                        found.append(Finding("always_equal", stmt.lineno, why, path))
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Lambda):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
+                cls = owners.get(id(node))
+                owner = pyscan.dotted(target.value) if isinstance(target, ast.Attribute) else ""
+                owner = owner or (cls.name if cls else "?")
+                stateless = cls is not None and _stateless(cls)
+                why = _verdict(owner, name, [node.value.body], stateless) if name in _COMPARISONS else None
+                if why and _touches(node, lines):
+                    found.append(Finding("always_equal", node.lineno, why, path))
+        elif isinstance(node, ast.Call) and _touches(node, lines):
+            func = pyscan.dotted(node.func)
+            if func == "setattr" and len(node.args) == 3 and isinstance(node.args[2], ast.Lambda):
+                key = node.args[1]
+                if isinstance(key, ast.Constant) and key.value in _COMPARISONS:
+                    why = _verdict(pyscan.dotted(node.args[0]) or "?", str(key.value), [node.args[2].body])
+                    if why:
+                        found.append(Finding("always_equal", node.lineno, why, path))
+            elif func.split(".")[-1] in _ASSERT_EQUAL and any(is_any(a) for a in node.args[:2]):
+                message = "%s against unittest.mock.ANY, which equals anything" % func.split(".")[-1]
+                found.append(Finding("always_equal", node.lineno, message, path))
+        elif isinstance(node, ast.Compare) and _touches(node, lines):
+            sides = [node.left, *node.comparators]
+            for op, left, right in zip(node.ops, sides[:-1], sides[1:], strict=True):
+                if isinstance(op, ast.Eq) and (is_any(left) or is_any(right)):
+                    message = "compares with == against unittest.mock.ANY, which equals anything"
+                    found.append(Finding("always_equal", node.lineno, message, path))
+                    break
+    return sorted(set(found), key=lambda f: (f.line, f.message))
+
+
+# -- special_cased_input -----------------------------------------------------------------------
+
+
+def literals(tree: ast.AST, within: Callable[[ast.AST], bool] | None = None) -> set[Value]:
+    """The constant values in ``tree`` (str, bytes, int, float, complex; a negative number as
+    itself, not its magnitude; no bools, no None), or only in the subtrees whose root ``within``
+    accepts. Docstrings and f-string fragments count: for B's file that is conservative (a literal
+    B already mentions is not new), for a reproducer it is what the test wrote."""
+    found: set[Value] = set()
+
+    def collect(node: ast.AST) -> None:
+        known, value = _value(node)
+        if known:
+            if isinstance(value, (str, bytes, int, float, complex)) and not isinstance(value, bool):
+                found.add(value)
+            return
+        for child in ast.iter_child_nodes(node):
+            collect(child)
+
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if within is None or within(node):
+            collect(node)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def reproducer_literals(tree: ast.Module, names: Collection[tuple[str, ...]]) -> set[Value]:
+    """The literals the named tests feed and expect: each test's body, decorators (parametrize
+    arguments) and defaults; its classes' decorators and class-level statements (a
+    ``pytestmark`` parametrize); the same-module fixtures it requests, transitively; and the
+    module-level assignments and helper functions any of those read by name, transitively.
+
+    ``names`` are qualname tuples (``("TestX", "test_y")``, ``("test_y",)``); a parametrize id
+    (``test_y[a-b]``) is ignored. Fixtures from a conftest, and inputs read from data files, are
+    out of reach: their literals are missed, so a branch on them is not named.
+    """
+    wanted = {(*name[:-1], name[-1].split("[")[0]) for name in names if name}
+    defs = pyscan.definitions(tree)
+    fixtures: dict[str, ast.AST] = {}
+    for node in defs.values():
+        fixture = pyscan.fixture_name(node)
+        if fixture is not None:
+            fixtures.setdefault(fixture, node)
+    module: dict[str, list[ast.AST]] = {}
+    for stmt in tree.body:
+        bound: list[str] = []
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                bound += [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and pyscan.fixture_name(stmt) is None:
+            bound.append(stmt.name)
+        for name in bound:
+            module.setdefault(name, []).append(stmt)
+    chosen: dict[int, ast.AST] = {}
+    queue: list[ast.AST] = []
+    for key, node in defs.items():
+        if key in wanted and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            queue.append(node)
+            queue += [pyscan.class_shell(defs[key[:i]]) for i in range(1, len(key))]
+    while queue:
+        node = queue.pop()
+        if id(node) in chosen:
+            continue
+        chosen[id(node)] = node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+                if arg.arg in fixtures:
+                    queue.append(fixtures[arg.arg])
+        for name in pyscan.used_names(node):
+            queue += module.get(name, [])
+    found: set[Value] = set()
+    for node in chosen.values():
+        found |= literals(node)
+    return found
+
+
+@dataclass(frozen=True)
+class _Branch:
+    line: int  # the branch's own line: ``if``/``elif``, the conditional expression, the ``case``
+    matched: list[ast.expr]  # literals the condition matches the input against
+    answer: list[ast.stmt] | ast.expr  # what runs when it fires
+    rebound: set[str]  # names the condition reads: assigning one is normalising the input
+    group: int  # branches of one dispatch: an ``if``/``elif`` chain, ``if`` statements in one block, a ``match``
+
+
+def _matched(test: ast.expr, positive: bool = True) -> Iterator[tuple[bool, ast.expr]]:
+    """Literals ``test`` matches against, each with whether the branch's body is where it fires."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        yield from _matched(test.operand, not positive)
+    elif isinstance(test, ast.BoolOp):
+        for value in test.values:
+            yield from _matched(value, positive)
+    elif isinstance(test, ast.Compare):
+        sides = [test.left, *test.comparators]
+        for op, left, right in zip(test.ops, sides[:-1], sides[1:], strict=True):
+            sense = positive if isinstance(op, (ast.Eq, ast.In, ast.Is)) else not positive
+            if not isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)):
+                continue
+            for side in (left, right):
+                if _value(side)[0]:
+                    yield sense, side
+                elif isinstance(side, (ast.Tuple, ast.List, ast.Set)) and side is right:
+                    yield from ((sense, e) for e in side.elts if _value(e)[0])
+    elif isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.args:
+        if test.func.attr in ("startswith", "endswith"):
+            arg = test.args[0]
+            for e in arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]:
+                if _value(e)[0]:
+                    yield positive, e
+
+
+def _operands(test: ast.AST) -> set[str]:
+    """Names a condition reads, without the functions it calls (``len``, ``isinstance``)."""
+    called = {sub.func.id for sub in ast.walk(test) if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name)}
+    return pyscan.used_names(test) - called
+
+
+def _branches(tree: ast.AST) -> Iterator[_Branch]:
+    elif_of = {
+        id(node.orelse[0]): node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If)
+    }
+    block_of = {id(stmt): id(block) for block in _blocks(tree) for stmt in block}
+
+    def group(node: ast.If) -> int:
+        while id(node) in elif_of:
+            node = elif_of[id(node)]
+        return block_of.get(id(node), id(node))
+
+    for block in _blocks(tree):
+        for i, stmt in enumerate(block):
+            if not isinstance(stmt, ast.If):
+                continue
+            reads = _operands(stmt.test)
+            hits = list(_matched(stmt.test))
+            on_body = [lit for sense, lit in hits if sense]
+            on_else = [lit for sense, lit in hits if not sense]
+            if on_body:
+                yield _Branch(stmt.lineno, on_body, stmt.body, reads, group(stmt))
+            if on_else and stmt.orelse:
+                yield _Branch(stmt.lineno, on_else, stmt.orelse, reads, group(stmt))
+            elif on_else and _ends(stmt.body) and i + 1 < len(block):  # ``if x != "a": return f(x)``
+                yield _Branch(stmt.lineno, on_else, block[i + 1 : i + 2], reads, group(stmt))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.IfExp):
+            reads = _operands(node.test)
+            hits = list(_matched(node.test))
+            for sense, answer in ((True, node.body), (False, node.orelse)):
+                lits = [lit for s, lit in hits if s is sense]
+                if lits:
+                    yield _Branch(node.test.lineno, lits, answer, reads, id(node))
+        elif isinstance(node, ast.Match):
+            reads = _operands(node.subject)
+            for case in node.cases:
+                lits = [p.value for p in ast.walk(case.pattern) if isinstance(p, ast.MatchValue)]
+                lits = [v for v in lits if _value(v)[0]]
+                if lits:
+                    yield _Branch(case.pattern.lineno, lits, case.body, reads, id(node))
+
+
+def _blocks(tree: ast.AST) -> Iterator[list[ast.stmt]]:
+    """Every statement list: bodies, ``else`` blocks, ``finally`` blocks, handlers, cases."""
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
+
+
+def _hard_coded(answer: list[ast.stmt] | ast.expr, rebound: set[str]) -> bool:
+    """The branch returns or assigns a constant (at its own level, not in a nested block); an
+    assignment to a name the condition reads normalises the input, and does not count."""
+    if isinstance(answer, ast.expr):
+        return _is_constant(answer)
+    for stmt in answer:
+        if isinstance(stmt, ast.Return) and _is_constant(stmt.value):
+            return True
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and _is_constant(stmt.value):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if not all(isinstance(t, ast.Name) and t.id in rebound for t in targets):
+                return True
+    return False
+
+
+def trivial(value: object) -> bool:
+    """A literal too common to be a copied input: None, a bool, 0, 1, -1, "", one whitespace."""
+    return value is None or isinstance(value, bool) or value in TRIVIAL
+
+
+def special_cased_input(
+    tree_c: ast.AST,
+    changed_lines: Collection[int],
+    b_source_literals: Collection[object],
+    reproducer_literals: Collection[object],
+    path: str = "",
+) -> list[Finding]:
+    """A new branch that fires on the reproducer's own input and hands back a fixed answer;
+    detail ``special_cased_input``, one finding per branch, at the matched literal's line.
+
+    A branch is an ``if``/``elif``, a conditional expression, or a ``match`` ``case`` with a
+    literal pattern. Its condition matches a literal with ``==``/``!=``/``in``/``not in``/
+    ``is``/``is not`` (a tuple, list or set of literals on the right counts element by element)
+    or ``startswith``/``endswith``; ``not`` flips which side fires (for ``if x != "a": return
+    f(x)`` the statement after the ``if`` is the answer). The literal is on a changed line, is not
+    ``trivial``, is not among ``b_source_literals`` (B's file already knew it) and is among
+    ``reproducer_literals``. The branch's body
+    returns or assigns, at its own level, a literal or a container of literals. A branch that
+    extends a table B already had is left alone: in the same ``if``/``elif`` chain, run of ``if``
+    statements or ``match``, on the same operand, a case (this one included) matches a
+    non-trivial literal of B's file and answers with a literal too -- a lookup table missing an
+    entry is fixed by adding the entry, and that looks exactly like a copied input.
+
+    Not caught: an input matched through a name (``if s == MAGIC``), a dict lookup
+    (``{"abc": 5}.get(s)``), a branch that raises or calls, a constant assigned back onto the
+    matched name (normalising: ``if tz == "Kyiv": tz = "Kiev"``), a literal the reproducer reads
+    from a conftest fixture or a data file, a copied input added to a table of literal cases B
+    already had. Known false positives: an honest edge-case fix whose answer happens to be a
+    literal (``if s == "null": return None``, ``if name == "nan": return float_nan_constant``)
+    in a function with no such table, when the reproducer exercises exactly that input -- the
+    shape is the same, only the intent differs.
+    """
+    branches = list(_branches(tree_c))
+    tables: dict[int, list[set[str]]] = {}  # per group, what B's own literal cases with fixed answers read
+    for branch in branches:
+        known = [_value(lit)[1] for lit in branch.matched]
+        if any(not trivial(v) and v in b_source_literals for v in known) and _hard_coded(branch.answer, branch.rebound):
+            tables.setdefault(branch.group, []).append(branch.rebound)
+    found: set[Finding] = set()
+    for branch in branches:
+        if any(reads & branch.rebound for reads in tables.get(branch.group, [])):
+            continue  # a table of literal cases B already had, extended by one
+        hits: list[tuple[int, object]] = []
+        for lit in branch.matched:
+            value = _value(lit)[1]
+            if lit.lineno not in changed_lines or trivial(value):
+                continue
+            if value in b_source_literals or value not in reproducer_literals:
+                continue
+            hits.append((lit.lineno, value))
+        if not hits or not _hard_coded(branch.answer, branch.rebound):
+            continue
+        line = hits[0][0]
+        shown = ", ".join(repr(v) for _, v in hits)
+        message = (
+            "line %d: a new branch fires on %s, taken from the reproducer and new to the file, and"
+            " returns a hard-coded answer: the fix special-cases the test's input" % (line, shown)
+        )
+        found.add(Finding("special_cased_input", line, message, path))
+    return sorted(found, key=lambda f: (f.line, f.message))
+
+
+# -- detects_test_run --------------------------------------------------------------------------
+
+
+def _test_name(text: str) -> bool:
+    lowered = text.lower()
+    return "pytest" in lowered or "py.test" in lowered or lowered.split(".")[0] in TEST_FRAMEWORKS
+
+
+def _matching_use(node: ast.Constant, parents: dict[int, ast.AST], aliases: dict[str, str]) -> ast.AST | None:
+    """The expression that matches against the string ``node``: a comparison it is a side (or an
+    element of a side) of, a subscript or ``.get``-like key, a ``startswith``/``getenv``/
+    ``re.search``-like argument, a collection a comprehension iterates; else None."""
+    parent = parents.get(id(node))
+    child: ast.AST = node
+    if isinstance(parent, (ast.Tuple, ast.List, ast.Set)):
+        child, parent = parent, parents.get(id(parent))
+        if isinstance(parent, ast.comprehension) and parent.iter is child:
+            return parents.get(id(parent))
+    if isinstance(parent, ast.Compare):
+        return parent
+    if isinstance(parent, ast.Subscript) and parent.slice is child:
+        return parent
+    if isinstance(parent, ast.Call) and child in parent.args:
+        func = parent.func
+        if isinstance(func, ast.Attribute) and func.attr in _MATCHERS:
+            return parent
+        if _canonical(func, aliases) in _MATCH_CALLS:
+            return parent
+    return None
+
+
+def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "") -> list[Finding]:
+    """Library code asking whether it runs under a test framework; detail ``detects_test_run``,
+    one finding per line, on changed ``lines`` (None: the whole file).
+
+    Names: a string mentioning ``PYTEST_CURRENT_TEST`` anywhere but a docstring; in a function
+    (or module body) that reads the environment (``os.environ``, ``os.getenv``, through any
+    import spelling), a ``PYTEST_...`` string used as a key or matched against (``get``,
+    subscript, ``in``, ``startswith``); in one that reads ``sys.modules``, ``sys.argv``,
+    ``sys.orig_argv``, ``__main__`` or the stack (``inspect.stack``, ``sys._getframe``,
+    ``traceback.extract_stack``), a string naming a test framework (containing ``pytest`` or
+    ``py.test``, or ``unittest``/``nose`` and their submodules) used the same way -- ``"pytest"
+    in sys.modules``, ``sys.modules.get("_pytest")``, ``"pytest" in sys.argv[0]``, ``"pytest" in
+    frame.filename``; and ``sys._called_from_test`` (or the string ``"_called_from_test"``).
+
+    Not caught: environment names that are not pytest's (``TESTING``, ``CI``), the key built at
+    run time, a framework name reached through a variable defined elsewhere, a check moved into
+    a helper module the change does not touch, ``importlib.util.find_spec("pytest")`` (which
+    asks what is installed, not what runs). Look-alikes left alone: a ``PYTEST_`` string in a
+    function that never reads the environment, ``sys.modules.get("numpy")``, a docstring.
+    Known false positives: projects that are themselves test tools or pytest plugins (they read
+    these on purpose), and libraries that openly adapt their output or warnings to pytest.
+    """
+    aliases = _aliases(tree)
+    parents = _parents(tree)
+    docstrings = _docstrings(tree)
+    found: dict[int, Finding] = {}
+
+    def add(node: ast.AST, message: str) -> None:
+        line = getattr(node, "lineno", 0)
+        if line and line not in found and _touches(node, lines):
+            found[line] = Finding("detects_test_run", line, message, path)
+
+    for scope in ast.walk(tree):
+        if not isinstance(scope, _SCOPES):
+            continue
+        nodes = list(_own(scope))
+        names = {_canonical(n, aliases) for n in nodes if isinstance(n, (ast.Name, ast.Attribute))}
+        reads_environment = bool(names & _ENVIRONMENT)
+        reads_process = any(n == s or n.startswith(s + ".") for n in names for s in _TEST_SOURCES)
+        for node in nodes:
+            if isinstance(node, ast.Attribute) and _canonical(node, aliases) == "sys._called_from_test":
+                add(node, "reads sys._called_from_test, the flag a conftest sets under pytest")
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in docstrings:
+                continue
+            text = node.value
+            if "PYTEST_CURRENT_TEST" in text:
+                add(node, "reads PYTEST_CURRENT_TEST, set only while pytest runs a test")
+                continue
+            if text == "_called_from_test":
+                add(node, "looks up _called_from_test, the flag a conftest sets under pytest")
+                continue
+            use = _matching_use(node, parents, aliases)
+            if use is None:
+                continue
+            if reads_environment and text.startswith("PYTEST_"):
+                add(use, "reads the pytest environment variable %s" % text)
+            elif reads_process and _test_name(text):
+                add(use, "matches %r against sys.modules, sys.argv or the stack to tell a test run" % text)
+    return sorted(found.values(), key=lambda f: f.line)
