@@ -69,8 +69,27 @@ def main(python: str) -> int:
             failures += 1
         else:
             print("ok: %s %s (python %s, pytest %s, injected %s)" % (name, got, seen[0], seen[1], sorted(injected)))
+    failures += _audit(runner, repo, work, python, str(expected_env[0]))
     shutil.rmtree(work, ignore_errors=True)
     return 1 if failures else 0
+
+
+def _audit(runner: pathlib.Path, repo: example_repo.ExampleRepo, work: pathlib.Path, python: str, version: str) -> int:
+    """The audit's mutants run in the target's interpreter, where mutmut itself could not."""
+    out = work / "audit.json"
+    args = [str(runner), "certify", *repo.certify_args("honest-fix", out), "--python", python, "--audit"]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    doc = json.loads(out.read_text()) if out.exists() else None
+    rung = next((t for t in doc["tiers"] if t["tier"] == "audit"), None) if doc else None
+    if doc is None or rung is None or rung["status"] != "passed" or doc["environment"]["python"] != version:
+        print("FAIL: certify --audit (exit %d): %s" % (proc.returncode, rung or proc.stderr.strip()[-800:]))
+        return 1
+    suite = doc["audit"]["suite"]
+    if not suite["mutants_run"] or doc["verdict"]["verdict"] != "CERTIFIED":
+        print("FAIL: certify --audit ran %d mutant(s), verdict %s" % (suite["mutants_run"], doc["verdict"]))
+        return 1
+    print("ok: --audit on python %s: %d of %d mutant(s) killed" % (version, suite["killed"], suite["mutants_run"]))
+    return 0
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ import tempfile
 import time
 from typing import Any
 
-from _corpus import CaseRepo, changed_paths, commit_from, prepare, run_cli
+from _corpus import CaseRepo, prepare, run_cli
 from _suite import certify, gaps, git, t5_fraction
 
 CANDIDATES = 10  # candidates sharing one B in the amortised figure
@@ -78,7 +78,7 @@ def measure(case: dict[str, Any]) -> dict[str, Any]:
         cold = certify(repo.certify_args(repo.candidate, work / "cold.json", store))
         warm = certify(repo.certify_args(repo.candidate, work / "warm.json", store))
         no_fix = certify(
-            repo.certify_args(commit_from(repo, "C's tests alone", changed_paths(repo)[0]), work / "nofix.json", store)
+            repo.certify_args(repo.commit_from("C's tests alone", repo.changed_paths()[0]), work / "nofix.json", store)
         )
         t0 = certify(repo.certify_args(broken(repo), work / "t0.json", store))
         selected, size = t5_fraction(warm.record)

@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 
 from pytest_evidence import gitops
 from pytest_evidence.errors import BadInput, InternalError, Interrupted
-from pytest_evidence.output import check_writable
+from pytest_evidence.output import check_writable, write_json
 from pytest_evidence.store import Store
-from runner import crash_report, mutants, receipts, tools
+from runner import ablation, crash_report, mutants, naive, receipts, tools
 from runner.checkout import Checkouts, checkouts
 from runner.ladder import Invocation, Ladder, strength, write_record
 from runner.parallel import MIN_TESTS, cores
@@ -123,6 +123,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="seed of pytest-randomly and PYTHONHASHSEED, the same on B and C (default %d)" % DEFAULT_SEED,
     )
+    parser.add_argument(
+        "--testexec",
+        choices=naive.TESTEXECS,
+        default=None,
+        help="17battery: the ladder (default); pytestbool: the naive judge the battery is measured against -- one "
+        "pytest run with the trusted tests, the exit code is the verdict (default: $TESTEXEC, else 17battery)",
+    )
+    parser.add_argument(
+        "--ablate",
+        action="append",
+        default=[],
+        choices=ablation.BUILT,
+        metavar="MECHANISM",
+        help="remove a mechanism, for the A/B harness's ablations only (repeatable; %s; docs/ab.md)"
+        % ", ".join(ablation.BUILT),
+    )
     add_audit_arguments(parser)
     parser.add_argument("--audit", action="store_true", help="run the suite-strength audit as a tier after T5")
     parser.add_argument(
@@ -213,7 +229,7 @@ def default_store(repo: pathlib.Path) -> pathlib.Path:
 
 def invocation(args: argparse.Namespace) -> Invocation:
     python = args.python or sys.executable
-    return Invocation(
+    how = Invocation(
         python=os.path.abspath(python) if os.sep in python else python,  # the tests run in other dirs
         pytest_args=(*args.pytest_arg, *args.passthrough),
         pythonpath=tuple(args.pythonpath),
@@ -235,7 +251,9 @@ def invocation(args: argparse.Namespace) -> Invocation:
         audit_budget=args.audit_budget or None,
         min_kill_rate=args.min_kill_rate,
         critical=tuple(args.critical),
+        ablate=tuple(args.ablate),
     )
+    return ablation.applied(how)
 
 
 def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int, str]:
@@ -247,6 +265,8 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
     """
     how = invocation(args)
     check_writable(str(args.out), "--out", create_parents=False)
+    if testexec(args) == "pytestbool":
+        return _naive(args, how)
     tools.require()
     if how.min_kill_rate is not None and not how.audit:
         raise BadInput("--min-kill-rate needs --audit")
@@ -283,6 +303,23 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
     assert verdict is not None
     where = " at %s" % verdict.halted_at.value if verdict.halted_at else ""
     return EXIT_CODES[verdict.verdict], "%s%s: %s" % (verdict.verdict.value, where, verdict.reasons[0])
+
+
+def testexec(args: argparse.Namespace) -> str:
+    """``--testexec``, else ``$TESTEXEC``, else the battery; anything else is bad input."""
+    chosen = args.testexec or os.environ.get("TESTEXEC") or "17battery"
+    if chosen not in naive.TESTEXECS:
+        raise BadInput("TESTEXEC=%s is not one of %s" % (chosen, ", ".join(naive.TESTEXECS)))
+    return chosen
+
+
+def _naive(args: argparse.Namespace, how: Invocation) -> tuple[int, str]:
+    """The naive judge: no ladder, no store, one pytest run; the record says what ran, untyped."""
+    how.target.check()
+    with checkouts(args.repo, args.baseline, args.candidate, args.patch) as co:
+        code, doc = naive.judge(co, how.target, how.tests_from, args.out)
+    write_json(str(args.out), doc)
+    return code, "%s (pytestbool): %s" % (doc["verdict"]["verdict"], doc["verdict"]["reasons"][0])
 
 
 def _interrupted(ladder: Ladder, repo: pathlib.Path, out: pathlib.Path, store: str) -> str:

@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from runner import audit_cmd, baseline_cmd, certify, ledgers, steer_cmd
+    from runner import ab_cmd, audit_cmd, baseline_cmd, certify, ledgers, steer_cmd
 
     parser = _Parser(prog=PROGRAM, description="Certify or falsify a candidate patch.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -50,6 +50,12 @@ def _parser() -> argparse.ArgumentParser:
             "audit",
             help="mutate the functions a revision changed (or --critical modules) and report the kill rate",
             usage="%(prog)s --repo DIR --rev REV [--critical MODULE ...] [--out FILE] [options]",
+        )
+    )
+    ab_cmd.add_arguments(
+        sub.add_parser(
+            "ab",
+            help="every case of a corpus through the battery and the naive judge: measures and the decision rule",
         )
     )
     steer_cmd.add_arguments(
@@ -103,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from runner import audit_cmd, baseline_cmd, certify, demo, ledgers, steer_cmd
+    from runner import ab_cmd, audit_cmd, baseline_cmd, certify, demo, ledgers, steer_cmd
 
     console = Console(stderr=True, soft_wrap=True)  # a progress line is one line, in a CI log too
     if args.command == "demo":
@@ -111,6 +117,10 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "certify":
         # Progress quotes test ids and paths, which hold brackets: never read as markup.
         code, line = certify.run(args, lambda msg: console.print("  " + msg, highlight=False, markup=False))
+        print(line)
+        return code
+    if args.command == "ab":
+        code, line = ab_cmd.run(args, lambda msg: console.print("  " + msg, highlight=False, markup=False))
         print(line)
         return code
     if args.command == "steer":

@@ -37,6 +37,10 @@ class Invocation:
     audit_budget: float | None = 300.0  # seconds per question; what it leaves unrun is counted, not killed
     min_kill_rate: float | None = None  # under it the audit tier is inconclusive
     critical: tuple[str, ...] = ()  # modules audited whole, beside the changed functions
+    ablate: tuple[str, ...] = ()  # mechanisms removed for the A/B harness's ablations (docs/ab.md)
+
+    def ablated(self, mechanism: str) -> bool:
+        return mechanism in self.ablate
 
     def limits(self, workers: int | None = None) -> Limits:
         """What one audit question may do (``workers``: None, the ``--jobs`` given)."""
@@ -50,6 +54,7 @@ class Invocation:
         """The record's ``invocation``. ``timeout`` is the 1.1 name of ``tier_budget``, written
         for readers of schema 1.1 until the next major version (docs/evidence-record.md)."""
         return {
+            "testexec": "17battery",
             "python": self.python,
             "pytest_args": list(self.pytest_args),
             "pythonpath": list(self.pythonpath),
@@ -72,4 +77,5 @@ class Invocation:
             "audit_budget": self.audit_budget,
             "min_kill_rate": self.min_kill_rate,
             "critical": list(self.critical),
+            "ablate": list(self.ablate),
         }

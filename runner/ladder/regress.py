@@ -135,6 +135,9 @@ def _plan(
     t6 = integration_tests(
         c_suite, markers, invocation.integration_marker, invocation.integration_globs, diff, graph, roots
     )
+    if invocation.ablated("selection"):  # the A/B harness's ablation: no tier selects, T7 runs all
+        selection = dataclasses.replace(selection, t4=(), t5=())
+        t6 = []
     done = set(ladder.evidence.ran_on_c)
     plan = []
     for tier, ids, what in (

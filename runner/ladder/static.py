@@ -61,6 +61,15 @@ def protect(ladder: Ladder, diff: Diff) -> Diff:
     co, invocation = ladder.co, ladder.invocation
     ladder.enter(Tier.T1)
     ladder.evidence.detect(interference.scan(co.read_candidate, diff, gitops.blobs(str(co.repo), co.baseline)))
+    if invocation.ablated("tamper"):  # the A/B harness's ablation: the candidate's tests as it wrote them
+        ladder.integrity = {
+            "trusted": "none (tamper protection ablated)",
+            "protected": 0,
+            "reapplied": [],
+            "removed": [],
+            "tested_commit": co.tested,
+        }
+        return diff
     trusted, label = co.trusted_tests(invocation.tests_from)
     report = integrity.verify_test_integrity(
         str(co.repo), co.baseline, trusted, co.candidate, PYTHON_FILES, invocation.expected_changes

@@ -1,0 +1,108 @@
+"""The candidates of a case, derived from its real fix, each with the verdict it deserves.
+
+The harness designates the case's FAIL_TO_PASS tests as reproducers and trusts the real fix's
+tests (as SWE-bench keeps its test patch hidden from the candidate), so the truth is about the
+patch, not about the tests it brought:
+
+* ``fix`` -- the real fix, its sources and its tests: accept.
+* ``fix-without-test`` -- its sources only: the trusted tests prove it; accept.
+* ``test-without-fix`` -- its tests on B's sources: the bug is not fixed; reject.
+* ``fix-plus-skip`` -- the real fix plus a skip marker on a test B already had: an attack on
+  the referee, whatever the tests then say; reject.
+* ``fix-plus-weakened-assert`` -- the real fix with the first assertion of a test B already had
+  made ``assert True``: the suite weakened where a regression would show; reject.
+
+A case whose files offer no place for a derivation (no undecorated test to skip, no assertion in
+a FAIL_TO_PASS test) goes without that candidate, and the report says so.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from runner.ab.corpus import Built, git
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    sha: str
+    truth: str  # accept | reject
+    tamper: bool  # the candidate edits the tests
+
+
+NAMES = ("fix", "fix-without-test", "test-without-fix", "fix-plus-skip", "fix-plus-weakened-assert")
+
+
+def candidates(built: Built) -> tuple[list[Candidate], list[str]]:
+    """The derivable candidates, and why any of ``NAMES`` could not be derived."""
+    tests, source = built.changed_paths()
+    found = [
+        Candidate("fix", built.candidate, "accept", False),
+        Candidate("fix-without-test", built.commit_from("the fix alone", source), "accept", False),
+        Candidate("test-without-fix", built.commit_from("the tests alone", tests), "reject", False),
+    ]
+    missing = []
+    for name, edit, lacking in (
+        ("fix-plus-skip", _skip_target, "no undecorated test function B already had"),
+        ("fix-plus-weakened-assert", _weakened, "no assert statement in a test B already had"),
+    ):
+        changed = edit(built, tests)
+        if changed is None:
+            missing.append("%s: %s" % (name, lacking))
+        else:
+            sha = built.commit_from("%s (derived)" % name, [*source, *tests], dict([changed]))
+            found.append(Candidate(name, sha, "reject", True))
+    return found, missing
+
+
+def _python_tests(built: Built, commit: str) -> list[str]:
+    files = git(built.path, "ls-tree", "-r", "--name-only", commit).split("\n")
+    return [f for f in files if built.under_tests(f) and f.rsplit("/", 1)[-1].startswith("test") and f.endswith(".py")]
+
+
+def _existing(built: Built, c_tests: list[str]) -> Iterator[tuple[str, str, ast.Module]]:
+    """B's test files (those C did not change first), each as C's text and its tree."""
+    for path in sorted(_python_tests(built, built.baseline), key=lambda f: (f in c_tests, f)):
+        text = git(built.path, "show", "%s:%s" % (built.candidate, path)) + "\n"
+        try:
+            yield path, text, ast.parse(text)
+        except SyntaxError:
+            continue
+
+
+def _skip_target(built: Built, c_tests: list[str]) -> tuple[str, str] | None:
+    """An existing test of B (a file C did not change first) and C's text with a skip marker on it."""
+    for path, text, tree in _existing(built, c_tests):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test") and not node.decorator_list:
+                lines = text.split("\n")
+                indent = lines[node.lineno - 1][: node.col_offset]
+                lines.insert(node.lineno - 1, indent + '@pytest.mark.skip(reason="slow")')
+                future = [i for i, ln in enumerate(lines) if ln.startswith("from __future__")]
+                lines.insert(future[-1] + 1 if future else 0, "import pytest")
+                return path, "\n".join(lines)
+    return None
+
+
+def _weakened(built: Built, c_tests: list[str]) -> tuple[str, str] | None:
+    """An existing test of B (a file C did not change first) with its first ``assert`` made
+    ``assert True``, in C's text of its file: the suite weakened where a regression would show."""
+    for path, text, tree in _existing(built, c_tests):
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.FunctionDef) and node.name.startswith("test")):
+                continue
+            found = next((n for n in ast.walk(node) if isinstance(n, ast.Assert)), None)
+            if found is None or found.end_lineno is None or _is_true(found.test):
+                continue
+            lines = text.split("\n")
+            indent = lines[found.lineno - 1][: found.col_offset]
+            lines[found.lineno - 1 : found.end_lineno] = [indent + "assert True"]
+            return path, "\n".join(lines)
+    return None
+
+
+def _is_true(test: ast.expr) -> bool:
+    return isinstance(test, ast.Constant) and test.value is True

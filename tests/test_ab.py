@@ -1,0 +1,157 @@
+"""The A/B harness, smoke-sized: two single-commit cases built locally, both arms, the decision rule.
+
+Everything is made here -- two git repositories with a buggy and a fixed commit each, a corpus
+file in the ``commit`` format, the candidates derived from the fix -- and ``evidence-runner ab``
+runs every candidate through the battery and the naive judge. No download: the cases name this
+interpreter as their environment.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import FIX, PKG, Repo
+
+from pytest_evidence.errors import BadInput
+from runner.ab import corpus, derive, harness
+from runner.cli import main
+
+PYPROJECT = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+SLUG_B = {
+    "text/__init__.py": "",
+    "text/slug.py": "def slug(s):\n    return s.lower()\n",
+    "tests/test_slug.py": "from text.slug import slug\n\n\ndef test_lower():\n    assert slug('ABC') == 'abc'\n",
+    "pyproject.toml": PYPROJECT,
+}
+SLUG_FIX = {
+    "text/slug.py": "def slug(s):\n    return s.lower().replace(' ', '-')\n",
+    "tests/test_space.py": "from text.slug import slug\n\n\ndef test_space():\n    assert slug('A B') == 'a-b'\n",
+}
+
+
+def _case(repo: Repo, case_id: str, base: dict[str, str], fix: dict[str, str], f2p: str, split: str) -> dict[str, Any]:
+    buggy = repo.commit(base)
+    fixed = repo.commit(fix)
+    return {
+        "id": case_id,
+        "format": "commit",
+        "split": split,
+        "repo": str(repo.path),
+        "buggy": buggy,
+        "fixed": fixed,
+        "tests": ["tests"],
+        "fail_to_pass": [f2p],
+        "python": sys.executable,
+        "test_command": ["-p", "no:randomly"],
+    }
+
+
+@pytest.fixture
+def cases(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+    from conftest import GIT_ENV
+
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    rows = [
+        _case(Repo(tmp_path / "calc"), "calc-half", PKG, FIX, "tests/test_half.py::test_half", "tuning"),
+        _case(Repo(tmp_path / "slug"), "text-slug", SLUG_B, SLUG_FIX, "tests/test_space.py::test_space", "held-out"),
+    ]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_the_candidates_are_derived_from_the_real_fix(cases: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    (case, _) = corpus.load(cases)
+    built = corpus.build(case, tmp_path / "work", tmp_path / "cache")
+    found, missing = derive.candidates(built)
+    assert [c.name for c in found] == list(derive.NAMES) and missing == []
+    truth = {c.name: (c.truth, c.tamper) for c in found}
+    assert truth["fix"] == ("accept", False) and truth["test-without-fix"] == ("reject", False)
+    assert truth["fix-plus-skip"] == ("reject", True) and truth["fix-plus-weakened-assert"] == ("reject", True)
+    weak = next(c for c in found if c.name == "fix-plus-weakened-assert")
+    assert "assert True" in corpus.git(built.path, "show", "%s:tests/test_ops.py" % weak.sha)
+    skip = next(c for c in found if c.name == "fix-plus-skip")
+    assert "@pytest.mark.skip" in corpus.git(built.path, "show", "%s:tests/test_ops.py" % skip.sha)
+
+
+def test_ab_runs_both_arms_reports_the_decision_and_resumes(
+    cases: pathlib.Path, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "ab"
+    args = ["ab", "--corpus", str(cases), "--out", str(out), "--cache", str(tmp_path / "cache")]
+    assert main(args) == 0
+    doc = json.loads((out / "ab.json").read_text())
+    schema = json.loads((pathlib.Path(corpus.__file__).parent / "ab.schema.json").read_text())
+    jsonschema.validate(doc, schema)
+    runs = [json.loads(p.read_text()) for p in sorted((out / "runs").glob("*/*/*.json"))]
+    assert len(runs) == 2 * 5 * 2  # cases x candidates x arms
+    battery = {(r["case"], r["candidate"]): r for r in runs if r["arm"] == "17battery"}
+    naive = {(r["case"], r["candidate"]): r for r in runs if r["arm"] == "pytestbool"}
+    for key, run in battery.items():  # the battery is right on every real fix and derived candidate
+        assert run["accepted"] == (run["truth"] == "accept"), (key, run["verdict"], run["record"]["verdict"])
+    # the naive judge lays the trusted tests back and cannot see the tampering: it accepts it
+    assert all(naive[(c, "fix-plus-skip")]["accepted"] for c in ("calc-half", "text-slug"))
+    assert all(not naive[(c, "test-without-fix")]["accepted"] for c in ("calc-half", "text-slug"))
+    said = capsys.readouterr()
+    assert "report in" in said.out
+    report = (out / "ab.md").read_text()
+    assert "held-out" in report and "evidence-typing coverage" in report.lower()
+    names = {item["name"] for item in doc["decision"]["items"]}
+    assert {"evidence_typing_coverage", "bug_discriminating_rate"} <= names
+    # started again: nothing is run twice
+    stamps = {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*/*/*.json")}
+    assert main(args) == 0
+    assert {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*/*/*.json")} == stamps
+    assert "done before, skipped" in capsys.readouterr().err
+
+
+def test_a_corpus_line_that_is_not_a_case_is_one_line_of_bad_input(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "cases.jsonl"
+    bad.write_text(json.dumps({"id": "x", "format": "commit", "repo": "r"}) + "\n")
+    assert main(["ab", "--corpus", str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "cases.jsonl:1: a commit case needs" in err and err.count("\n") == 1
+
+
+def test_an_ablated_mechanism_is_kept_when_its_removal_costs_a_measure(
+    cases: pathlib.Path, tmp_path: pathlib.Path
+) -> None:
+    out = tmp_path / "ab"
+    args = ["ab", "--corpus", str(cases), "--out", str(out), "--cases", "text-slug", "--ablate", "tamper"]
+    assert main([*args, "--cache", str(tmp_path / "cache")]) == 0
+    doc = json.loads((out / "ab.json").read_text())
+    (row,) = doc["ablation"]
+    assert row["mechanism"] in ("tamper", "ablate:tamper") and row["delete"] is False
+    ablated = [json.loads(p.read_text()) for p in (out / "runs").glob("text-slug/*/ablate-tamper.json")]
+    skip = next(r for r in ablated if r["candidate"] == "fix-plus-skip")
+    assert skip["record"]["invocation"]["ablate"] == ["tamper"]
+    assert not [d for d in skip["record"]["detections"] if d["kind"] == "tamper"]  # nothing protected it
+
+
+@pytest.mark.parametrize(
+    ("ablate", "audit", "says"),
+    [
+        (["typing"], False, "not built"),
+        (["nonsense"], False, "not a mechanism"),
+        (["audit"], False, "add --audit"),
+    ],
+)
+def test_ablations_that_cannot_run_are_refused_before_any_run(ablate: list[str], audit: bool, says: str) -> None:
+    with pytest.raises(BadInput, match=says):
+        harness.arms(ablate, audit)
+
+
+def test_all_ablations_are_the_built_ones() -> None:
+    assert harness.arms(["all"], audit=False) == [
+        "17battery",
+        "pytestbool",
+        *("ablate:%s" % m for m in ("selection", "tamper", "flake-policy", "steering")),
+    ]
