@@ -289,10 +289,11 @@ EXPECTED = {
     "lint-warning": ("CERTIFIED", None),
     "type-error": ("REJECTED", "T2"),
     "integration-break": ("REJECTED", "T6"),
-    "skip-tamper": ("REJECTED", "T4"),
-    "conftest-tamper": ("REJECTED", "T3"),
-    "deselect-tamper": ("REJECTED", "T4"),
-    "os-exit": ("REJECTED", "T2"),
+    # Attacks on the referee stop the climb at the integrity check: REJECTED, no tier halted.
+    "skip-tamper": ("REJECTED", None),
+    "conftest-tamper": ("REJECTED", None),
+    "deselect-tamper": ("REJECTED", None),
+    "os-exit": ("REJECTED", None),
     "network": ("INCONCLUSIVE", None),
 }
 

@@ -3,7 +3,8 @@
 CERTIFIED only if every tier that ran passed, at least one result is bug-discriminating and no
 blocking detection was made. A failed tier makes the patch REJECTED (naming the first), and so
 does an attack on the referee -- tampering with the protected tests, or library code that reaches
-into pytest or kills the test process -- even though the tiers ran on the trusted tests. Otherwise
+into pytest or kills the test process -- whatever the tiers say (the climb stops at an attack the
+integrity check or the source scan finds, unless ``--full``). Otherwise
 a tier that could not prove its point, a tier whose engine failed to answer (``error``: never a
 pass), or a blocking detection makes it INCONCLUSIVE.
 """

@@ -30,15 +30,35 @@ def _result(doc: Record, test_id: str) -> Record:
 def test_threat_reproducer_module_calls_os_exit_at_import(repo: Repo, tmp_path: pathlib.Path) -> None:
     base = repo.commit(PKG)
     attack = repo.commit({"tests/test_half.py": "import os\nos._exit(0)\n\n\ndef test_half():\n    assert True\n"})
-    code, doc = certify(
-        repo, tmp_path / "e.json", "--baseline", base, "--candidate", attack, "--reproducer", REPRODUCER
-    )
+    args = ("--baseline", base, "--candidate", attack, "--reproducer", REPRODUCER, "--full")  # climb on after it
+    code, doc = certify(repo, tmp_path / "e.json", *args)
     assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED"
     kinds = _kinds(doc)
     assert [d["detail"] for d in kinds["tamper"]] == ["ends_session"]
     # The reapplication keeps the new test without the module-level os._exit (or drops it: lost).
     ran = any(r["test_id"] == REPRODUCER for r in doc["results"])
     assert ran or [d["test_id"] for d in kinds["reproducer_lost_to_tamper"]] == [REPRODUCER]
+
+
+def test_an_attack_stops_the_climb_at_the_integrity_check(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """REJECTED whatever the tiers would say: nothing after the integrity check runs (``--full`` climbs on)."""
+    base = repo.commit(PKG)
+    attack = repo.commit(
+        {
+            **FIX,
+            "tests/test_ops.py": "import pytest\n"
+            + OPS_TESTS.replace("def test_double", "@pytest.mark.skip\ndef test_double"),
+        }
+    )
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", attack)
+    assert code == 1 and doc is not None
+    assert doc["verdict"]["verdict"] == "REJECTED" and doc["verdict"]["halted_at"] is None
+    assert [d["detail"] for d in _kinds(doc)["tamper"]] == ["skip_marker"]
+    tiers = {t["tier"]: t for t in doc["tiers"]}
+    assert tiers["T0"]["status"] == "passed" and doc["baseline_run"] is None
+    assert {r["role"] for r in doc["results"]} == {"STATIC_GATE"}  # T0's parses, and no test ran
+    for name in ("T1", "T2", "T3", "T4", "T5", "T6", "T7"):
+        assert tiers[name]["status"] == "not_run" and "attacked the referee (skip_marker)" in tiers[name]["note"]
 
 
 def test_threat_reproducer_module_that_kills_collection_unseen_is_a_crash(repo: Repo, tmp_path: pathlib.Path) -> None:
@@ -131,7 +151,8 @@ def test_threat_a_tampered_test_file_holding_the_designated_reproducer(
     base = repo.commit(PKG)
     cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_ops.py": tampered + HALF_TEST})
     reproducer = "tests/test_ops.py::test_half"
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", reproducer)
+    args = ("--baseline", base, "--candidate", cand, "--reproducer", reproducer, "--full")  # climb on after it
+    code, doc = certify(repo, tmp_path / "e.json", *args)
     assert doc is not None
     assert code == 1 and doc["verdict"]["verdict"] == "REJECTED", (attack, doc["verdict"])
     assert detail in {d["detail"] for d in _kinds(doc)["tamper"]}

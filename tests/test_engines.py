@@ -65,7 +65,8 @@ def test_an_import_probe_that_dies_before_importing_anything_is_a_t2_error(
 def test_a_module_that_kills_the_import_probe_is_the_candidates_failure(repo: Repo, tmp_path: pathlib.Path) -> None:
     base = repo.commit(PKG)
     cand = repo.commit({**FIX, "calc/ops.py": "import os\nos._exit(0)\n" + FIX["calc/ops.py"]})
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    # os._exit is an attack the source scan sees: --full climbs on to the import probe
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--full")
     assert doc is not None and code == 1
     t2 = _tier(doc, "T2")
     assert (

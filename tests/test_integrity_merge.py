@@ -233,9 +233,9 @@ def test_a_reproducer_added_beside_a_new_skip_marker_runs_and_the_skip_rejects(
     skipped = "import pytest\n\n" + existing.replace("def test_double", "@pytest.mark.skip\ndef test_double")
     reproducer = "\n\ndef test_half():\n    from calc.ops import half\n\n    assert half(4) == 2\n"
     cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_x.py": skipped + reproducer})
-    code, doc = certify(
-        repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", "tests/test_x.py::test_half"
-    )
+    reproducer_id = "tests/test_x.py::test_half"
+    args = ("--baseline", base, "--candidate", cand, "--reproducer", reproducer_id, "--full")  # climb on after it
+    code, doc = certify(repo, tmp_path / "e.json", *args)
     assert doc is not None
     validate(doc, schema)
     assert code == 1 and doc["verdict"]["verdict"] == "REJECTED", doc["verdict"]

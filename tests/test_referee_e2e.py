@@ -187,7 +187,8 @@ def test_a_test_process_that_dies_is_a_crash_and_the_rest_did_not_run(
         f"def test_b():\n    {call}\n\n\ndef test_c():\n    assert ops.half(2) == 1\n"
     )
     cand = repo.commit({**FIX, "calc/ops.py": library + "\n\n" + FIX["calc/ops.py"], "tests/test_half.py": tests})
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    # os._exit in library code is an attack the scan sees: --full climbs on to watch it crash a test
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--full")
     assert code == 1 and doc is not None
     by_id = {r["test_id"].split("::")[-1]: r for r in doc["results"]}
     assert by_id["test_b"]["candidate_result"] == "crash" and how in by_id["test_b"]["failure"]["message"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 import tempfile
 
@@ -46,18 +47,24 @@ def test_adversarial_candidate_leaves_its_named_detection(certified: dict[str, t
     assert doc["verdict"]["verdict"] != "CERTIFIED"
 
 
-def test_tampered_tests_are_replaced_by_the_trusted_ones(certified: dict[str, tuple[int, Record]]) -> None:
+def test_tampered_tests_are_replaced_by_the_trusted_ones(
+    certified: dict[str, tuple[int, Record]], tmp_path: pathlib.Path
+) -> None:
     _, doc = certified["conftest-tamper"]
     assert doc["integrity"]["removed"] == ["tests/conftest.py"] and doc["integrity"]["trusted"] == "baseline"
     assert doc["integrity"]["tested_commit"] != doc["candidate_commit"]
     hook = next(d for d in doc["detections"] if d["detail"] == "hook")
     assert (hook["path"], hook["line"]) == ("tests/conftest.py", 5)
-    reproducer = next(r for r in doc["results"] if r["test_id"].endswith("test_ten_items_get_discount"))
-    assert reproducer["candidate_result"] == "fail"  # the conftest's rewrite did not run
-    _, skip = certified["skip-tamper"]
+    assert {r["role"] for r in doc["results"]} == {"STATIC_GATE"}  # an attack stops the climb: no test ran
+    # climbing on (--full), the trusted tests run in place of the tampered ones
+    repo = example_repo.build(tmp_path / "shop")
+    out = tmp_path / "full.json"
+    assert main(["certify", *repo.certify_args("skip-tamper", out), "--full"]) == 1
+    skip = json.loads(out.read_text())
     assert skip["integrity"]["reapplied"] == ["tests/test_price.py"]
     flip = next(r for r in skip["results"] if r["test_id"].endswith("test_large_order_discount"))
     assert flip["candidate_result"] == "fail"  # the skip was taken away: the regression shows
+    assert skip["verdict"]["halted_at"] == "T4"
 
 
 def test_every_test_process_is_pinned_the_same_way(certified: dict[str, tuple[int, Record]]) -> None:

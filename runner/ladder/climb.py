@@ -39,7 +39,7 @@ from runner.ladder.evidence import Evidence
 from runner.ladder.invocation import Invocation
 from runner.ladder.sides import Sides
 from runner.sandbox import lockfile_digest
-from runner.verdict import decide
+from runner.verdict import decide, rejects
 
 
 class Ladder:
@@ -68,6 +68,7 @@ class Ladder:
         self.baseline_run: dict[str, object] | None = None  # how B's suite was obtained
         self.selection: dict[str, object] | None = None  # T5's selection, every test with its reason
         self.audit: dict[str, object] | None = None  # the audit tier's kill rates and reproducer check
+        self.stopped: str | None = None  # why the climb stopped with no tier failed: an attack
         self._rung = Tier.T0
         self._rung_started = time.perf_counter()
 
@@ -131,6 +132,14 @@ class Ladder:
         if self.halted():
             return
         diff = static.protect(self, diff)
+        attacks = [d for d in self.evidence.detections if rejects(d)]
+        if attacks and not self.invocation.full:
+            # REJECTED whatever the tiers would say: climbing on pays for nothing (--full climbs on).
+            kinds = ", ".join(sorted({d.detail or d.kind.value for d in attacks}))
+            self.stopped = "not run: the candidate attacked the referee (%s), REJECTED whatever the tiers say" % kinds
+            self.progress("stopped: the candidate attacked the referee (%s)" % kinds)
+            reproduce.tampered_collection(self)  # what the tampering was for: does its tree collect anything?
+            return
         static.lint(self, diff)
         if self.halted():
             return
@@ -185,6 +194,7 @@ class Ladder:
             baseline_run=self.baseline_run,
             selection=self.selection,
             audit=self.audit,
+            stopped=self.stopped,
         )
         return record.assemble(frame, self.evidence, verdict, env_c, env_b, incomplete)
 

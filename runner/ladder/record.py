@@ -30,6 +30,7 @@ class Frame:
     baseline_run: dict[str, object] | None = None
     selection: dict[str, object] | None = None  # T5's, with every test's reason
     audit: dict[str, object] | None = None  # the suite-strength audit, when asked for
+    stopped: str | None = None  # why the climb stopped with no tier failed: an attack on the referee
     steering: dict[str, object] | None = None  # the one steering call, when one was made
 
 
@@ -61,7 +62,8 @@ def assemble(
         not_run=tuple(t for t in frame.collected if t not in evidence.ran_on_c),
         verdict=verdict,
         tiers=evidence.ladder(
-            "an earlier tier halted" if incomplete is None else "the climb ended early", frame.invocation.audit
+            frame.stopped or ("an earlier tier halted" if incomplete is None else "the climb ended early"),
+            frame.invocation.audit,
         ),
         invocation=frame.invocation.to_dict(),
         integrity=frame.integrity,
