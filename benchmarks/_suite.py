@@ -100,6 +100,7 @@ class Certified:
     maxrss_runner_mb: float
     maxrss_child_mb: float  # the largest test process
     record: dict[str, Any]
+    stderr: str  # the runner's progress lines (which test killed each mutant, say)
 
 
 def certify(args: Sequence[str]) -> Certified:
@@ -120,6 +121,7 @@ def certify(args: Sequence[str]) -> Certified:
         use["maxrss_self_kb"] / 1024,
         use["maxrss_children_kb"] / 1024,
         json.loads(out.read_text()),
+        proc.stderr,
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import os
 import pathlib
 import shutil
 import threading
@@ -21,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_evidence.model import FAILING, Outcome
+from pytest_evidence.model import FAILING, FailureKind, Outcome
 from runner import mutants, pytest_run
 from runner.sandbox import Sandbox
 from runner.target import Target
@@ -31,6 +32,9 @@ NOTICED = FAILING | {Outcome.TIMEOUT, Outcome.CRASH}
 
 #: Survivors listed per unit in the record, the rest counted.
 SURVIVORS_SHOWN = 20
+
+#: Kills that are not a test's: the mutated code broke the tests' import, or outran the budget.
+UNTESTED = ("collection", "time limit")
 
 
 @dataclass(frozen=True)
@@ -60,8 +64,14 @@ class Verdict:
 
     mutant: mutants.Mutant
     status: str  # killed | survived | not_run
-    by: str | None  # the test that killed it, "collection", or why it survived
+    by: str | None  # the test that killed it, "collection", "time limit", or why it survived
     seconds: float
+
+    @property
+    def by_test(self) -> bool:
+        """Killed by a test failing on it -- not by the tests no longer importing, nor by the clock:
+        those say nothing of what a test checks."""
+        return self.status == "killed" and self.by not in UNTESTED
 
 
 @dataclass(frozen=True)
@@ -74,6 +84,7 @@ class Strength:
     generated: int
     run: int
     killed: int
+    untested: int  # of the killed, those no test killed (the import broke, the clock ran out)
     survivors: tuple[Verdict, ...]
 
     @property
@@ -88,6 +99,7 @@ class Strength:
             "mutants": self.generated,
             "run": self.run,
             "killed": self.killed,
+            "untested": self.untested,
             "kill_rate": self.kill_rate,
             "survivors": [
                 {"line": v.mutant.line, "diff": v.mutant.diff, "why": v.by} for v in self.survivors[:SURVIVORS_SHOWN]
@@ -110,6 +122,10 @@ class Audit:
     @property
     def killed(self) -> int:
         return sum(u.killed for u in self.units)
+
+    @property
+    def untested(self) -> int:
+        return sum(u.untested for u in self.units)
 
     @property
     def kill_rate(self) -> float | None:
@@ -160,7 +176,10 @@ class Lab:
     def __init__(
         self, checkout: pathlib.Path, scratch: pathlib.Path, target: Target, sandbox: Sandbox, workers: int
     ) -> None:
-        self.target, self.sandbox = target, sandbox
+        # A mutant can make code allocate without end (a loop whose exit it removed): each test
+        # process gets a share of the machine's memory, so the kernel's global OOM killer never
+        # has to choose -- the process hits its cap, the test errors, the mutant is killed.
+        self.target, self.sandbox = target, dataclasses.replace(sandbox, memory=memory_share(workers))
         ignore = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".pytest_cache")
         self.copies = []
         for n in range(max(1, workers)):
@@ -196,15 +215,27 @@ class Lab:
     def _run(self, copy: pathlib.Path, tests: Sequence[str], budget: float | None) -> tuple[str, str | None]:
         sandbox = dataclasses.replace(self.sandbox, tier_budget=budget)
         run = pytest_run.run(self.target, copy, tests, sandbox=sandbox, reruns=0, extra=["-x"])
-        for test_id in run.content.results:
+        for test_id in tests:
             observation = run.observation(test_id)
             if observation is not None and observation.outcome in NOTICED:
+                failure = observation.failure
+                if failure is not None and failure.kind is FailureKind.COLLECTION_ERROR:
+                    return "killed", "collection"  # its module no longer imports: no test ran
                 return "killed", test_id
-        if not run.answered:
-            return "killed", "collection"  # the mutated code breaks the tests' import
         if run.budget_exhausted:
             return "killed", "time limit"  # the mutant made the tests hang past the audit's budget
+        if not run.answered or any(run.observation(t) is None for t in tests):
+            # The mutated code broke the tests' import (a class body, a module-level call): a test
+            # module did not collect, or pytest never reported at all.
+            return "killed", "collection"
         return "survived", "every test reaching it passed"
+
+
+def memory_share(workers: int) -> int:
+    """Bytes of address space per mutant's test process: the machine's memory over the workers
+    and the runner (one share each), at least 1 GiB."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return max(1 << 30, total // (max(1, workers) + 1))
 
 
 def _lay(path: pathlib.Path, data: bytes) -> None:
@@ -227,8 +258,8 @@ def audit(
 ) -> Audit:
     """Run a seeded sample of ``found`` (each unit's mutants) against each unit's tests.
 
-    ``until_killed``: stop at the first killed mutant (the reproducer-strength question is only
-    whether one is killed)."""
+    ``until_killed``: stop at the first mutant a test kills (the reproducer-strength question is
+    only whether a test notices one)."""
     start, budget = time.perf_counter(), limits.seconds
     chosen = mutants.sample(found, limits.mutants, limits.seed)
     unit_of = {id(m): u for u, ms in zip(units, found, strict=True) for m in ms}
@@ -243,7 +274,7 @@ def audit(
         if not unit.tests:
             return Verdict(mutant, "survived", "no selected test reaches it", 0.0)
         verdict = lab.try_mutant(mutant, unit.tests, left)
-        if verdict.status == "killed" and until_killed:
+        if verdict.by_test and until_killed:
             stop.set()
         progress("mutant %s:%d %s (%s)" % (mutant.path, mutant.line, verdict.status, verdict.by))
         return verdict
@@ -264,6 +295,7 @@ def audit(
                 len(ms),
                 len(ran),
                 sum(v.status == "killed" for v in ran),
+                sum(v.status == "killed" and not v.by_test for v in ran),
                 tuple(v for v in ran if v.status == "survived"),
             )
         )

@@ -94,7 +94,9 @@ def run(args: argparse.Namespace, store_path: pathlib.Path, say: Callable[[str],
         units = []
         if parent is not None:
             diff = compute(root, parent, rev, PYTHON_FILES)
-            units = strength.changed_units(diff, suite, passing, recorded_on_c=True)
+            units = strength.changed_units(
+                diff, lambda p: (co.c_dir / p).read_text(encoding="utf-8"), suite, passing, recorded_on_c=True
+            )
         if paths:
             read = {p: (co.c_dir / p).read_text(encoding="utf-8") for p in paths}
             named = {(u.path, u.function) for u in units}

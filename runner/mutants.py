@@ -11,28 +11,46 @@ node replaced in the module, rendered here as a whole mutated file and a one-hun
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import random
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from importlib import metadata
 from types import ModuleType
+from typing import Any
 
 from pytest_evidence.errors import MissingTool
 
 
 @dataclass(frozen=True)
 class Mutant:
+    """One mutation of a file, rendered only when asked: a sample of 30 out of hundreds renders 30."""
+
     path: str  # repository-relative file
     function: str  # the qualname of the definition holding the mutated line
-    line: int
-    source: str  # the whole mutated file
-    diff: str  # the mutation as a unified diff, for a reader
+    index: int  # its place among the mutations mutmut made for this definition
+    original: str = field(repr=False)
+    render: Callable[[], str] = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def source(self) -> str:
+        """The whole mutated file."""
+        return self.render()
+
+    @functools.cached_property
+    def diff(self) -> str:
+        """The mutation as a unified diff, for a reader."""
+        lines = difflib.unified_diff(
+            self.original.splitlines(), self.source.splitlines(), self.path, self.path, lineterm="", n=0
+        )
+        return "\n".join(list(lines)[2:])
 
     @property
-    def key(self) -> str:
-        return "%s:%d:%s" % (self.path, self.line, self.diff.splitlines()[-1] if self.diff else "")
+    def line(self) -> int:
+        hunk = self.diff.split("\n", 1)[0] if self.diff.startswith("@@") else "@@ -0 +0 @@"
+        return int(hunk.split()[1].lstrip("-").split(",")[0])
 
 
 def engine() -> str:
@@ -46,24 +64,20 @@ def require() -> None:
 
 
 def generate(path: str, source: str, function: str, lines: set[int]) -> list[Mutant]:
-    """Every mutant mutmut's operators make on ``lines`` of ``source`` (the definition ``function``).
-    Code mutmut skips (docstrings, annotations, ``# pragma: no mutate``) stays unmutated."""
+    """Every mutant mutmut's operators make on ``lines`` of ``source`` (the definition ``function``),
+    unrendered. Code mutmut skips (docstrings, annotations, ``# pragma: no mutate``) stays unmutated."""
     file_mutation = _mutmut()
     try:
         module, mutations, _, _ = file_mutation.create_mutations(path, source, covered_lines=lines)
     except Exception:  # libcst cannot parse it (T0 reports syntax); nothing to mutate here
         return []
-    found = []
-    for mutation in mutations:
-        mutated = file_mutation.deep_replace(module, mutation.original_node, mutation.mutated_node)
-        code = mutated.code  # a node replaced by a node is a Module
-        if code == source:
-            continue
-        diff = list(difflib.unified_diff(source.splitlines(), code.splitlines(), path, path, lineterm="", n=0))
-        hunk = next((d for d in diff if d.startswith("@@")), "@@ -0 +0 @@")
-        line = int(hunk.split()[1].lstrip("-").split(",")[0])
-        found.append(Mutant(path, function, line, code, "\n".join(diff[2:])))
-    return found
+
+    def renderer(original: Any, mutated: Any) -> Callable[[], str]:
+        return lambda: str(file_mutation.deep_replace(module, original, mutated).code)
+
+    return [
+        Mutant(path, function, n, source, renderer(m.original_node, m.mutated_node)) for n, m in enumerate(mutations)
+    ]
 
 
 def sample(by_function: Sequence[Sequence[Mutant]], limit: int, seed: int) -> list[Mutant]:

@@ -27,6 +27,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import resource
 import shutil
 import signal
 import subprocess
@@ -128,6 +129,7 @@ class Sandbox:
     shim: str | None = None
     plugins: Mapping[str, str] = field(default_factory=dict)
     missing: tuple[str, ...] = ()
+    memory: int | None = None  # bytes of address space per test process (the audit's mutants); None: no cap
 
     def pytest_args(self) -> list[str]:
         args = ["--evidence-no-network"]
@@ -165,8 +167,18 @@ class Sandbox:
 
     @property
     def preexec(self) -> Callable[[], None]:
-        """Run in the child between fork and exec: die with the runner, enter the namespace."""
-        return _child_with_network_namespace if self.network == "netns" else _child
+        """Run in the child between fork and exec: die with the runner, enter the namespace, and
+        (``memory``) cap the address space."""
+        enter = _child_with_network_namespace if self.network == "netns" else _child
+        if self.memory is None:
+            return enter
+        limit = self.memory
+
+        def capped() -> None:
+            enter()
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+        return capped
 
     def to_dict(self) -> dict[str, object]:
         return {

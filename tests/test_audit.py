@@ -11,6 +11,8 @@ import json
 import pathlib
 import py_compile
 import sqlite3
+import subprocess
+import sys
 from typing import Any
 
 import jsonschema
@@ -19,6 +21,8 @@ from conftest import FIX, PKG, Repo, certify
 
 from runner import audit, mutants
 from runner.cli import main
+from runner.ladder import strength
+from runner.sandbox import Sandbox
 
 SOURCE = "def half(n):\n    return n // 2\n\n\ndef double(n):\n    return n * 2 + 0\n"
 
@@ -181,3 +185,49 @@ def test_the_audit_command_refuses_what_it_cannot_audit(
     assert main(["audit", "--repo", str(repo.path), "--rev", root, *extra]) == 2
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1 and "recorded suite run" not in err
+
+
+def test_mutants_are_rendered_only_when_read() -> None:
+    made = mutants.generate("calc/ops.py", SOURCE, "double", {6})
+    assert made and all("source" not in vars(m) for m in made)  # nothing rendered yet
+    first = made[0]
+    assert first.line == 6 and "source" in vars(first) and all("source" not in vars(m) for m in made[1:])
+
+
+def test_a_changed_class_owns_its_own_statements_not_its_unchanged_methods() -> None:
+    source = (
+        "class Box:\n    size = 3\n\n    def grow(self):\n        return self.size + 1\n\n"
+        "    def shrink(self):\n        return self.size - 1\n"
+    )
+    every = list(strength.definitions(source).values())
+    owned = {s.qualname: sorted(lines) for s, lines in strength.own_lines(every, range(1, 9)).items()}
+    assert owned == {"Box": [1, 2, 3, 6], "Box.grow": [4, 5], "Box.shrink": [7, 8]}
+
+
+def test_a_mutant_test_process_has_its_memory_capped(tmp_path: pathlib.Path) -> None:
+    limit = 3 << 30
+    pinned = Sandbox(1, None, None, "socket_guard", memory=limit)
+    probe = "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0])"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, preexec_fn=pinned.preexec)
+    assert int(out.stdout) == limit
+    assert audit.memory_share(1) >= 1 << 30 and audit.memory_share(4) <= audit.memory_share(1)
+
+
+BREAKS_IMPORT = {
+    "calc/__init__.py": "",
+    "calc/ops.py": 'class Box:\n    size = int("3")\n\n    def grow(self):\n        return self.size + 1\n',
+    "tests/test_box.py": "from calc.ops import Box\n\n\ndef test_grow():\n    assert Box().grow() == 4\n",
+    "pyproject.toml": PKG["pyproject.toml"],
+}
+
+
+def test_a_mutant_that_breaks_the_import_is_killed_by_no_test(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rev = repo.commit(BREAKS_IMPORT)
+    out = tmp_path / "audit.json"
+    assert main(["audit", "--repo", str(repo.path), "--rev", rev, "--critical", "calc.ops", "--out", str(out)]) == 0
+    box = next(f for f in json.loads(out.read_text())["audit"]["functions"] if f["function"] == "Box")
+    assert box["killed"] == box["run"] and box["survivors"] == []
+    assert 1 <= box["untested"] < box["run"]  # `int("XX3XX")` breaks the import; `size = None` fails the test
+    assert "killed (collection)" in capsys.readouterr().err

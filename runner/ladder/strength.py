@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import datetime
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
 from pytest_evidence import gitops
@@ -32,22 +32,19 @@ if TYPE_CHECKING:
     from runner.ladder.climb import Ladder
 
 
-def spans(source: str) -> dict[str, Span]:
-    """Every function of a module by qualname, from its first decorator to its last line."""
+def definitions(source: str) -> dict[str, Span]:
+    """Every function and class of a module by qualname, from its first decorator to its last line."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
-    return {
-        name: Span(name, first_line(node), node.end_lineno or node.lineno)
-        for name, node in defined(tree)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
+    return {name: Span(name, first_line(node), node.end_lineno or node.lineno) for name, node in defined(tree)}
 
 
 def own_lines(spans: Sequence[Span], lines: Iterable[int]) -> dict[Span, frozenset[int]]:
     """Each of ``lines`` under the innermost of ``spans`` holding it: a method's lines are the
-    method's, not also its class's (the diff lists both when both changed)."""
+    method's, not also its class's. ``spans`` must be every definition of the file: a class that
+    changed owns its body's own statements, never its unchanged methods."""
     found: dict[Span, set[int]] = {}
     for n in lines:
         holding = [s for s in spans if s.start <= n <= s.end]
@@ -66,6 +63,7 @@ def reaching(suite: SuiteRun, ids: Sequence[str], path: str, span: Span | None) 
 
 def changed_units(
     diff: Diff,
+    read: Callable[[str], str],
     suite: SuiteRun,
     ids: Sequence[str],
     recorded_on_c: bool,
@@ -75,7 +73,9 @@ def changed_units(
     """Every changed function of the diff's source files, with the tests reaching it.
 
     ``recorded_on_c``: ``suite`` was recorded on the tree the units are mutated in (the audit
-    command); else on B, whose version of each function (same qualname) is matched. Tests B's
+    command); else on B, whose version of each function (same qualname) is matched. ``read``
+    gives a file of the tree mutated, whose every definition decides which lines a changed one
+    owns. Tests B's
     run cannot speak for (``unseen``: new tests, changed test files) are added to every unit,
     and a function B did not have is reached by ``fallback`` (T5's selection)."""
     found = []
@@ -83,8 +83,10 @@ def changed_units(
         if change.status == "D" or not change.path.endswith(".py"):
             continue
         b_spans = {s.qualname: s for s in change.b_spans}
+        changed = {s.qualname for s in change.c_spans}
         whole = {n for s in change.c_spans for n in range(s.start, s.end + 1)}
-        for span, lines in own_lines(change.c_spans, whole).items():
+        owned = own_lines(list(definitions(read(change.path)).values()), whole)
+        for span, lines in ((s, ls) for s, ls in owned.items() if s.qualname in changed):
             recorded = span if recorded_on_c else b_spans.get(span.qualname)
             if not recorded_on_c and span.qualname not in b_spans:
                 tests = list(fallback)
@@ -98,11 +100,11 @@ def changed_units(
 def critical_units(
     read_c: Mapping[str, str], read_recorded: Mapping[str, str], suite: SuiteRun, ids: Sequence[str]
 ) -> list[audit.Unit]:
-    """Every function of each ``--critical`` module (``read_c``: path -> the source mutated;
+    """Every definition of each ``--critical`` module (``read_c``: path -> the source mutated;
     ``read_recorded``: path -> the source ``suite`` was recorded on), with the tests reaching it."""
     found = []
     for path, source in sorted(read_c.items()):
-        recorded, mine = spans(read_recorded.get(path, "")), spans(source)
+        recorded, mine = definitions(read_recorded.get(path, "")), definitions(source)
         whole = {n for s in mine.values() for n in range(s.start, s.end + 1)}
         for span, lines in own_lines(list(mine.values()), whole).items():
             tests = reaching(suite, ids, path, recorded.get(span.qualname))
@@ -136,7 +138,11 @@ def tier(ladder: Ladder, diff: Diff, suite: SuiteRun) -> None:
     passed = {r.test_id for r in ladder.evidence.results if r.candidate_result is Outcome.PASS}
     ids = [t for t in ladder.collected if t in passed]
     selected, unseen = (list(filter(passed.__contains__, found)) for found in _selected(ladder))
-    units = changed_units(diff, suite, ids, False, selected, unseen)
+
+    def read(path: str) -> str:
+        return (co.c_dir / path).read_text(encoding="utf-8")
+
+    units = changed_units(diff, read, suite, ids, False, selected, unseen)
     if how.critical:
         roots = ladder.target.relative_roots(co.c_dir)
         paths = critical_paths(str(co.c_dir), how.critical, roots)
@@ -191,8 +197,10 @@ def _writes(diff: Diff, ladder: Ladder) -> list[audit.Unit]:
     for change in diff.of_kind(FileKind.SOURCE):
         if change.status == "D" or not change.path.endswith(".py"):
             continue
-        for span, lines in own_lines(change.c_spans, change.c_lines).items():
-            if span.qualname.rpartition(".")[2] not in COMPARATORS:
+        changed = {s.qualname for s in change.c_spans}
+        every = list(definitions((ladder.co.c_dir / change.path).read_text(encoding="utf-8")).values())
+        for span, lines in own_lines(every, change.c_lines).items():
+            if span.qualname in changed and span.qualname.rpartition(".")[2] not in COMPARATORS:
                 found.append(audit.Unit(change.path, span.qualname, lines, proving))
     return found
 
@@ -204,23 +212,26 @@ def _reproducer_strength(ladder: Ladder, lab: audit.Lab, units: Sequence[audit.U
     how = ladder.invocation
     found = audit.mutants_of(ladder.co.c_dir, units)
     if not any(found):
-        return {"mutants": 0, "run": 0, "killed": 0, "tests": list(units[0].tests), "survivors": []}
+        return {"mutants": 0, "run": 0, "killed": 0, "untested": 0, "tests": list(units[0].tests), "survivors": []}
     checked = audit.audit(lab, units, found, how.limits(workers=1), ladder.progress, until_killed=True)
     survivors = checked.survivors()
+    # A mutant that broke the tests' import is killed by no test: it says nothing of the reproducer.
+    telling, noticed = checked.run - checked.untested, checked.killed - checked.untested
     summary = {
         "mutants": sum(len(m) for m in found),
         "run": checked.run,
-        "killed": checked.killed,
+        "killed": noticed,
+        "untested": checked.untested,
         "tests": list(units[0].tests),
         "survivors": [{"path": v.mutant.path, "line": v.mutant.line, "diff": v.mutant.diff} for v in survivors][
             : audit.SURVIVORS_SHOWN
         ],
     }
-    if checked.run and not checked.killed:
+    if telling and not noticed:
         first = survivors[0].mutant
         message = (
             "no bug-discriminating test (%s) notices any of %d mutant(s) of the lines the fix wrote, e.g. %s:%d: %s"
-            % (", ".join(units[0].tests), checked.run, first.path, first.line, first.diff.splitlines()[-1].strip())
+            % (", ".join(units[0].tests), telling, first.path, first.line, first.diff.splitlines()[-1].strip())
         )
         ladder.evidence.detect(
             [Detection(DetectionKind.WEAK_REPRODUCER, message, None, first.path, first.line, "survives_mutants")]
@@ -237,8 +248,9 @@ def _status(
         suite_audit.run,
         len(suite_audit.units),
     )
-    if reproducer is not None and reproducer["run"] and not reproducer["killed"]:
-        said += "; the reproducer kills none of %s mutant(s) of the fixed lines" % reproducer["run"]
+    telling = 0 if reproducer is None else cast(int, reproducer["run"]) - cast(int, reproducer["untested"])
+    if reproducer is not None and telling and not reproducer["killed"]:
+        said += "; the reproducer kills none of %d mutant(s) of the fixed lines" % telling
     if minimum is not None and (rate is None or rate < minimum):
         survivors = suite_audit.survivors()
         shown = "; ".join(
