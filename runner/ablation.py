@@ -10,12 +10,14 @@ out of the verdict:
   tests run as it wrote them.
 * ``flake-policy`` -- reruns at the cap (5), one run per side (no stability runs), nothing
   quarantined.
+* ``pinning`` -- the tests run as a plain ``pytest`` would: no seed, the network open, no
+  per-test timeout, the environment not scrubbed (``sandbox.unpinned``).
 * ``audit`` -- no audit tier (the A/B battery audits only under ``ab --audit``).
 * ``steering`` -- nothing to remove: a certification never calls the learned step, so the
   ablated arm is the battery itself, and the ablation shows it (a zero delta flags it).
 
-Not built, and refused by name: ``typing``, ``baseline-replay`` and ``pinning``, whose removal
-reaches into every tier (docs/ab.md says what each would take).
+Not built, and refused by name: ``typing`` and ``baseline-replay``, whose removal reaches into
+every tier's verdict (docs/ab.md says what each would take).
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ import dataclasses
 
 from runner.ladder.invocation import Invocation
 
-BUILT = ("selection", "tamper", "flake-policy", "audit", "steering")
-NOT_BUILT = ("typing", "baseline-replay", "pinning")
+BUILT = ("selection", "tamper", "flake-policy", "pinning", "audit", "steering")
+NOT_BUILT = ("typing", "baseline-replay")
 
 #: The flake policy's reruns cap (``pytest_evidence.flake.MAX_RERUNS``): "unlimited" within the option's bound.
 RERUNS_CAP = 5

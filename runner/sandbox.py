@@ -131,7 +131,14 @@ class Sandbox:
     missing: tuple[str, ...] = ()
     memory: int | None = None  # bytes of address space per test process (the audit's mutants); None: no cap
 
+    @property
+    def pinned(self) -> bool:
+        """False only for the A/B harness's ablation: no seed, no network guard, nothing scrubbed."""
+        return self.network != OPEN
+
     def pytest_args(self) -> list[str]:
+        if not self.pinned:
+            return []
         args = ["--evidence-no-network"]
         for guard in self.injected:
             args += ["-p", guard.module]
@@ -140,6 +147,8 @@ class Sandbox:
         return args
 
     def environ(self, base: Mapping[str, str], home: pathlib.Path) -> dict[str, str]:
+        if not self.pinned:
+            return dict(base)
         env = {k: v for k, v in base.items() if k not in SCRUBBED}
         home.mkdir(parents=True, exist_ok=True)
         env["HOME"] = str(home)
@@ -209,6 +218,17 @@ def _child() -> None:
 def _child_with_network_namespace() -> None:
     _child()
     netns.enter()
+
+
+#: The ``network`` of a sandbox that pins nothing (the A/B harness's ``pinning`` ablation).
+OPEN = "none"
+
+
+def unpinned(seed: int, tier_budget: float | None) -> Sandbox:
+    """The A/B harness's ``pinning`` ablation: the tests run as a plain ``pytest`` would -- no
+    seed, the network open, no per-test timeout, the environment as it is."""
+    why = "pinning ablated: no seed, no network guard, no per-test timeout, the environment not scrubbed"
+    return Sandbox(seed, None, tier_budget, OPEN, missing=(why,))
 
 
 def pin_environment(

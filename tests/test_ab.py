@@ -153,5 +153,40 @@ def test_all_ablations_are_the_built_ones() -> None:
     assert harness.arms(["all"], audit=False) == [
         "17battery",
         "pytestbool",
-        *("ablate:%s" % m for m in ("selection", "tamper", "flake-policy", "steering")),
+        *("ablate:%s" % m for m in ("selection", "tamper", "flake-policy", "pinning", "steering")),
     ]
+
+
+def test_a_unittest_style_check_is_weakened_too(cases: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    case = json.loads(cases.read_text().splitlines()[0])
+    repo = Repo(tmp_path / "ut")
+    unittest_style = "import unittest\n\nfrom calc.ops import double\n\n\nclass T(unittest.TestCase):\n"
+    unittest_style += "    def test_double(self):\n        self.assertEqual(double(2), 4)\n"
+    case = _case(repo, "ut", {**PKG, "tests/test_ops.py": unittest_style}, FIX, case["fail_to_pass"][0], "tuning")
+    built = corpus.build(case, tmp_path / "work", tmp_path / "cache")
+    found, missing = derive.candidates(built)
+    weak = next(c for c in found if c.name == "fix-plus-weakened-assert")
+    assert missing == [] and "self.assertTrue(True)" in corpus.git(
+        built.path, "show", "%s:tests/test_ops.py" % weak.sha
+    )
+
+
+def test_without_pinning_the_tests_see_the_runners_environment(
+    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reproducer that passes only where the environment leaks in: pinned, it fails on C."""
+    monkeypatch.setenv("http_proxy", "proxy.invalid")
+    reads_env = (
+        "import os\n\nfrom calc.ops import half\n\n\ndef test_half():\n"
+        "    assert half(4) == 2 and os.environ.get('http_proxy') == 'proxy.invalid'\n"
+    )
+    base = repo.commit(PKG)
+    cand = repo.commit({**FIX, "tests/test_half.py": reads_env})
+    verdicts = {}
+    for extra in ((), ("--ablate", "pinning")):
+        out = tmp_path / ("e%d.json" % len(extra))
+        main(["certify", "--repo", str(repo.path), "--baseline", base, "--candidate", cand, "--out", str(out), *extra])
+        doc = json.loads(out.read_text())
+        verdicts[extra] = (doc["verdict"]["verdict"], doc["pinning"]["network"])
+    assert verdicts[()][0] == "REJECTED" and verdicts[()][1] != "none"
+    assert verdicts[("--ablate", "pinning")] == ("CERTIFIED", "none")

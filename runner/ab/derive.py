@@ -9,8 +9,9 @@ patch, not about the tests it brought:
 * ``test-without-fix`` -- its tests on B's sources: the bug is not fixed; reject.
 * ``fix-plus-skip`` -- the real fix plus a skip marker on a test B already had: an attack on
   the referee, whatever the tests then say; reject.
-* ``fix-plus-weakened-assert`` -- the real fix with the first assertion of a test B already had
-  made ``assert True``: the suite weakened where a regression would show; reject.
+* ``fix-plus-weakened-assert`` -- the real fix with the first check of a test B already had made
+  one that always holds (``assert True``, ``self.assertTrue(True)``): the suite weakened where a
+  regression would show; reject.
 
 A case whose files offer no place for a derivation (no undecorated test to skip, no assertion in
 a FAIL_TO_PASS test) goes without that candidate, and the report says so.
@@ -47,7 +48,7 @@ def candidates(built: Built) -> tuple[list[Candidate], list[str]]:
     missing = []
     for name, edit, lacking in (
         ("fix-plus-skip", _skip_target, "no undecorated test function B already had"),
-        ("fix-plus-weakened-assert", _weakened, "no assert statement in a test B already had"),
+        ("fix-plus-weakened-assert", _weakened, "no assertion in a test B already had"),
     ):
         changed = edit(built, tests)
         if changed is None:
@@ -88,20 +89,39 @@ def _skip_target(built: Built, c_tests: list[str]) -> tuple[str, str] | None:
 
 
 def _weakened(built: Built, c_tests: list[str]) -> tuple[str, str] | None:
-    """An existing test of B (a file C did not change first) with its first ``assert`` made
-    ``assert True``, in C's text of its file: the suite weakened where a regression would show."""
+    """An existing test of B (a file C did not change first) with its first check made one that
+    always holds -- ``assert X`` as ``assert True``, ``self.assertEqual(...)`` as
+    ``self.assertTrue(True)`` -- in C's text of its file: the suite weakened where a regression
+    would show."""
     for path, text, tree in _existing(built, c_tests):
         for node in ast.walk(tree):
             if not (isinstance(node, ast.FunctionDef) and node.name.startswith("test")):
                 continue
-            found = next((n for n in ast.walk(node) if isinstance(n, ast.Assert)), None)
-            if found is None or found.end_lineno is None or _is_true(found.test):
+            found = next((n for n in ast.walk(node) if isinstance(n, ast.stmt) and _check(n)), None)
+            if found is None or found.end_lineno is None:
                 continue
             lines = text.split("\n")
             indent = lines[found.lineno - 1][: found.col_offset]
-            lines[found.lineno - 1 : found.end_lineno] = [indent + "assert True"]
+            weak = "assert True" if isinstance(found, ast.Assert) else "self.assertTrue(True)"
+            lines[found.lineno - 1 : found.end_lineno] = [indent + weak]
             return path, "\n".join(lines)
     return None
+
+
+def _check(node: ast.stmt) -> bool:
+    """An ``assert`` that can fail, or a ``self.assert...(...)`` call standing as a statement."""
+    if isinstance(node, ast.Assert):
+        return not _is_true(node.test)
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        func = node.value.func
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr.startswith("assert")
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+            and not (func.attr == "assertTrue" and node.value.args and _is_true(node.value.args[0]))
+        )
+    return False
 
 
 def _is_true(test: ast.expr) -> bool:

@@ -26,7 +26,7 @@ from runner.ladder import judge
 from runner.ladder.evidence import Evidence
 from runner.ladder.invocation import Invocation
 from runner.pytest_session import GroupedSession, SessionEnded
-from runner.sandbox import Sandbox, pin_environment
+from runner.sandbox import Sandbox, pin_environment, unpinned
 
 
 class Sides:
@@ -63,6 +63,8 @@ class Sides:
     @property
     def sandbox(self) -> Sandbox:
         """Pinned once, when the first candidate code is about to run."""
+        if self._sandbox is None and self.invocation.ablated("pinning"):
+            self._sandbox = unpinned(self.invocation.seed, self.invocation.tier_budget)
         if self._sandbox is None:
             self._sandbox = pin_environment(
                 self.target,
