@@ -100,16 +100,24 @@ class Built:
     candidate: str
     python: pathlib.Path
     pythonpath: str
-    pytest_args: tuple[str, ...]
+    pytest_args: tuple[str, ...]  # the case's test command, less the flags the runner sets its own way
     tests: tuple[str, ...]  # the case's test paths (directories or files)
 
     @property
     def fail_to_pass(self) -> tuple[str, ...]:
         return tuple(self.case["fail_to_pass"])
 
-    def certify_args(self, candidate: str, out: pathlib.Path, store: pathlib.Path) -> list[str]:
+    @property
+    def command(self) -> tuple[str, ...]:
+        """The case's own test command, whole: what the naive judge runs."""
+        return tuple(self.case.get("test_command", ()))
+
+    def certify_args(
+        self, candidate: str, out: pathlib.Path, store: pathlib.Path, pytest_args: Sequence[str] | None = None
+    ) -> list[str]:
         """``evidence-runner certify`` of ``candidate`` against B, in the case's own interpreter,
-        the real fix's tests trusted (as a harness keeps its test patch)."""
+        the real fix's tests trusted (as a harness keeps its test patch); ``pytest_args``: other
+        than the runner's share of the case's command."""
         return [
             "certify",
             "--repo",
@@ -128,7 +136,7 @@ class Built:
             self.candidate,
             "--store",
             str(store),
-            *["--pytest-arg=%s" % a for a in self.pytest_args],
+            *["--pytest-arg=%s" % a for a in (self.pytest_args if pytest_args is None else pytest_args)],
         ]
 
     def under_tests(self, path: str) -> bool:

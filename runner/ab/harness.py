@@ -105,10 +105,10 @@ def judge(
     """One arm on one candidate, in its own ``evidence-runner`` process."""
     record_path = work / ("%s.%s.json" % (candidate.name, arm.replace(":", "-")))
     store = work / ("store-%s.sqlite3" % arm.replace(":", "-"))
-    args = built.certify_args(candidate.sha, record_path, store)
-    if arm == NAIVE:
-        args.append("--testexec=%s" % NAIVE)
+    if arm == NAIVE:  # the case's own command, whole (``--continue-on-collection-errors`` and all)
+        args = [*built.certify_args(candidate.sha, record_path, store, built.command), "--testexec=%s" % NAIVE]
     else:
+        args = built.certify_args(candidate.sha, record_path, store)
         args += ["--reproducer=%s" % t for t in built.fail_to_pass]
         args += ["--audit"] if audit and arm != "ablate:audit" else []
         args += ["--ablate=%s" % arm.split(":", 1)[1]] if arm.startswith("ablate:") and arm != "ablate:audit" else []
