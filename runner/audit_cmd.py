@@ -22,7 +22,7 @@ from pytest_evidence import gitops
 from pytest_evidence.errors import EXIT_CERTIFIED, EXIT_INCONCLUSIVE, BadInput
 from pytest_evidence.output import check_writable, write_json
 from pytest_evidence.store import Store, SuiteRun
-from runner import audit, baseline_cmd, baseline_suite, integrity, mutants, receipts, tools
+from runner import audit, baseline_cmd, baseline_suite, integrity, mutants, tools
 from runner.checkout import checkouts
 from runner.diff import compute
 from runner.ladder import strength
@@ -159,20 +159,8 @@ def _recorded(
     say: Callable[[str], None],
 ) -> SuiteRun | None:
     """The revision's suite run with per-test dependencies: stored once per tree and environment."""
-    env = target.environment()
-    key = baseline_suite.cache_key(pathlib.Path(root), rev, env, target, 0, sandbox.identity())
-    binding = receipts.Binding(
-        kind="suite",
-        repo=root,
-        ref=rev,
-        head=rev,
-        checkout=root,
-        env_fingerprint=env.fingerprint,
-        command="pytest suite on B, cache key %s" % key,
-    )
-    got = baseline_suite.baseline_suite(
-        store, key, binding, target, checkout, 0, sandbox, parallel=xdist_args(target.has_xdist, jobs, 0)
-    )
+    parallel = xdist_args(target.has_xdist, jobs, 0)
+    _, got = baseline_suite.recorded(store, root, rev, target, 0, sandbox, checkout, parallel=parallel)
     say("recorded suite run of %s: %s (%s)" % (rev[:12], got.how, got.note))
     return got.suite
 

@@ -109,3 +109,31 @@ def _loopback(attempts: Sequence[tuple[str | None, str, bool]]) -> dict[str | No
         if not blocked:
             found.setdefault(test_id, []).append(address)
     return found
+
+
+def recorded(
+    store: Store,
+    repo_key: str,
+    commit: str,
+    target: Target,
+    reruns: int,
+    sandbox: Sandbox,
+    checkout: pathlib.Path,
+    on_intent: Callable[[str], None] = lambda _receipt: None,
+    parallel: Sequence[str] = (),
+) -> tuple[str, BaselineSuite]:
+    """The suite run of ``commit`` (checked out at ``checkout``) with per-test dependencies, and
+    its cache key: B's for a climb, a revision's own for ``evidence-runner audit``; receipted
+    under the repository ``repo_key`` (its real path)."""
+    env = target.environment()
+    key = cache_key(pathlib.Path(repo_key), commit, env, target, reruns, sandbox.identity())
+    binding = receipts.Binding(
+        kind="suite",
+        repo=repo_key,
+        ref=commit,
+        head=commit,
+        checkout=repo_key,
+        env_fingerprint=env.fingerprint,
+        command="pytest suite on B, cache key %s" % key,
+    )
+    return key, baseline_suite(store, key, binding, target, checkout, reruns, sandbox, on_intent, parallel)

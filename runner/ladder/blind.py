@@ -17,7 +17,6 @@ the reproducers and is found with the other library-code scans (``interference``
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -35,8 +34,8 @@ def scan(ladder: Ladder, diff: Diff, reproducing: Sequence[str]) -> None:
         return
     names: dict[str, set[tuple[str, ...]]] = {}
     for test_id in reproducing:
-        path, _, rest = test_id.partition("::")
-        names.setdefault(path, set()).add(tuple(re.sub(r"\[.*$", "", part) for part in rest.split("::")))
+        path, defined = pyscan.node_names(test_id)
+        names.setdefault(path, set()).add(defined)
     changed = {c.path: c for c in diff.files}
     seen: list[blindness.Finding] = []
     heard: set[object] = set()

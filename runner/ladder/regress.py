@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from pytest_evidence import overlay
 from pytest_evidence.model import Detection, DetectionKind, Observation, Outcome, Tier, TierStatus
 from pytest_evidence.store import SuiteRun
-from runner import baseline_suite, receipts
+from runner import baseline_suite
 from runner.diff import Diff
 from runner.importgraph import ImportGraph
 from runner.ladder import judge, reproduce, strength
@@ -34,26 +34,21 @@ def suite_of_b(ladder: Ladder, tests: int) -> baseline_suite.BaselineSuite:
     """B's suite run: reused when stored under this key, run now (receipted) otherwise -- on
     several processes when the suite (``tests``, C's collection; 0: not known) is large enough."""
     target, sides = ladder.target, ladder.sides
-    env = target.environment()
-    key = baseline_suite.cache_key(
-        ladder.co.repo, ladder.co.baseline, env, target, ladder.invocation.reruns, sides.sandbox.identity()
-    )
-    binding = receipts.Binding(
-        kind="suite",
-        repo=sides.repo_key,
-        ref=ladder.co.baseline,
-        head=ladder.co.baseline,
-        checkout=sides.repo_key,
-        env_fingerprint=env.fingerprint,
-        command="pytest suite on B, cache key %s" % key,
-    )
 
     def intent(receipt: str) -> None:
         ladder.open_receipt = receipt
 
     parallel = xdist_args(target.has_xdist, ladder.invocation.jobs, tests)
-    got = baseline_suite.baseline_suite(
-        ladder.store, key, binding, target, ladder.co.b_dir, ladder.invocation.reruns, sides.sandbox, intent, parallel
+    key, got = baseline_suite.recorded(
+        ladder.store,
+        sides.repo_key,
+        ladder.co.baseline,
+        target,
+        ladder.invocation.reruns,
+        sides.sandbox,
+        ladder.co.b_dir,
+        intent,
+        parallel,
     )
     ladder.open_receipt = None
     ladder.baseline_run = {"suite": got.how, "receipt": got.receipt, "note": got.note, "cache_key": key}

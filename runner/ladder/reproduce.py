@@ -11,7 +11,6 @@ from __future__ import annotations
 import fnmatch
 import pathlib
 import posixpath
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -204,12 +203,11 @@ def _killed(
 
 def _defines(ladder: Ladder, commit: str, spec: str) -> bool:
     """Whether ``commit`` (the candidate as submitted, or as tested) defines the test ``spec`` names."""
-    path, _, rest = spec.partition("::")
+    path, names = pyscan.node_names(spec)
     try:
         tree = pyscan.parse(gitops.show(str(ladder.co.repo), commit, path))
     except EvidenceError:
         return False
-    names = tuple(re.sub(r"\[.*$", "", part) for part in rest.split("::")) if rest else ()
     return tree is not None and bool(names) and names in pyscan.definitions(tree)
 
 
