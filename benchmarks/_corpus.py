@@ -20,6 +20,8 @@ from _suite import ROOT  # noqa: F401 - first: it puts this checkout's packages 
 from runner.ab import corpus
 from runner.ab.corpus import Built as CaseRepo
 
+__all__ = ["CaseRepo"]
+
 HERE = pathlib.Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
 CORPUS = pathlib.Path(os.environ.get("EVIDENCE_CORPUS", HERE.parent.parent / "shared" / "corpus"))

@@ -126,7 +126,7 @@ def type_evidence(
         )
         if b_obs is not None or outcome in _NOTABLE:
             detections.extend(_detections_of(obs, b_obs, role))
-    for reason, ids in sorted(untyped.items()):
+    for reason, ids in sorted(untyped.items()) if replayed else ():  # no baseline: the summary says so once
         detections.append(
             Detection(
                 DetectionKind.TYPING_FAILURE,

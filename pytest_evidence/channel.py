@@ -96,6 +96,10 @@ class PrivateChannel:
     def read(self) -> StreamContent:
         return read_fd(self._read_fd, self.key)
 
+    def fileno(self) -> int:
+        """The reading end, for a progress display that counts lines as they arrive (-1 once closed)."""
+        return self._read_fd
+
     def close(self) -> None:
         self.started()
         if self._read_fd >= 0:

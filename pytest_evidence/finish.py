@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 import pytest
 
-from pytest_evidence import environment, gitops, summary
+from pytest_evidence import environment, gitops, locate, summary
 from pytest_evidence.assemble import empty_collection, flake_rows, network_detections, quarantine, type_evidence
 from pytest_evidence.errors import EvidenceError, StoreError, ToolFailed, UnknownTestId
 from pytest_evidence.model import Detection, DetectionKind, EvidenceRecord, Observation, Origin
@@ -159,6 +159,9 @@ class Finisher:
         self.baseline = baseline
         self.record: Optional[Dict[str, Any]] = None
         self.problem: Optional[str] = None  # one line for the terminal: why the status is not the tests'
+        # The same, for pytest's closing line ("2 passed, 1 quarantined as flaky (exit 1)"): the
+        # last thing a reader sees must not read green when the exit is not 0.
+        self.closing: Optional[Tuple[str, List[str]]] = None
         self.refused = False
         self.run_id = uuid.uuid4().hex[:16]
         self.forgery: Optional[str] = None  # the first line of B's stream its plugin did not write
@@ -178,7 +181,8 @@ class Finisher:
         session.exitstatus = self._finish(int(exitstatus))
 
     def _finish(self, exitstatus: int) -> int:
-        observations = list(self.recorder.observed.values())
+        root = str(self.config.rootpath)  # what node ids are relative to: failures are located alike
+        observations = [locate.observation(o, root) for o in self.recorder.observed.values()]
         collected = self.recorder.collected or []
         incomplete = _why_incomplete(exitstatus, len(observations), len(collected))
         complete = incomplete is None
@@ -220,6 +224,7 @@ class Finisher:
             exitstatus = int(pytest.ExitCode.TESTS_FAILED)  # a quarantined test is never green
             quarantined = [o.test_id for o in observations if o.test_id in held]
             self.problem = "exit 1: %d test(s) quarantined as flaky, first %s" % (len(quarantined), quarantined[0])
+            self.closing = ("quarantined as flaky (exit 1)", quarantined)
         forged = None
         if self.forgery is not None:
             forged = Detection(
@@ -231,6 +236,7 @@ class Finisher:
             if exitstatus == 0:  # what B said was tampered with: the run is not green
                 exitstatus = int(pytest.ExitCode.TESTS_FAILED)
                 self.problem = "exit 1: the baseline replay's result stream was forged (%s)" % self.forgery
+                self.closing = ("forged baseline stream (exit 1)", [self.forgery])
         candidate_commit = self._candidate_commit()
         typed = type_evidence(
             candidate=observations,
@@ -348,3 +354,6 @@ class Finisher:
             terminalreporter.write_line(text, yellow=warn, bold=warn)
         if self.problem:
             terminalreporter.write_line(self.problem, red=True, bold=True)
+        if self.closing is not None:
+            label, members = self.closing
+            terminalreporter.stats.setdefault(label, []).extend(members)

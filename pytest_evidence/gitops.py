@@ -48,6 +48,18 @@ def toplevel(path: str) -> str:
     return proc.stdout.decode().strip()
 
 
+def common_dir(path: str) -> Optional[str]:
+    """The git directory shared by every worktree of the repository holding ``path`` (absolute),
+    or None outside a repository or without git: a caller with a fallback needs no error."""
+    try:
+        proc = git(["rev-parse", "--git-common-dir"], cwd=path, check=False)
+    except GitFailed:
+        return None
+    if proc.returncode != 0:
+        return None
+    return os.path.realpath(os.path.join(path, proc.stdout.decode().strip()))
+
+
 def resolve_commit(root: str, rev: str) -> str:
     """Full sha of the commit ``rev`` names."""
     proc = git(["rev-parse", "--verify", "--quiet", rev + "^{commit}"], cwd=root, check=False)

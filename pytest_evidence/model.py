@@ -40,6 +40,10 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   detection kind ``weak_reproducer`` (details ``always_equal``, ``special_cased_input``,
   ``survives_mutants``); ``audit``, ``audit_mutants``, ``audit_budget``, ``min_kill_rate`` and
   ``critical`` in the ``invocation``. Earlier 1.x records still read.
+* ``1.7`` -- no new member: without a baseline, ``summary.typing_failures`` is 0 and no
+  ``typing_failure`` detection is written (nothing was asked to be typed; the results stay
+  untyped, ``evidence_typing_coverage`` says so, and the plugin's summary says once that the B/C
+  contrast needs ``--baseline``). With a baseline nothing changes. Earlier 1.x records still read.
 """
 
 from __future__ import annotations
@@ -49,10 +53,10 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.6"
+SCHEMA_VERSION = "1.7"
 
 #: Record versions this model reads: same major version.
-READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6")
+READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7")
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (
@@ -603,7 +607,7 @@ class EvidenceRecord:
             "selection": None if self.selection is None else dict(self.selection),
             "audit": None if self.audit is None else dict(self.audit),
             "steering": None if self.steering is None else dict(self.steering),
-            "summary": summarize(self.results, self.annotations, self.detections),
+            "summary": summarize(self.results, self.annotations, self.detections, self.baseline_commit is not None),
         }
 
     @classmethod
@@ -718,8 +722,13 @@ def summarize(
     results: Sequence[ValidationResult],
     annotations: Mapping[str, Annotation],
     detections: Sequence[Detection],
+    contrasted: bool = True,
 ) -> Dict[str, Any]:
-    """Counts the reader (and the runner) needs; derived, so it can never disagree."""
+    """Counts the reader (and the runner) needs; derived, so it can never disagree.
+
+    ``contrasted``: a baseline was given. Without one, no result was asked to be typed, so none
+    failed to be: ``typing_failures`` is 0 and ``evidence_typing_coverage`` says nothing was typed.
+    """
     by_role: Dict[str, int] = {r.value: 0 for r in Role}
     by_role["untyped"] = 0
     by_class: Dict[str, int] = {c.value: 0 for c in BCClass}
@@ -745,7 +754,7 @@ def summarize(
         "by_role": by_role,
         "by_class": by_class,
         "bug_discriminating": discriminating,
-        "typing_failures": by_role["untyped"],
+        "typing_failures": by_role["untyped"] if contrasted else 0,
         "evidence_typing_coverage": _ratio(typed, total),
         "bug_discriminating_rate": _ratio(discriminating, passing),
         "detections": by_detection,

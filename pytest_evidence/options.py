@@ -13,6 +13,7 @@ from typing import Any, Optional, Tuple
 
 import pytest
 
+from pytest_evidence import gitops
 from pytest_evidence.errors import BadInput
 from pytest_evidence.flake import MAX_RERUNS
 from pytest_evidence.output import check_writable
@@ -128,7 +129,8 @@ def add_options(parser: pytest.Parser) -> None:
         dest="evidence_store",
         metavar="PATH",
         default=None,
-        help="the evidence store (SQLite; default .pytest_cache/evidence/store.sqlite3).",
+        help="the evidence store (SQLite; default evidence/store.sqlite3 in the repository's git directory, "
+        "shared with evidence-runner; outside git .pytest_cache/evidence/store.sqlite3).",
     )
     group.addoption(
         STORE_TIMEOUT,
@@ -282,7 +284,11 @@ def settings(config: pytest.Config) -> Settings:
     reruns = reruns_type(raw) if raw else DEFAULT_RERUNS
     raw_timeout = _pick(config, "evidence_store_timeout", "evidence_store_timeout")
     store_timeout = seconds_type(raw_timeout) if raw_timeout else DEFAULT_STORE_TIMEOUT
-    store = _pick(config, "evidence_store", "evidence_store") or _default_store(str(config.rootpath))
+    record_mode = bool(config.getoption("evidence_record_mode"))
+    # The runner's own processes (record mode) keep no store: naming one would touch the repository.
+    store = _pick(config, "evidence_store", "evidence_store") or (
+        "" if record_mode else default_store(str(config.rootpath))
+    )
     reproducers = tuple(config.getoption("evidence_reproducers") or config.getini("evidence_reproducers"))
     here = str(config.invocation_params.dir)
     out, stream = _absolute(here, out), _absolute(here, stream)
@@ -296,7 +302,7 @@ def settings(config: pytest.Config) -> Settings:
         reruns=reruns,
         reproducers=reproducers,
         store=_absolute(here, store) or store,
-        record_mode=bool(config.getoption("evidence_record_mode")),
+        record_mode=record_mode,
         select=_absolute(here, config.getoption("evidence_select")),
         deps_root=_absolute(here, config.getoption("evidence_deps")),
         deps_engine=config.getoption("evidence_deps_engine"),
@@ -324,8 +330,15 @@ def _read_lines(path: Optional[str]) -> Tuple[str, ...]:
         return tuple(line.strip() for line in fh if line.strip())
 
 
-def _default_store(rootdir: str) -> str:
-    """``.pytest_cache/evidence/store.sqlite3``; the cache dir ignores itself, as pytest's does."""
+def default_store(rootdir: str) -> str:
+    """The store the plugin and the runner share by default: ``evidence/store.sqlite3`` in the
+    repository's git directory (common to its worktrees, never committed), so ``evidence-runner
+    flaky list`` finds the plugin's quarantine with no ``--store``. Outside a git repository:
+    ``.pytest_cache/evidence/store.sqlite3``; the cache dir ignores itself, as pytest's does."""
+    common = gitops.common_dir(rootdir)
+    if common is not None:
+        os.makedirs(os.path.join(common, "evidence"), exist_ok=True)
+        return os.path.join(common, "evidence", "store.sqlite3")
     cache = os.path.join(rootdir, ".pytest_cache")
     os.makedirs(os.path.join(cache, "evidence"), exist_ok=True)
     ignore = os.path.join(cache, ".gitignore")

@@ -45,18 +45,22 @@ def _umask() -> int:
 
 
 def write_json(path: str, doc: Mapping[str, Any]) -> None:
-    """Write atomically: a reader never sees half a record, and a failure leaves no temp file.
+    """Write a record atomically.
 
     Compact on purpose: ``indent`` forces json's pure-Python encoder, which alone cost more than
     the rest of the plugin on a 2,000-test suite (pretty-print with ``python -m json.tool``).
     """
+    write_text(path, json.dumps(doc, separators=(",", ":")) + "\n")
+
+
+def write_text(path: str, text: str) -> None:
+    """Write atomically: a reader never sees half a file, and a failure leaves no temp file."""
     parent = os.path.dirname(os.path.abspath(path))
     os.makedirs(parent, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=parent, prefix=".%s." % os.path.basename(path), suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(doc, separators=(",", ":")))
-            fh.write("\n")
+            fh.write(text)
         os.chmod(tmp, 0o666 & ~_umask())  # as open() would have made it, not mkstemp's 0600
         os.replace(tmp, path)
     except BaseException:

@@ -5,7 +5,9 @@ concern -- and only the ones this process needs:
 
 * ``FlakePolicy`` where tests run (a serial session, or an xdist worker);
 * ``Recorder`` and ``Finisher`` where every report arrives (a serial session, or the xdist
-  controller), so the stream, the record and the store each have exactly one writer;
+  controller), so the stream, the record and the store each have exactly one writer, and
+  ``JunitProperties`` beside the ``Finisher`` (``--junitxml`` gains each test's role, B/C class
+  and bug-discriminating once the record is typed);
 * ``Selector`` where collection happens, when ``--evidence-select`` is given;
 * ``NetworkGuard`` where tests run, when ``--evidence-no-network`` is given (its refusals are
   streamed by the recorder of the same process; an xdist worker blocks without reporting).
@@ -35,6 +37,7 @@ from pytest_evidence.errors import BadInput, EvidenceError, StoreLocked
 from pytest_evidence.finish import BaselinePlan, Finisher
 from pytest_evidence.flake import FlakePolicy
 from pytest_evidence.groups import GroupedRun, descriptors
+from pytest_evidence.junit_properties import JunitProperties
 from pytest_evidence.netguard import NetworkGuard, Report
 from pytest_evidence.recorder import Recorder
 from pytest_evidence.select import Selector
@@ -222,7 +225,9 @@ def pytest_configure(config: pytest.Config) -> None:
         if control is not None:
             config.pluginmanager.register(GroupedRun(recorder, *control), "evidence-groups")
         return
-    config.pluginmanager.register(Finisher(config, settings, recorder, baseline), "evidence-finisher")
+    finisher = Finisher(config, settings, recorder, baseline)
+    config.pluginmanager.register(finisher, "evidence-finisher")
+    config.pluginmanager.register(JunitProperties(finisher), "evidence-junit-properties")
 
 
 def _control(settings: options.Settings, distributed: bool) -> Optional[Tuple[int, int]]:

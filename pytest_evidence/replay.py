@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence
 
-from pytest_evidence import gitops, overlay, stream
+from pytest_evidence import gitops, locate, overlay, stream
 from pytest_evidence.channel import PrivateChannel
 from pytest_evidence.inject import INJECT_PLUGIN, PYTEST_LAUNCH, private_copy
 from pytest_evidence.model import Failure, FailureKind, Observation, Outcome, bounded
@@ -74,7 +74,7 @@ def run_on_baseline(request: BaselineRequest, test_ids: Sequence[str]) -> Baseli
         plugin = private_copy(os.path.join(scratch, "plugin"))
         with PrivateChannel() as channel:
             proc = _run_pytest(request, cwd, tree, plugin, select, channel, present)
-            content = channel.read()
+            content = locate.content(channel.read(), cwd)  # node ids are relative to cwd too
         observed = {tid: observation_for(tid, content) for tid in test_ids}
         stderr = bounded(proc.stderr.decode("utf-8", "replace"), 2000)
         return BaselineRun(observed, proc.returncode, stderr, content.forgery)

@@ -9,14 +9,15 @@ import posixpath
 import sys
 from collections.abc import Callable, Sequence
 
-from pytest_evidence import gitops
+from pytest_evidence import gitops, options
 from pytest_evidence.errors import BadInput, InternalError, Interrupted
+from pytest_evidence.model import EvidenceRecord
 from pytest_evidence.output import check_writable, write_json
 from pytest_evidence.store import Store
-from runner import ablation, crash_report, mutants, naive, receipts, tools
+from runner import ablation, crash_report, mutants, naive, receipts, report_cmd, tools
 from runner.checkout import Checkouts, checkouts
 from runner.ladder import Invocation, Ladder, strength, write_record
-from runner.parallel import MIN_TESTS, cores
+from runner.parallel import MIN_TESTS
 from runner.sandbox import DEFAULT_SEED, DEFAULT_TEST_TIMEOUT
 from runner.verdict import EXIT_CODES
 
@@ -89,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1,
         metavar="N",
         help="processes B's suite run may use, with pytest-xdist when the target has it and the suite has at "
-        "least %d tests (default 1: serial; this machine has %d cores)" % (MIN_TESTS, cores()),
+        "least %d tests (default 1: serial; at most the machine's cores are useful)" % MIN_TESTS,
     )
     parser.add_argument(
         "--stability-runs",
@@ -148,7 +149,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="R",
         help="with --audit: a kill rate under R (0-1) makes the verdict inconclusive (default: off)",
     )
-    parser.add_argument("--integration-marker", default="integration", metavar="NAME")
+    parser.add_argument(
+        "--integration-marker",
+        default="integration",
+        metavar="NAME",
+        help="the marker of integration tests, which T6 runs (default: integration)",
+    )
     parser.add_argument(
         "--integration-glob",
         action="append",
@@ -162,6 +168,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="the evidence store (default: evidence/store.sqlite3 in the repository's git dir)",
     )
+    report_cmd.add_export_arguments(parser)
     parser.set_defaults(passthrough=[])
 
 
@@ -223,8 +230,8 @@ def _natural(value: str) -> int:
 
 
 def default_store(repo: pathlib.Path) -> pathlib.Path:
-    common = gitops.git(["rev-parse", "--git-common-dir"], cwd=str(repo)).stdout.decode().strip()
-    return (repo / common / "evidence" / "store.sqlite3").resolve()
+    """The plugin's default store too (``options.default_store``): one quarantine, one history."""
+    return pathlib.Path(options.default_store(str(repo)))
 
 
 def invocation(args: argparse.Namespace) -> Invocation:
@@ -256,8 +263,8 @@ def invocation(args: argparse.Namespace) -> Invocation:
     return ablation.applied(how)
 
 
-def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int, str]:
-    """Certify; returns ``(exit code, one-line verdict)``.
+def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int, str, EvidenceRecord | None]:
+    """Certify; returns ``(exit code, one-line verdict, the record)`` (no record: the naive judge's).
 
     Everything the user can get wrong is checked first (bad input, exit 2, nothing written).
     From the first tier on, every ending writes a record: a verdict, or ``complete: false`` with
@@ -265,8 +272,11 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
     """
     how = invocation(args)
     check_writable(str(args.out), "--out", create_parents=False)
+    report_cmd.check(args)
     if testexec(args) == "pytestbool":
-        return _naive(args, how)
+        if any(getattr(args, o) is not None for o in report_cmd.EXPORTS):
+            raise BadInput("--testexec pytestbool writes no evidence to export: drop %s" % report_cmd.asked(args))
+        return (*_naive(args, how), None)
     tools.require()
     if how.min_kill_rate is not None and not how.audit:
         raise BadInput("--min-kill-rate needs --audit")
@@ -299,10 +309,13 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
                 write_record(ladder.record(incomplete=reason, judged=False), args.out)
                 raise InternalError("%s; the record of what ran is %s" % (reason, args.out)) from exc
     write_record(record, args.out)
+    written = report_cmd.export(record, args, args.out, step_summary=True)
+    if written:
+        progress("wrote %s" % ", ".join(written))
     verdict = record.verdict
     assert verdict is not None
     where = " at %s" % verdict.halted_at.value if verdict.halted_at else ""
-    return EXIT_CODES[verdict.verdict], "%s%s: %s" % (verdict.verdict.value, where, verdict.reasons[0])
+    return EXIT_CODES[verdict.verdict], "%s%s: %s" % (verdict.verdict.value, where, verdict.reasons[0]), record
 
 
 def testexec(args: argparse.Namespace) -> str:

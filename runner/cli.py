@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from runner import ab_cmd, audit_cmd, baseline_cmd, certify, ledgers, steer_cmd
+    from runner import ab_cmd, audit_cmd, baseline_cmd, certify, ledgers, report_cmd, steer_cmd
 
     parser = _Parser(prog=PROGRAM, description="Certify or falsify a candidate patch.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -56,6 +56,13 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_parser(
             "ab",
             help="every case of a corpus through the battery and the naive judge: measures and the decision rule",
+        )
+    )
+    report_cmd.add_arguments(
+        sub.add_parser(
+            "report",
+            help="render an evidence record: the terminal summary, or HTML, Markdown, JUnit XML, SWE-bench files",
+            usage="%(prog)s RECORD [--html FILE] [--markdown FILE] [--junit FILE] [--swebench DIR [--instance-id ID]]",
         )
     )
     steer_cmd.add_arguments(
@@ -109,14 +116,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from runner import ab_cmd, audit_cmd, baseline_cmd, certify, demo, ledgers, steer_cmd
+    from runner import ab_cmd, audit_cmd, baseline_cmd, certify, demo, ledgers, report_cmd, steer_cmd
+    from runner.terminal import live, summary
 
     console = Console(stderr=True, soft_wrap=True)  # a progress line is one line, in a CI log too
     if args.command == "demo":
         return demo.run(args.keep, Console())
     if args.command == "certify":
-        # Progress quotes test ids and paths, which hold brackets: never read as markup.
-        code, line = certify.run(args, lambda msg: console.print("  " + msg, highlight=False, markup=False))
+        with live.Display(console) as display:
+            code, line, record = certify.run(args, display.event)
+        if record is not None:
+            summary.show(console, record, str(args.out))
+        print(line)
+        return code
+    if args.command == "report":
+        code, line = report_cmd.run(args, lambda record, path: summary.show(Console(), record, str(path)))
         print(line)
         return code
     if args.command == "ab":

@@ -12,52 +12,67 @@ import json
 import pathlib
 import shutil
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from runner import certify, example_repo
+from runner.terminal import live
+from runner.terminal.live import say
 
 
 def certify_candidate(
-    repo: example_repo.ExampleRepo, name: str, out: pathlib.Path, store: pathlib.Path, *extra: str
+    repo: example_repo.ExampleRepo,
+    name: str,
+    out: pathlib.Path,
+    store: pathlib.Path,
+    *extra: str,
+    progress: Callable[[str], None] = lambda _m: None,
 ) -> tuple[int, dict[str, Any]]:
     """``certify`` one candidate of the example (``extra``: more certify arguments)."""
     parser = argparse.ArgumentParser()
     certify.add_arguments(parser)
     args = parser.parse_args([*repo.certify_args(name, out, store), *extra])
-    code, _line = certify.run(args, lambda _m: None)
+    code, _line, _record = certify.run(args, progress)
     return code, json.loads(out.read_text())
 
 
 def run(keep: bool, console: Console) -> int:
+    """Each candidate in turn, its progress live, its verdict as soon as it has one; then the
+    verdicts side by side in a table narrow enough for 80 columns."""
     work = pathlib.Path(tempfile.mkdtemp(prefix="evidence-demo-"))
     try:
         repo = example_repo.build(work / "shop")
-        console.print(
-            "example repository %s: B = %s, %d candidates" % (repo.path, repo.baseline[:12], len(repo.candidates)),
-            markup=False,
+        say(
+            console,
+            "example repository %s: B = %s, %d candidates; B's suite runs once and is reused"
+            % (repo.path, repo.baseline[:12], len(repo.candidates)),
+            indent="",
         )
-        table = Table(title="evidence-runner certify, per candidate")
-        for column in ("candidate", "verdict", "halted", "why"):
-            table.add_column(column, overflow="fold")
-        for name in example_repo.CANDIDATES:
-            code, doc = certify_candidate(repo, name, work / f"{name}.json", work / "store.sqlite3")
+        table = Table(title="evidence-runner certify, per candidate", box=box.SIMPLE_HEAD)
+        for column in ("candidate", "verdict", "exit", "halted"):
+            table.add_column(column, no_wrap=True)
+        count = len(example_repo.CANDIDATES)
+        for number, (name, (what, _files, _deleted)) in enumerate(example_repo.CANDIDATES.items(), 1):
+            say(console, "[%d/%d] %s: %s" % (number, count, name, what), indent="")
+            with live.Display(console):
+                code, doc = certify_candidate(repo, name, work / f"{name}.json", work / "store.sqlite3")
             verdict = doc["verdict"]
             style = {"CERTIFIED": "green", "REJECTED": "red"}.get(verdict["verdict"], "yellow")
-            table.add_row(
-                name,
-                "[%s]%s[/] (exit %d)" % (style, verdict["verdict"], code),
-                verdict["halted_at"] or "-",
-                Text(verdict["reasons"][0]),  # test ids hold brackets: never markup
-            )
+            at = " at %s" % verdict["halted_at"] if verdict["halted_at"] else ""
+            say(console, "-> %s%s: %s" % (verdict["verdict"], at, verdict["reasons"][0]), style=style)
+            table.add_row(name, Text(verdict["verdict"], style=style), str(code), verdict["halted_at"] or "-")
         console.print(table)
-        for name, (what, _files, _deleted) in example_repo.CANDIDATES.items():
-            console.print("  %-18s %s" % (name, what), highlight=False, markup=False)
         if keep:
-            console.print("kept: %s (evidence records: *.json)" % work, markup=False)
+            say(
+                console,
+                "kept: %s (evidence records: *.json; render one: evidence-runner report FILE)" % work,
+                indent="",
+            )
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)

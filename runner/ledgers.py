@@ -28,12 +28,12 @@ def add_arguments(flaky: argparse.ArgumentParser, receipt: argparse.ArgumentPars
     fsub = flaky.add_subparsers(dest="action", required=True)
     _common(fsub.add_parser("list", help="tests quarantined in the repository"))
     clear = fsub.add_parser("clear", help="end a test's quarantine (its history stays)")
-    clear.add_argument("nodeid", metavar="NODEID")
+    clear.add_argument("nodeid", metavar="NODEID", help="the quarantined test's node id, as flaky list prints it")
     _common(clear)
     rsub = receipt.add_subparsers(dest="action", required=True)
     _common(rsub.add_parser("list", help="baseline receipts of the repository and their state"))
     rec = rsub.add_parser("reconcile", help="decide what a held receipt becomes")
-    rec.add_argument("receipt", metavar="ID")
+    rec.add_argument("receipt", metavar="ID", help="the held receipt's id, as receipts list prints it")
     how = rec.add_mutually_exclusive_group(required=True)
     how.add_argument("--rerun", action="store_true", help="run the operation again")
     how.add_argument("--abandon", action="store_true", help="give the operation up")
@@ -70,11 +70,11 @@ def receipts_command(args: argparse.Namespace, store_path: pathlib.Path, out: Pr
     with Store(str(store_path), option="--store") as store:
         if args.action == "list":
             found = store.receipts(repo=root)
+            row = "%-16s  %-7s %-24s %-12s  %-25s  %s"
+            if found:
+                out(row % ("RECEIPT", "KIND", "REF", "HEAD", "CREATED", "STATE"))
             for r in found:
-                out(
-                    "%s  %-7s %-24s %s  %s  %s"
-                    % (r["receipt"], r["kind"], r["ref"][:24], r["head"][:12], r["created"], receipts.status(r))
-                )
+                out(row % (r["receipt"], r["kind"], r["ref"][:24], r["head"][:12], r["created"], receipts.status(r)))
             held = [r for r in found if receipts.status(r) == "held"]
             return EXIT_CERTIFIED, "%d receipt(s), %d held" % (len(found), len(held))
         matches = store.receipts(receipt=args.receipt)

@@ -22,7 +22,6 @@ could be installed: then the budget is the only thing that notices a hang).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import pathlib
 import shutil
@@ -33,7 +32,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_evidence import stream
+from pytest_evidence import locate, stream
 from pytest_evidence.channel import PrivateChannel
 from pytest_evidence.inject import INJECT_PLUGIN, PYTEST_LAUNCH
 from pytest_evidence.model import Detection, DetectionKind, Failure, FailureKind, Observation, Outcome
@@ -41,6 +40,7 @@ from pytest_evidence.replay import observation_for
 from pytest_evidence.sockguard import LOG_VARIABLE, read_log
 from runner.sandbox import Sandbox
 from runner.target import Target
+from runner.terminal.activity import ACTIVITY
 
 
 @dataclass(frozen=True)
@@ -172,10 +172,11 @@ class PytestProcess:
             self.release()
             raise
         self.channel.started()
+        ACTIVITY.attach(self.channel.fileno())
 
     def content(self) -> stream.StreamContent:
         """What the stream says now, failures located in the repository."""
-        return _relative(self.channel.read(), self.checkout)
+        return locate.content(self.channel.read(), str(self.checkout))
 
     def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError):  # it may have ended on its own meanwhile
@@ -212,6 +213,7 @@ class PytestProcess:
         return round(time.perf_counter() - self.started, 3)
 
     def release(self) -> None:
+        ACTIVITY.detach(self.channel.fileno())
         self.channel.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
@@ -251,31 +253,6 @@ def run(
             process.release()
             raise
     return process.ended(stderr or "", exhausted, test_ids, collect_only)
-
-
-def _relative(content: stream.StreamContent, checkout: pathlib.Path) -> stream.StreamContent:
-    """Failures located in the repository, not in a temporary worktree that is gone by the time
-    anyone reads the record -- and alike on B and on C, so the two sides compare."""
-    prefixes = sorted({str(checkout) + os.sep, os.path.realpath(checkout) + os.sep}, key=len, reverse=True)
-
-    def strip(text: str) -> str:
-        for prefix in prefixes:
-            text = text.replace(prefix, "")
-        return text
-
-    def local(failure: Failure | None) -> Failure | None:
-        if failure is None:
-            return None
-        return dataclasses.replace(
-            failure,
-            message=strip(failure.message),
-            path=None if failure.path is None else strip(failure.path),
-            excerpt=strip(failure.excerpt),
-        )
-
-    content.results = {t: dataclasses.replace(o, failure=local(o.failure)) for t, o in content.results.items()}
-    content.collect_errors = {n: f for n, f in ((n, local(f)) for n, f in content.collect_errors.items()) if f}
-    return content
 
 
 def _tail(stderr: str) -> str:

@@ -31,6 +31,7 @@ from pytest_evidence.model import FAILING, Outcome
 from runner.pytest_run import Launch, PytestProcess, PytestRun
 from runner.sandbox import Sandbox
 from runner.target import Target
+from runner.terminal.activity import ACTIVITY
 
 #: How often a wait looks at whether the process is still there (its wake pipe may be held open
 #: by a child it started).
@@ -96,6 +97,7 @@ class GroupedSession:
 
     def plan(self, groups: Sequence[Sequence[str]]) -> None:
         self.groups = [list(g) for g in groups]
+        ACTIVITY.expect(sum(len(g) for g in self.groups))
         self._send(json.dumps({"groups": self.groups}))
 
     def group(self, number: int) -> PytestRun:

@@ -253,3 +253,23 @@ def installed_runner(shared_tmp: pathlib.Path) -> pathlib.Path:
 def bare_target(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     """A target interpreter whose venv has pytest and nothing else: no guard plugins, no coverage."""
     return venvs.pytest_only(tmp_path_factory.mktemp("target") / "venv")
+
+
+#: Candidates of the built-in example whose records the export tests render: one per verdict and
+#: halting tier that shows differently (a fix, a regression, a falsified fix, an attack, a flake).
+EXPORTED = ("honest-fix", "regression", "no-fix", "conftest-tamper", "flaky-fix")
+
+
+@pytest.fixture(scope="session")
+def example_records(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[pathlib.Path, Record]]:
+    """Real records of the example's candidates (certified once per session): path and document."""
+    from runner import demo, example_repo
+
+    work = tmp_path_factory.mktemp("records")
+    repo = example_repo.build(work / "shop")
+    found = {}
+    for name in EXPORTED:
+        out = work / f"{name}.json"
+        _code, doc = demo.certify_candidate(repo, name, out, work / "store.sqlite3")
+        found[name] = (out, doc)
+    return found

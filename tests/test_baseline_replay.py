@@ -6,6 +6,8 @@ repositories with a buggy B and check the typing, the cache and the bad-input er
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import BUGGY, EXISTING_TESTS, NEW_TEST, GitRepo, Record, RunEvidence, by_name, fix
 
@@ -34,10 +36,20 @@ def test_new_failing_on_b_test_is_bug_discriminating(shop_repo: tuple[GitRepo, s
     ann = doc["annotations"]["tests/test_boundary.py::test_ten_items_get_discount"]
     assert ann["bc_class"] == "bug-discriminating" and ann["origin"] == "added"
     assert ann["baseline_failure"]["kind"] == "assertion"
+    # located in the repository, not in B's temporary worktree (gone once the run ends)
+    assert ann["baseline_failure"]["path"] == "tests/test_boundary.py"
+    assert "evidence-baseline-" not in json.dumps(doc)
     assert doc["baseline_commit"] == base
     assert doc["summary"]["evidence_typing_coverage"] == 1.0
     assert doc["baseline_run"]["overlay"] == ["tests/test_boundary.py"]
-    result.stdout.fnmatch_lines(["*bug-discriminating: 1 of 3 passing result(s)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "B/C classes: bug-discriminating 1, regression-only 2",
+            "  bug-discriminating: tests/test_boundary.py::test_ten_items_get_discount",
+            "  regression-only: tests/test_shop.py::test_large_order, tests/test_shop.py::test_small_order",
+            "*bug-discriminating: 1 of 3 passing result(s)*",
+        ]
+    )
 
 
 def test_second_run_against_the_same_b_does_not_run_b(
@@ -165,7 +177,7 @@ def test_working_tree_is_untouched(shop_repo: tuple[GitRepo, str], run_evidence:
     before = repo.git("status", "--porcelain")
     run_evidence(f"--baseline={base}")
     after = [line for line in repo.git("status", "--porcelain").splitlines() if "evidence.json" not in line]
-    assert after == before.splitlines()  # the store lives in .pytest_cache, which ignores itself
+    assert after == before.splitlines()  # the store lives in the git directory
     assert repo.git("worktree", "list").count("\n") == 0  # only the main worktree remains
 
 

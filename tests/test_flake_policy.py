@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import RunEvidence, by_name
+from conftest import GitRepo, RunEvidence, by_name
+
+from runner.cli import main
 
 FLIP = """
 import pathlib
@@ -64,3 +66,16 @@ def test_a_quarantine_outlives_the_run_that_saw_the_flip(pytester: pytest.Pytest
     flip = by_name(doc)["test_flip"]
     assert flip["candidate_result"] == "flaky" and "flaky clear test_flaky.py::test_flip" in flip["failure"]["message"]
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    # the last line says why the exit is not 0, not just "1 passed"
+    assert "1 quarantined as flaky (exit 1)" in result.stdout.lines[-1], result.stdout.lines[-1]
+
+
+def test_the_runner_finds_the_plugins_quarantine_with_no_store_named(
+    git_repo: GitRepo, run_evidence: RunEvidence, capsys: pytest.CaptureFixture[str]
+) -> None:
+    git_repo.commit("a flaky test", {"test_flaky.py": FLIP})
+    run_evidence()
+    assert (git_repo.path / ".git" / "evidence" / "store.sqlite3").is_file()  # in the git dir, not the tree
+    capsys.readouterr()
+    assert main(["flaky", "list", "--repo", str(git_repo.path)]) == 0
+    assert "test_flaky.py::test_flip  quarantined by run" in capsys.readouterr().out

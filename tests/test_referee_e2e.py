@@ -139,6 +139,9 @@ def test_kill_9_during_the_baseline_run_holds_the_receipt_until_reconciled(
 
     code, listed = _cli(capsys, "receipts", "list", "--repo", str(repo.path))
     assert code == 0 and held in listed and "held" in listed
+    header = ["RECEIPT", "KIND", "REF", "HEAD", "CREATED", "STATE"]
+    rows = [line.split() for line in listed.splitlines()]
+    assert rows[rows.index(header) + 1][0] == held  # the header, then the receipts
     code, said = _cli(capsys, "receipts", "reconcile", held, "--rerun", "--repo", str(repo.path))
     assert code == 0 and "next certify" in said
     code, doc = certify(repo, tmp_path / "fresh.json", "--baseline", base, "--candidate", cand)

@@ -141,3 +141,12 @@ def test_demo_prints_the_table_and_leaves_nothing_behind(
 
 def test_unknown_command_is_bad_input() -> None:
     assert main(["frobnicate"]) == EXIT_BAD_INPUT
+
+
+def test_no_record_points_into_a_removed_worktree(certified: dict[str, tuple[int, Record]]) -> None:
+    """Failure locations are repository-relative: a reader can open them after the run."""
+    for name, (_code, doc) in certified.items():
+        assert "evidence-runner-" not in json.dumps(doc), name
+        located = [r["failure"]["path"] for r in doc["results"] if r["failure"] and r["failure"]["path"]]
+        located += [a["baseline_failure"]["path"] for a in doc["annotations"].values() if a.get("baseline_failure")]
+        assert all(not p.startswith("/") for p in located if p), (name, located)

@@ -39,6 +39,7 @@ from runner.ladder.evidence import Evidence
 from runner.ladder.invocation import Invocation
 from runner.ladder.sides import Sides
 from runner.sandbox import lockfile_digest
+from runner.terminal.activity import ACTIVITY
 from runner.verdict import decide, rejects
 
 
@@ -77,6 +78,7 @@ class Ladder:
     def enter(self, tier: Tier) -> float:
         """The rung now running: an engine failure from here on is this rung's error."""
         self._rung, self._rung_started = tier, time.perf_counter()
+        ACTIVITY.phase(tier.value)
         return self._rung_started
 
     def tier(

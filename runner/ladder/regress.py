@@ -25,6 +25,7 @@ from runner.parallel import xdist_args
 from runner.pytest_run import PytestRun
 from runner.pytest_session import SessionEnded
 from runner.selection import integration_tests, select_impacted_tests
+from runner.terminal.activity import ACTIVITY, BASELINE_PHASE
 
 if TYPE_CHECKING:
     from runner.ladder.climb import Ladder
@@ -39,17 +40,18 @@ def suite_of_b(ladder: Ladder, tests: int) -> baseline_suite.BaselineSuite:
         ladder.open_receipt = receipt
 
     parallel = xdist_args(target.has_xdist, ladder.invocation.jobs, tests)
-    key, got = baseline_suite.recorded(
-        ladder.store,
-        sides.repo_key,
-        ladder.co.baseline,
-        target,
-        ladder.invocation.reruns,
-        sides.sandbox,
-        ladder.co.b_dir,
-        intent,
-        parallel,
-    )
+    with ACTIVITY.during(BASELINE_PHASE):
+        key, got = baseline_suite.recorded(
+            ladder.store,
+            sides.repo_key,
+            ladder.co.baseline,
+            target,
+            ladder.invocation.reruns,
+            sides.sandbox,
+            ladder.co.b_dir,
+            intent,
+            parallel,
+        )
     ladder.open_receipt = None
     ladder.baseline_run = {"suite": got.how, "receipt": got.receipt, "note": got.note, "cache_key": key}
     if got.how == "run now":

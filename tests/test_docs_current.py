@@ -1,0 +1,77 @@
+"""The generated reference pages say what the code says, and the code says something about every
+option: a page a reader trusts must fail the tests the moment it is stale, and an option without a
+help text is a blank line in it."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from runner.cli import _parser
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERATOR = ROOT / "docs" / "generate.py"
+
+
+def _generator() -> ModuleType:
+    """``docs/generate.py``, which is a script, not a module of any package."""
+    spec = importlib.util.spec_from_file_location("docs_generate", GENERATOR)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_generated_pages_are_current() -> None:
+    run = subprocess.run(
+        [sys.executable, str(GENERATOR), "--check"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr  # names each stale page and the command that regenerates it
+
+
+def test_check_names_each_stale_page_and_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    generate = _generator()
+    wanted = generate.pages()
+    for path, text in wanted.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    assert generate.main(["--check"], root=tmp_path) == 0
+
+    (tmp_path / "docs" / "cli.md").write_text("an older page\n", encoding="utf-8")
+    (tmp_path / "docs" / "schema-reference.md").unlink()
+    assert generate.main(["--check"], root=tmp_path) == 1
+    said = capsys.readouterr().err
+    assert "docs/cli.md is stale" in said and "docs/schema-reference.md is stale" in said
+    assert "plugin-options" not in said
+    assert "python docs/generate.py" in said
+
+    assert generate.main([], root=tmp_path) == 0
+    assert generate.stale(tmp_path, wanted) == []
+
+
+def test_every_option_has_a_help_text() -> None:
+    """Every command and option of ``evidence-runner`` and of the plugin, ini keys included."""
+    generate = _generator()
+    missing = []
+    for command in generate.commands(_parser()):
+        if not (command.help or "").strip():
+            missing.append("%s (the command)" % command.prog)
+        for action in command.parser._actions:
+            if isinstance(action, argparse._SubParsersAction) or action.help == argparse.SUPPRESS:
+                continue
+            if not (action.help or "").strip():
+                missing.append(
+                    "%s %s" % (command.prog, "/".join(action.option_strings) or action.metavar or action.dest)
+                )
+    registered = generate.plugin_registration()
+    options = [option for group in registered.groups for option in group.options]
+    missing += ["pytest %s" % "/".join(o.names) for o in options if not o.help.strip()]
+    missing += ["ini key %s" % key.name for key in registered.ini if not key.help.strip()]
+    assert not missing, "options without a help text:\n  " + "\n  ".join(missing)
