@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from runner import ab_cmd, audit_cmd, baseline_cmd, certify, ledgers, report_cmd, steer_cmd
+    from runner import ab_cmd, audit_cmd, baseline_cmd, batch_cmd, certify, ledgers, report_cmd, steer_cmd
 
     parser = _Parser(prog=PROGRAM, description="Certify or falsify a candidate patch.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -45,6 +45,14 @@ def _parser() -> argparse.ArgumentParser:
         "[-- PYTEST_ARGS ...]",
     )
     certify.add_arguments(c)
+    batch_cmd.add_arguments(
+        sub.add_parser(
+            "certify-batch",
+            help="certify every candidate of a list against one baseline, in parallel, and rank them",
+            usage="%(prog)s --repo DIR --baseline REV --candidates FILE|DIR --out DIR [--jobs N] "
+            "[certify's options] [-- PYTEST_ARGS ...]",
+        )
+    )
     audit_cmd.add_arguments(
         sub.add_parser(
             "audit",
@@ -91,11 +99,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if missing:
             raise MissingTool("the runner needs %s: pip install 'pytest-evidence[runner]'" % ", ".join(missing))
         try:
-            args = _parser().parse_args(words)
+            args, rest = _parser().parse_known_args(words)
         except SystemExit as exc:  # --help
             return 0 if not exc.code else EXIT_INTERNAL
-        if passthrough and args.command != "certify":
-            raise Usage("arguments after -- are pytest's, and only certify takes them")
+        if rest and args.command != "certify-batch":  # a batch hands certify's options to every certify
+            raise Usage("unrecognized arguments: %s (see %s --help)" % (" ".join(rest), PROGRAM))
+        args.certify_words = rest
+        if passthrough and args.command not in ("certify", "certify-batch"):
+            raise Usage("arguments after -- are pytest's, and only certify and certify-batch take them")
         args.passthrough = passthrough
         return _dispatch(args)
     except EvidenceError as exc:
@@ -116,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from runner import ab_cmd, audit_cmd, baseline_cmd, certify, demo, ledgers, report_cmd, steer_cmd
+    from runner import ab_cmd, audit_cmd, baseline_cmd, batch_cmd, certify, demo, ledgers, report_cmd, steer_cmd
     from runner.terminal import live, summary
 
     console = Console(stderr=True, soft_wrap=True)  # a progress line is one line, in a CI log too
@@ -127,6 +138,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             code, line, record = certify.run(args, display.event)
         if record is not None:
             summary.show(console, record, str(args.out))
+        print(line)
+        return code
+    if args.command == "certify-batch":
+        code, line = batch_cmd.run(args, args.certify_words, lambda msg: live.say(console, msg))
         print(line)
         return code
     if args.command == "report":

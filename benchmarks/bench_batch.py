@@ -1,0 +1,89 @@
+"""Throughput of ``certify-batch`` on this machine: certifications per hour for 1, 2 and 4 jobs,
+beside naive full runs per hour (``certify --testexec pytestbool``, one after another), and the
+cost per candidate as the batch grows (B's suite run amortised over it). Each figure is measured in
+the same run, on the built-in example's sixteen candidates, each batch with a fresh store (so B's
+suite run is part of its cost).
+
+    python benchmarks/bench_batch.py [--jobs 1,2,4] [--sizes 1,4,16] [--out batch.json]
+
+Ray: not measured -- ``--executor ray`` is not built (docs/batch.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+from _suite import ROOT  # noqa: F401 - first: it puts this checkout's packages first on sys.path
+
+from runner import example_repo
+
+
+def batch(repo: example_repo.ExampleRepo, names: list[str], jobs: int, work: pathlib.Path) -> dict[str, Any]:
+    listed = work / ("cands-%d-%d.txt" % (jobs, len(names)))
+    listed.write_text("\n".join(repo.candidates[n] for n in names) + "\n")
+    out = work / ("out-%d-%d" % (jobs, len(names)))
+    cmd = [sys.executable, "-m", "runner.cli", "certify-batch", "--repo", str(repo.path), "--baseline", repo.baseline]
+    cmd += ["--candidates", str(listed), "--out", str(out), "--jobs", str(jobs), "--store", str(out) + ".sqlite3"]
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    if proc.returncode not in (0, 1, 3):
+        raise SystemExit("certify-batch failed (%d): %s" % (proc.returncode, proc.stderr[-2000:]))
+    doc = json.loads((out / "batch.json").read_text())
+    return {
+        "jobs": jobs,
+        "candidates": len(names),
+        "wall_seconds": round(wall, 2),
+        "per_hour": round(3600 * len(names) / wall, 1),
+        "seconds_per_candidate": round(wall / len(names), 2),
+        "verdicts": doc["verdicts"],
+    }
+
+
+def naive(repo: example_repo.ExampleRepo, names: list[str], work: pathlib.Path) -> dict[str, Any]:
+    started = time.perf_counter()
+    for name in names:
+        cmd = [sys.executable, "-m", "runner.cli", "certify", "--testexec", "pytestbool"]
+        cmd += repo.certify_args(name, work / ("naive-%s.json" % name))
+        subprocess.run(cmd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    return {"candidates": len(names), "wall_seconds": round(wall, 2), "per_hour": round(3600 * len(names) / wall, 1)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--jobs", default="1,2,4", help="worker counts to measure (default 1,2,4)")
+    parser.add_argument("--sizes", default="1,4,16", help="batch sizes for the cost per candidate, at 2 jobs")
+    parser.add_argument("--out", type=pathlib.Path, help="write the figures as JSON here too")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-batch-") as tmp:
+        work = pathlib.Path(tmp)
+        repo = example_repo.build(work / "shop")
+        names = list(example_repo.CANDIDATES)
+        found: dict[str, Any] = {"candidates": len(names)}
+        found["naive"] = naive(repo, names, work)
+        print("naive, one after another: %(per_hour)s per hour (%(wall_seconds)s s)" % found["naive"], flush=True)
+        found["jobs"] = []
+        for jobs in (int(j) for j in args.jobs.split(",")):
+            row = batch(repo, names, jobs, work)
+            found["jobs"].append(row)
+            print("batch, %(jobs)d job(s): %(per_hour)s certifications per hour (%(wall_seconds)s s)" % row, flush=True)
+        found["sizes"] = []
+        for size in (int(s) for s in args.sizes.split(",")):
+            row = batch(repo, names[:size], 2, work)
+            found["sizes"].append(row)
+            print("batch of %(candidates)d on 2 jobs: %(seconds_per_candidate)s s per candidate" % row, flush=True)
+    if args.out:
+        args.out.write_text(json.dumps(found, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
