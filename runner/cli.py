@@ -38,6 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="certify every candidate of the built-in example repository")
     d.add_argument("--keep", action="store_true", help="keep the example repository and records")
+    d.add_argument(
+        "--candidates",
+        metavar="NAME,NAME",
+        help="certify only these candidates of the example (default: all sixteen; names as the table prints them)",
+    )
     c = sub.add_parser(
         "certify",
         help="climb the certification ladder T0-T7 and write the evidence record",
@@ -132,7 +137,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     console = Console(stderr=True, soft_wrap=True)  # a progress line is one line, in a CI log too
     if args.command == "demo":
-        return demo.run(args.keep, Console())
+        return demo.run(args.keep, Console(), demo.chosen(args.candidates))
     if args.command == "certify":
         with live.Display(console) as display:
             code, line, record = certify.run(args, display.event)

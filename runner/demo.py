@@ -12,7 +12,7 @@ import json
 import pathlib
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich import box
@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from pytest_evidence.errors import BadInput
 from runner import certify, example_repo
 from runner.terminal import live
 from runner.terminal.live import say
@@ -41,7 +42,21 @@ def certify_candidate(
     return code, json.loads(out.read_text())
 
 
-def run(keep: bool, console: Console) -> int:
+def chosen(names: str | None) -> list[str]:
+    """The candidates ``--candidates`` names (all when None); an unknown name is bad input."""
+    if names is None:
+        return list(example_repo.CANDIDATES)
+    picked = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in picked if n not in example_repo.CANDIDATES]
+    if unknown or not picked:
+        raise BadInput(
+            "--candidates %s: not a candidate of the example (they are: %s)"
+            % (",".join(unknown) or names, ", ".join(example_repo.CANDIDATES))
+        )
+    return picked
+
+
+def run(keep: bool, console: Console, names: Sequence[str] = tuple(example_repo.CANDIDATES)) -> int:
     """Each candidate in turn, its progress live, its verdict as soon as it has one; then the
     verdicts side by side in a table narrow enough for 80 columns."""
     work = pathlib.Path(tempfile.mkdtemp(prefix="evidence-demo-"))
@@ -56,8 +71,9 @@ def run(keep: bool, console: Console) -> int:
         table = Table(title="evidence-runner certify, per candidate", box=box.SIMPLE_HEAD)
         for column in ("candidate", "verdict", "exit", "halted"):
             table.add_column(column, no_wrap=True)
-        count = len(example_repo.CANDIDATES)
-        for number, (name, (what, _files, _deleted)) in enumerate(example_repo.CANDIDATES.items(), 1):
+        count = len(names)
+        for number, name in enumerate(names, 1):
+            what = example_repo.CANDIDATES[name][0]
             say(console, "[%d/%d] %s: %s" % (number, count, name, what), indent="")
             with live.Display(console):
                 code, doc = certify_candidate(repo, name, work / f"{name}.json", work / "store.sqlite3")

@@ -191,6 +191,8 @@ class _Check:
         def tamper(detail: str, line: int | None, message: str) -> Detection:
             return Detection(DetectionKind.TAMPER, "%s: %s" % (path, message), None, path, line, detail)
 
+        if c == b or (c is None and t is None):  # left as B had it, or deleted as the trusted source does:
+            return  # what the trusted source changed is laid back over it, untouched by the candidate
         if c is None:
             if b is None:  # only the trusted source has it: nothing of B's was deleted
                 return

@@ -143,3 +143,33 @@ def test_an_import_failure_b_already_had_is_a_warning(repo: Repo, tmp_path: path
     assert finding["path"] == "calc/extra.py" and not finding["hard"]
     assert "No module named 'no_such_dependency_xyz'" in finding["message"]
     assert finding["message"].endswith("(also on the baseline)")
+
+
+#: A mypy configuration the repository's own code does not pass: ``strict`` over untyped code.
+STRICT = {"setup.cfg": "[mypy]\nstrict = True\n"}
+
+
+def test_mypy_errors_are_warnings_where_b_fails_the_repositorys_own_configuration(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """typeguard 2.13: ``strict = true`` in setup.cfg, 133 errors on B; the fix's new lines add 3 of
+    the same kinds. The project does not hold its code to that configuration: nor is the fix."""
+    base = repo.commit({**PKG, **STRICT})
+    fixed = FIX["calc/ops.py"] + "\n\ndef third(n):\n    return n // 3\n\n\ndef use():\n    return third(9)\n"
+    cand = repo.commit({**FIX, "calc/ops.py": fixed})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    t2 = _tier(doc, "T2")
+    assert t2["status"] == "passed" and code == 0, t2
+    assert "mypy not enforced: B has" in t2["note"]
+    assert t2["findings"] and not any(f["hard"] for f in t2["findings"] if f["check"] == "mypy")
+
+
+def test_a_new_mypy_error_halts_where_b_passes_the_configuration(repo: Repo, tmp_path: pathlib.Path) -> None:
+    ops = "def half(n: int) -> int:\n    return n // 2 + 1\n\n\ndef double(n: int) -> int:\n    return n * 2\n"
+    typed = {"calc/ops.py": ops}
+    base = repo.commit({**PKG, **STRICT, **typed})
+    bad = typed["calc/ops.py"].replace("n // 2 + 1", "n // 2") + "\n\ndef third(n: int) -> int:\n    return str(n)\n"
+    cand = repo.commit({**FIX, "calc/ops.py": bad})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    t2 = _tier(doc, "T2")
+    assert (code, t2["status"]) == (1, "failed"), t2

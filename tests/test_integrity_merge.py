@@ -246,3 +246,26 @@ def test_a_reproducer_added_beside_a_new_skip_marker_runs_and_the_skip_rejects(
     reproducer_result = ran["tests/test_x.py::test_half"]
     assert (reproducer_result["baseline_result"], reproducer_result["candidate_result"]) == ("fail", "pass")
     assert reproducer_result["bug_discriminating"]
+
+
+@pytest.mark.parametrize(
+    ("trusted", "laid"),
+    [
+        (
+            {"tests/conftest.py": "import pytest\n\ncollect_ignore = ['x']\n"},
+            b"import pytest\n\ncollect_ignore = ['x']\n",
+        ),
+        ({"tests/data/expected.txt": "new expectation\n"}, b"new expectation\n"),
+    ],
+)
+def test_a_file_the_trusted_source_changed_and_the_candidate_left_alone_is_no_tamper(
+    repo: Repo, trusted: dict[str, str], laid: bytes
+) -> None:
+    """The trusted source's conftest or data changed; the candidate kept B's: it is laid, not blamed."""
+    base = repo.commit({**PKG, PATH: TESTS, "tests/conftest.py": "import pytest\n", "tests/data/expected.txt": "old\n"})
+    source = repo.commit(trusted)
+    repo.git("checkout", "-q", base)
+    cand = repo.commit({"calc/ops.py": "def double(n):\n    return n * 2\n\n\ndef half(n):\n    return n // 2\n"})
+    report = verify_test_integrity(str(repo.path), base, source, cand, ("test_*.py",))
+    assert report.detections == ()
+    assert report.lay == {next(iter(trusted)): laid}

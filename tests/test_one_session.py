@@ -96,3 +96,24 @@ def test_an_honest_fix_collects_the_suite_once_on_c_and_climbs_it_in_groups(
     left = {t: why for why, ids in selection["left_out"].items() for t in ids}
     assert "tests/test_other.py::test_unrelated" in left
     assert "tests/test_ops.py::test_double" in left  # imports calc.ops, reaches nothing changed
+
+
+def test_each_test_runs_once_in_cs_session_whichever_tiers_select_it(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """T4, T5 and T7 all select a test reaching the fixed function; it runs in T4's group only.
+    Running it again in each later group cost time and, for suites that are not safe to run twice
+    in one process, crashed the session (freezegun's leaked time patch)."""
+    log = tmp_path / "runs.log"
+    counted = (
+        "import os\nimport sys\n\nfrom calc.ops import half\n\n\ndef test_half_of_six():\n"
+        "    with open(" + repr(str(log)) + ", 'a') as fh:\n"
+        "        fh.write('ran ' + os.getcwd() + ' ' + ' '.join(sys.argv[-4:]) + '\\n')\n"
+        "    assert half(6) == 3\n"
+    )
+    base = repo.commit({**PKG, "tests/test_six.py": counted})
+    fix = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fix)
+    assert doc is not None and code == 0, doc and doc["verdict"]
+    selected = {t["tier"]: t["selected"] for t in doc["tiers"]}
+    assert selected["T4"] >= 1 and selected["T7"] >= 2  # the later tiers select it too
+    in_session = [line for line in log.read_text().splitlines() if "--evidence-control" in line]
+    assert len(in_session) == 1, log.read_text()  # C's grouped session ran it once (T4's group)

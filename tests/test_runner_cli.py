@@ -133,10 +133,12 @@ def test_demo_prints_the_table_and_leaves_nothing_behind(
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # this process's temp dirs
     monkeypatch.setenv("TMPDIR", str(scratch))  # and its children's
-    assert main(["demo"]) == 0
+    assert main(["demo", "--candidates", "honest-fix,no-fix,vacuous"]) == 0
     out = capsys.readouterr().out
-    assert "honest-fix" in out and "CERTIFIED" in out and "REJECTED" in out and "INCONCLUSIVE" in out
+    assert "[1/3] honest-fix:" in out and "[3/3] vacuous:" in out and "lint-warning" not in out
+    assert "CERTIFIED" in out and "REJECTED" in out and "INCONCLUSIVE" in out
     assert list(scratch.iterdir()) == []
+    assert main(["demo", "--candidates", "no-such"]) == EXIT_BAD_INPUT
 
 
 def test_unknown_command_is_bad_input() -> None:

@@ -50,7 +50,7 @@ def test_users_working_tree_index_and_worktrees_are_untouched(repo: Repo, tmp_pa
     assert (repo.path / "calc" / "ops.py").read_text() == "# the user's uncommitted edit\n"
 
 
-def test_ten_candidates_against_one_b_run_the_b_suite_once(repo: Repo, tmp_path: pathlib.Path) -> None:
+def test_many_candidates_against_one_b_run_the_b_suite_once(repo: Repo, tmp_path: pathlib.Path) -> None:
     log = tmp_path / "runs.log"
     # Nothing in its path tells a test its side: the code under test does (each candidate's
     # calc/ops.py carries a "# candidate" line).
@@ -61,7 +61,7 @@ def test_ten_candidates_against_one_b_run_the_b_suite_once(repo: Repo, tmp_path:
     )
     base = repo.commit({**PKG, "tests/test_counted.py": counted})
     candidates = []
-    for i in range(10):
+    for i in range(4):
         repo.git("checkout", "-q", base)
         fix = dict(FIX)
         fix["calc/ops.py"] = fix["calc/ops.py"] + "\n# candidate %d\n" % i
@@ -70,8 +70,8 @@ def test_ten_candidates_against_one_b_run_the_b_suite_once(repo: Repo, tmp_path:
         code, doc = certify(repo, tmp_path / f"e{i}.json", "--baseline", base, "--candidate", cand)
         assert code == 0 and doc is not None and doc["verdict"]["verdict"] == "CERTIFIED"
     sides = log.read_text().split()
-    assert sides.count("B") == 1, sides  # the baseline suite, once for all ten
-    assert sides.count("C") == 10  # test_counted runs on every candidate (T5 or T7)
+    assert sides.count("B") == 1, sides  # the baseline suite, once for all four
+    assert sides.count("C") == 4  # test_counted runs on every candidate (T5 or T7)
 
 
 def test_test_module_importing_a_new_api_errors_on_b_without_aborting(repo: Repo, tmp_path: pathlib.Path) -> None:

@@ -89,7 +89,7 @@ def tiers(
                 ladder.tier(tier, TierStatus.INCONCLUSIVE, start, 0, 0, len(ladder.collected), note)
             return
         plan = _plan(ladder, diff, view.content.markers, suite)
-        session.plan([ids for _, ids, _, todo in plan if todo])
+        session.plan([todo for _, _, _, todo in plan if todo])  # a tier runs only what no earlier tier ran
         number = 0
         for tier, ids, what, todo in plan:
             if ladder.halted():
