@@ -25,10 +25,11 @@ from _suite import ROOT  # noqa: F401 - first: it puts this checkout's packages 
 from runner import example_repo
 
 
-def batch(repo: example_repo.ExampleRepo, names: list[str], jobs: int, work: pathlib.Path) -> dict[str, Any]:
-    listed = work / ("cands-%d-%d.txt" % (jobs, len(names)))
+def batch(repo: example_repo.ExampleRepo, names: list[str], jobs: int, work: pathlib.Path, tag: str) -> dict[str, Any]:
+    """One batch into a directory of its own (``tag``): a reused one would resume, not run."""
+    listed = work / ("cands-%s.txt" % tag)
     listed.write_text("\n".join(repo.candidates[n] for n in names) + "\n")
-    out = work / ("out-%d-%d" % (jobs, len(names)))
+    out = work / ("out-%s" % tag)
     cmd = [sys.executable, "-m", "runner.cli", "certify-batch", "--repo", str(repo.path), "--baseline", repo.baseline]
     cmd += ["--candidates", str(listed), "--out", str(out), "--jobs", str(jobs), "--store", str(out) + ".sqlite3"]
     started = time.perf_counter()
@@ -72,12 +73,12 @@ def main() -> int:
         print("naive, one after another: %(per_hour)s per hour (%(wall_seconds)s s)" % found["naive"], flush=True)
         found["jobs"] = []
         for jobs in (int(j) for j in args.jobs.split(",")):
-            row = batch(repo, names, jobs, work)
+            row = batch(repo, names, jobs, work, "jobs-%d" % jobs)
             found["jobs"].append(row)
             print("batch, %(jobs)d job(s): %(per_hour)s certifications per hour (%(wall_seconds)s s)" % row, flush=True)
         found["sizes"] = []
         for size in (int(s) for s in args.sizes.split(",")):
-            row = batch(repo, names[:size], 2, work)
+            row = batch(repo, names[:size], 2, work, "size-%d" % size)
             found["sizes"].append(row)
             print("batch of %(candidates)d on 2 jobs: %(seconds_per_candidate)s s per candidate" % row, flush=True)
     if args.out:
