@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pathlib
@@ -261,15 +262,32 @@ EXPORTED = ("honest-fix", "regression", "no-fix", "conftest-tamper", "flaky-fix"
 
 
 @pytest.fixture(scope="session")
-def example_records(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[pathlib.Path, Record]]:
-    """Real records of the example's candidates (certified once per session): path and document."""
+def example_certified(shared_tmp: pathlib.Path) -> dict[str, tuple[int, pathlib.Path, Record]]:
+    """Every candidate of the built-in example certified once per test session, across xdist
+    workers (the first worker to ask certifies them, in order, into one store; the others wait on
+    the lock and read): exit code, record path and record. The end-to-end tests and the export
+    tests read the same real records, so the suite pays for the sixteen climbs once."""
     from runner import demo, example_repo
 
-    work = tmp_path_factory.mktemp("records")
-    repo = example_repo.build(work / "shop")
-    found = {}
-    for name in EXPORTED:
-        out = work / f"{name}.json"
-        _code, doc = demo.certify_candidate(repo, name, out, work / "store.sqlite3")
-        found[name] = (out, doc)
-    return found
+    work = shared_tmp / "example-certified"
+    work.mkdir(exist_ok=True)
+    codes = work / "codes.json"
+    with open(work / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not codes.exists():
+            repo = example_repo.build(work / "shop")
+            store = work / "store.sqlite3"
+            got = {n: demo.certify_candidate(repo, n, work / f"{n}.json", store)[0] for n in example_repo.CANDIDATES}
+            codes.write_text(json.dumps(got))
+    return {
+        name: (code, work / f"{name}.json", json.loads((work / f"{name}.json").read_text()))
+        for name, code in json.loads(codes.read_text()).items()
+    }
+
+
+@pytest.fixture(scope="session")
+def example_records(
+    example_certified: dict[str, tuple[int, pathlib.Path, Record]],
+) -> dict[str, tuple[pathlib.Path, Record]]:
+    """Real records of the example's candidates: path and document."""
+    return {name: (path, doc) for name, (_code, path, doc) in example_certified.items()}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import shutil
 import sys
 from typing import Any
 
@@ -51,19 +52,40 @@ def _case(repo: Repo, case_id: str, base: dict[str, str], fix: dict[str, str], f
     }
 
 
+def _write_cases(where: pathlib.Path) -> pathlib.Path:
+    rows = [
+        _case(Repo(where / "calc"), "calc-half", PKG, FIX, "tests/test_half.py::test_half", "tuning"),
+        _case(Repo(where / "slug"), "text-slug", SLUG_B, SLUG_FIX, "tests/test_space.py::test_space", "held-out"),
+    ]
+    path = where / "cases.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
 @pytest.fixture
 def cases(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
     from conftest import GIT_ENV
 
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
-    rows = [
-        _case(Repo(tmp_path / "calc"), "calc-half", PKG, FIX, "tests/test_half.py::test_half", "tuning"),
-        _case(Repo(tmp_path / "slug"), "text-slug", SLUG_B, SLUG_FIX, "tests/test_space.py::test_space", "held-out"),
-    ]
-    path = tmp_path / "cases.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
+    return _write_cases(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def ab_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], pathlib.Path, pathlib.Path]:
+    """The two cases through both arms, once for the module: the command, its --out and --corpus.
+    The ablation test resumes a copy of it, so only the ablated arm's runs are new there."""
+    from conftest import GIT_ENV
+
+    where = tmp_path_factory.mktemp("ab")
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in GIT_ENV.items():
+            mp.setenv(key, value)
+        corpus_file = _write_cases(where)
+    out = where / "ab"
+    args = ["ab", "--corpus", str(corpus_file), "--out", str(out), "--cache", str(where / "cache")]
+    assert main(args) == 0
+    return args, out, corpus_file
 
 
 def test_the_candidates_are_derived_from_the_real_fix(cases: pathlib.Path, tmp_path: pathlib.Path) -> None:
@@ -81,11 +103,9 @@ def test_the_candidates_are_derived_from_the_real_fix(cases: pathlib.Path, tmp_p
 
 
 def test_ab_runs_both_arms_reports_the_decision_and_resumes(
-    cases: pathlib.Path, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    ab_run: tuple[list[str], pathlib.Path, pathlib.Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = tmp_path / "ab"
-    args = ["ab", "--corpus", str(cases), "--out", str(out), "--cache", str(tmp_path / "cache")]
-    assert main(args) == 0
+    args, out, _corpus = ab_run
     doc = json.loads((out / "ab.json").read_text())
     schema = json.loads((pathlib.Path(corpus.__file__).parent / "ab.schema.json").read_text())
     jsonschema.validate(doc, schema)
@@ -98,17 +118,16 @@ def test_ab_runs_both_arms_reports_the_decision_and_resumes(
     # the naive judge lays the trusted tests back and cannot see the tampering: it accepts it
     assert all(naive[(c, "fix-plus-skip")]["accepted"] for c in ("calc-half", "text-slug"))
     assert all(not naive[(c, "test-without-fix")]["accepted"] for c in ("calc-half", "text-slug"))
-    said = capsys.readouterr()
-    assert "report in" in said.out
     report = (out / "ab.md").read_text()
     assert "held-out" in report and "evidence-typing coverage" in report.lower()
     names = {item["name"] for item in doc["decision"]["items"]}
     assert {"evidence_typing_coverage", "bug_discriminating_rate"} <= names
-    # started again: nothing is run twice
+    # started again: nothing is run twice, and the report is written again
     stamps = {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*/*/*.json")}
     assert main(args) == 0
     assert {p: p.stat().st_mtime_ns for p in (out / "runs").glob("*/*/*.json")} == stamps
-    assert "done before, skipped" in capsys.readouterr().err
+    said = capsys.readouterr()
+    assert "done before, skipped" in said.err and "report in" in said.out
 
 
 def test_a_corpus_line_that_is_not_a_case_is_one_line_of_bad_input(
@@ -122,11 +141,13 @@ def test_a_corpus_line_that_is_not_a_case_is_one_line_of_bad_input(
 
 
 def test_an_ablated_mechanism_is_kept_when_its_removal_costs_a_measure(
-    cases: pathlib.Path, tmp_path: pathlib.Path
+    ab_run: tuple[list[str], pathlib.Path, pathlib.Path], tmp_path: pathlib.Path
 ) -> None:
+    args, done, corpus_file = ab_run
     out = tmp_path / "ab"
-    args = ["ab", "--corpus", str(cases), "--out", str(out), "--cases", "text-slug", "--ablate", "tamper"]
-    assert main([*args, "--cache", str(tmp_path / "cache")]) == 0
+    shutil.copytree(done, out)  # both arms already ran: only the ablated arm runs now
+    ablated_args = ["ab", "--corpus", str(corpus_file), "--out", str(out), "--cases", "text-slug"]
+    assert main([*ablated_args, "--ablate", "tamper", *args[-2:]]) == 0
     doc = json.loads((out / "ab.json").read_text())
     (row,) = doc["ablation"]
     assert row["mechanism"] in ("tamper", "ablate:tamper") and row["delete"] is False

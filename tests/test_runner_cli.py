@@ -11,18 +11,13 @@ import pytest
 from conftest import Record
 
 from pytest_evidence.errors import EXIT_BAD_INPUT
-from runner import demo, example_repo
+from runner import example_repo
 from runner.cli import main
 
 
 @pytest.fixture(scope="module")
-def certified(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, Record]]:
-    work = tmp_path_factory.mktemp("example")
-    repo = example_repo.build(work / "shop")
-    return {
-        name: demo.certify_candidate(repo, name, work / f"{name}.json", work / "store.sqlite3")
-        for name in example_repo.CANDIDATES
-    }
+def certified(example_certified: dict[str, tuple[int, pathlib.Path, Record]]) -> dict[str, tuple[int, Record]]:
+    return {name: (code, doc) for name, (code, _path, doc) in example_certified.items()}
 
 
 @pytest.mark.parametrize("name", list(example_repo.EXPECTED))
