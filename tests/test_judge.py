@@ -188,3 +188,29 @@ def test_network_attempts_compare_endpoints_not_tests_and_collapse_ephemeral_por
     new = next(d for d in found if d.detail == "new_on_c")
     assert new.test_id == "tests/test_half.py::test_half" and "127.0.0.1:8765" in new.message
     assert {d.detail for d in judge.network_attempts(b, c, allow_new=True)} == {"loopback", "new_on_c_allowed"}
+
+
+@pytest.mark.parametrize(
+    ("outcome", "message", "held", "falsified"),
+    [
+        (F, "assert 3 == 2", False, True),
+        (T, "Timeout", False, True),
+        (Outcome.CRASH, "the process died", False, True),
+        (P, "", False, False),
+        (K, "passed on its second attempt", False, False),
+        (E, "fixture 'db' not found", False, False),  # a setup error: B may say it is not evidence
+        (F, "ModuleNotFoundError: No module named 'numpy'", False, False),  # a module this Python lacks
+        (F, "assert 3 == 2", True, False),  # quarantined: flaky, whatever it did now
+    ],
+)
+def test_a_reproducer_failing_on_c_refutes_the_patch_before_b_and_stability_runs(
+    outcome: Outcome, message: str, held: bool, falsified: bool
+) -> None:
+    obs = Observation("t::r", outcome, 0.0, Failure(FailureKind.ASSERTION, message) if message else None, "", ())
+    quarantined = {"t::r": ["run1:C:1:abc"]} if held else {}
+    assert judge.falsifying(obs, quarantined) is falsified
+    assert judge.falsifying(None, {}) is False
+    if falsified:  # and T3 fails on it whatever B says: a no-fix, or a flip
+        for b in (F, P, None):
+            typed = _typed({"t::r": (b, outcome)})
+            assert judge.reproducer_tier(typed, ["t::r"], [])[0] is TierStatus.FAILED, b

@@ -59,16 +59,34 @@ def test_stability_runs_repeat_the_reproducers_without_rerunning_failures_in_pro
     """A failing reproducer on B is what a real fix's B looks like: the first run on each side
     reruns failures (the flake policy), the further stability runs are themselves the repeats."""
     base = repo.commit({**PKG, "tests/test_other.py": UNRELATED})
+    fix = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fix, "--reruns", "2")
+    assert doc is not None and code == 0, doc and doc["verdict"]
+    t3 = [p for p in processes if "--collect-only" not in p["extra"] and p["files"] == ["tests/test_half.py"]]
+    # C's and B's first T3 sessions, then two more per side (--stability-runs 3, the default)
+    assert [p["reruns"] for p in t3] == [2, 2, 0, 0, 0, 0], t3
+    half = next(r for r in doc["results"] if r["test_id"] == "tests/test_half.py::test_half")
+    assert (half["baseline_result"], half["candidate_result"]) == ("fail", "pass"), half  # steady on both sides
+
+
+def test_a_reproducer_failing_on_c_in_every_attempt_is_refuted_by_two_runs(
+    repo: Repo, tmp_path: pathlib.Path, schema: dict[str, Any], processes: list[dict[str, Any]]
+) -> None:
+    """No stability runs for a refutation, and B types the failure without rerunning it: the
+    reproducer failed on C in each of its attempts, so T3 fails whatever B does."""
+    base = repo.commit({**PKG, "tests/test_other.py": UNRELATED})
     no_fix = repo.commit({"tests/test_half.py": FIX["tests/test_half.py"]})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", no_fix, "--reruns", "2")
     assert doc is not None and code == 1
+    jsonschema.validate(doc, schema)
     assert doc["verdict"]["verdict"] == "REJECTED" and doc["verdict"]["halted_at"] == "T3"
     runs = [p for p in processes if "--collect-only" not in p["extra"]]
-    # C's and B's first T3 sessions, then two more per side (--stability-runs 3, the default)
-    assert [p["reruns"] for p in runs] == [2, 2, 0, 0, 0, 0], runs
+    assert [p["reruns"] for p in runs] == [2, 0], runs  # C with the flake policy's reruns, then B
     half = next(r for r in doc["results"] if r["test_id"] == "tests/test_half.py::test_half")
-    # steady on both sides, not flaky
     assert (half["baseline_result"], half["candidate_result"]) == ("fail", "fail"), half
+    assert doc["annotations"]["tests/test_half.py::test_half"]["bc_class"] == "no-fix"
+    t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
+    assert t3["status"] == "failed" and "no-fix" in t3["note"], t3
 
 
 def test_an_honest_fix_collects_the_suite_once_on_c_and_climbs_it_in_groups(

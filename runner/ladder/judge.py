@@ -42,6 +42,20 @@ def missing_module(result: ValidationResult) -> str | None:
     return found.group(1).split(".")[0] if found else None
 
 
+def falsifying(obs: Observation | None, quarantined: Mapping[str, Sequence[str]]) -> bool:
+    """Whether a reproducer's first run on C already fails T3, whatever B and further runs say.
+
+    It failed (or timed out, or crashed) in every in-process attempt -- a flaky failure would be
+    ``flaky`` -- and it is neither quarantined by an earlier run nor a setup error or a missing
+    module, which B's result can make not evidence either way (``unrunnable``). Such a failure is
+    a no-fix when B fails it too and a flip when B passes it: T3 fails on either, so the further
+    stability runs and B's in-process reruns could only add cost (``reproduce.reproducers``).
+    """
+    if obs is None or obs.test_id in quarantined or obs.outcome not in (Outcome.FAIL, Outcome.TIMEOUT, Outcome.CRASH):
+        return False
+    return obs.failure is None or _MISSING.search(obs.failure.message) is None
+
+
 def unrunnable(typed: Typed, ids: Sequence[str], owned: Callable[[str], bool]) -> dict[str, str]:
     """Tests among ``ids`` that cannot run here, and why: not evidence either way.
 

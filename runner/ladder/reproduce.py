@@ -275,7 +275,12 @@ def reproducers(
         if not abnormal:
             sides.group(session, 0, "C")
         c_run = sides.checked(session.close(), ladder.co.c_dir)
-    _judge(ladder, diff, start, chosen, files, resolver, c_run, sides.run_b(chosen.ids, files), baseline)
+    # Falsified on C already: B's run types the failures (no-fix or flip) and nothing more is paid
+    # for -- no in-process reruns of what fails on B as it should, no stability runs.
+    watched = [*(chosen.designated or chosen.chosen), *chosen.expected]
+    falsified = any(judge.falsifying(c_run.observation(t), sides.held) for t in watched)
+    b_run = sides.run_b(chosen.ids, files, 0 if falsified else None)
+    _judge(ladder, diff, start, chosen, files, resolver, c_run, b_run, baseline, steady=not falsified)
 
 
 @dataclass(frozen=True)
@@ -320,13 +325,14 @@ def _judge(
     c_run: PytestRun,
     b_run: PytestRun,
     baseline: Callable[[], SuiteRun | None],
+    steady: bool,
 ) -> None:
-    """T3's status from the reproducers' runs on C and on B, each steadied when new."""
+    """T3's status from the reproducers' runs on C and on B, each steadied when new (and ``steady``)."""
     invocation, sides = ladder.invocation, ladder.sides
     ids, designated, expected, new = chosen.ids, chosen.designated, chosen.expected, chosen.new
     # New evidence counts only once it is stable: each new or designated test runs again on each side.
     fresh = [t for t in ids if (t in designated or t in new) and c_run.observation(t) is not None]
-    if fresh and invocation.stability_runs > 1:
+    if steady and fresh and invocation.stability_runs > 1:
         sides.steady(ids, files, fresh, c_run, b_run)
     ladder.measure_baseline()
     b_obs: dict[str, Observation | None] = {t: b_run.observation(t) for t in ids}
