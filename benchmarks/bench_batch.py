@@ -1,12 +1,12 @@
 """Throughput of ``certify-batch`` on this machine: certifications per hour for 1, 2 and 4 jobs,
-beside naive full runs per hour (``certify --testexec pytestbool``, one after another), and the
-cost per candidate as the batch grows (B's suite run amortised over it). Each figure is measured in
-the same run, on the built-in example's sixteen candidates, each batch with a fresh store (so B's
-suite run is part of its cost).
+on local processes and on a local Ray of as many CPUs, beside naive full runs per hour (``certify
+--testexec pytestbool``, one after another), and the cost per candidate as the batch grows (B's
+suite run amortised over it). Each figure is measured in the same run, on the built-in example's
+candidates (all sixteen, or the first ``--candidates N``), each batch with a fresh store (so B's
+suite run is part of its cost) and, on Ray, a Ray of its own (so Ray's start is too).
 
-    python benchmarks/bench_batch.py [--jobs 1,2,4] [--sizes 1,4,16] [--out batch.json]
-
-Ray: not measured -- ``--executor ray`` is not built (docs/batch.md).
+    python benchmarks/bench_batch.py [--jobs 1,2,4] [--executors local,ray] [--candidates N]
+                                     [--sizes 1,4,16] [--out batch.json]
 """
 
 from __future__ import annotations
@@ -25,13 +25,16 @@ from _suite import ROOT  # noqa: F401 - first: it puts this checkout's packages 
 from runner import example_repo
 
 
-def batch(repo: example_repo.ExampleRepo, names: list[str], jobs: int, work: pathlib.Path, tag: str) -> dict[str, Any]:
+def batch(
+    repo: example_repo.ExampleRepo, names: list[str], jobs: int, work: pathlib.Path, tag: str, executor: str = "local"
+) -> dict[str, Any]:
     """One batch into a directory of its own (``tag``): a reused one would resume, not run."""
     listed = work / ("cands-%s.txt" % tag)
     listed.write_text("\n".join(repo.candidates[n] for n in names) + "\n")
     out = work / ("out-%s" % tag)
     cmd = [sys.executable, "-m", "runner.cli", "certify-batch", "--repo", str(repo.path), "--baseline", repo.baseline]
     cmd += ["--candidates", str(listed), "--out", str(out), "--jobs", str(jobs), "--store", str(out) + ".sqlite3"]
+    cmd += ["--executor", executor]
     started = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
@@ -39,6 +42,7 @@ def batch(repo: example_repo.ExampleRepo, names: list[str], jobs: int, work: pat
         raise SystemExit("certify-batch failed (%d): %s" % (proc.returncode, proc.stderr[-2000:]))
     doc = json.loads((out / "batch.json").read_text())
     return {
+        "executor": executor,
         "jobs": jobs,
         "candidates": len(names),
         "wall_seconds": round(wall, 2),
@@ -61,23 +65,32 @@ def naive(repo: example_repo.ExampleRepo, names: list[str], work: pathlib.Path) 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--jobs", default="1,2,4", help="worker counts to measure (default 1,2,4)")
-    parser.add_argument("--sizes", default="1,4,16", help="batch sizes for the cost per candidate, at 2 jobs")
+    parser.add_argument("--executors", default="local", help="local, ray or local,ray (default local; ray: the extra)")
+    parser.add_argument("--candidates", type=int, help="the example's first N candidates only (default: all)")
+    parser.add_argument(
+        "--sizes", default="1,4,16", help="batch sizes for the cost per candidate, at 2 local jobs ('': none)"
+    )
     parser.add_argument("--out", type=pathlib.Path, help="write the figures as JSON here too")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-batch-") as tmp:
         work = pathlib.Path(tmp)
         repo = example_repo.build(work / "shop")
-        names = list(example_repo.CANDIDATES)
+        names = list(example_repo.CANDIDATES)[: args.candidates]
         found: dict[str, Any] = {"candidates": len(names)}
         found["naive"] = naive(repo, names, work)
         print("naive, one after another: %(per_hour)s per hour (%(wall_seconds)s s)" % found["naive"], flush=True)
         found["jobs"] = []
         for jobs in (int(j) for j in args.jobs.split(",")):
-            row = batch(repo, names, jobs, work, "jobs-%d" % jobs)
-            found["jobs"].append(row)
-            print("batch, %(jobs)d job(s): %(per_hour)s certifications per hour (%(wall_seconds)s s)" % row, flush=True)
+            for executor in args.executors.split(","):
+                row = batch(repo, names, jobs, work, "%s-jobs-%d" % (executor, jobs), executor)
+                found["jobs"].append(row)
+                print(
+                    "batch, %(executor)s, %(jobs)d worker(s): %(per_hour)s certifications per hour "
+                    "(%(wall_seconds)s s)" % row,
+                    flush=True,
+                )
         found["sizes"] = []
-        for size in (int(s) for s in args.sizes.split(",")):
+        for size in (int(s) for s in args.sizes.split(",") if s):
             row = batch(repo, names[:size], 2, work, "size-%d" % size)
             found["sizes"].append(row)
             print("batch of %(candidates)d on 2 jobs: %(seconds_per_candidate)s s per candidate" % row, flush=True)

@@ -17,6 +17,11 @@ Store format history (``STORE_VERSION``):
   suite runs are not reused (the runner's policy version changed with it).
 * ``4`` -- ``kill_rates``: the suite-strength audit's kill rate per function and commit, so a
   module whose kill rate falls over time shows it. Older stores are upgraded by adding the table.
+
+One store hands rows to another (``Rows``): what a climb in a repository reads, or what was
+written since a mark, merged elsewhere with the repository's path mapped -- so a climb in a clone
+at another path (a Ray task of ``certify-batch``) reads and writes what the original repository's
+store holds. The format is unchanged by it.
 """
 
 from __future__ import annotations
@@ -169,6 +174,15 @@ RECEIPT_INTENT_FIELDS = (
 RECEIPT_COMPLETION_FIELDS = ("receipt", "exit_code", "stdout", "stderr", "truncated", "duration", "created")
 
 
+#: The columns that name a repository by its real path, per table: ``Rows.rekeyed`` maps them.
+_REPO_COLUMNS: Dict[str, Tuple[int, ...]] = {
+    "runs": (2,),
+    "flake_ledger": (0,),
+    "receipt_intents": (2, 5),  # repo, checkout
+    "kill_rates": (0,),
+}
+
+
 def _triggers() -> str:
     parts = []
     for table in _TABLES:
@@ -192,6 +206,28 @@ class SuiteRun:
     functions: Mapping[str, List[str]]
     files: Mapping[str, List[str]]
     network: Mapping[Optional[str], List[str]] = field(default_factory=dict)  # test id (None: collection) -> loopback
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Rows of a store, per table in the order they were written: what one store hands another.
+
+    Plain tuples of SQLite values, so they travel pickled (a Ray object) or as JSON.
+    """
+
+    tables: Mapping[str, Tuple[Tuple[Any, ...], ...]]
+
+    def count(self) -> int:
+        return sum(len(rows) for rows in self.tables.values())
+
+    def rekeyed(self, paths: Mapping[str, str]) -> Rows:
+        """The same rows with every repository path that ``paths`` names replaced by its image."""
+
+        def mapped(table: str, row: Tuple[Any, ...]) -> Tuple[Any, ...]:
+            columns = _REPO_COLUMNS.get(table, ())
+            return tuple(paths.get(v, v) if i in columns else v for i, v in enumerate(row))
+
+        return Rows({t: tuple(mapped(t, row) for row in rows) for t, rows in self.tables.items()})
 
 
 class Store:
@@ -285,6 +321,51 @@ class Store:
         with self._translated(), self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.executemany(sql, rows)
+
+    # -- rows handed to another store ---------------------------------------------------------
+
+    def marks(self) -> Dict[str, int]:
+        """The last row of every table (but ``meta``) now: ``written_since`` takes what comes after."""
+        return {t: self._read("SELECT COALESCE(MAX(rowid), 0) FROM %s" % t)[0][0] for t in _TABLES if t != "meta"}
+
+    def written_since(self, marks: Mapping[str, int]) -> Rows:
+        """Every row written after ``marks``, table by table, oldest first."""
+        sql = "SELECT * FROM %s WHERE rowid > ? ORDER BY rowid"
+        return Rows({t: tuple(self._read(sql % t, (n,))) for t, n in marks.items()})
+
+    def repository_rows(self, repo: str, cache_key: str) -> Rows:
+        """What a climb in ``repo`` against the B stored under ``cache_key`` reads: the
+        repository's flake ledger, kill rates and receipts (with their completions and
+        decisions), and the suite run stored under the key."""
+        receipts = "receipt IN (SELECT receipt FROM receipt_intents WHERE repo = ?)"
+        where = {
+            "flake_ledger": ("repo = ?", repo),
+            "kill_rates": ("repo = ?", repo),
+            "receipt_intents": ("repo = ?", repo),
+            "receipt_completions": (receipts, repo),
+            "receipt_decisions": (receipts, repo),
+            "suite_runs": ("cache_key = ?", cache_key),
+            "suite_tests": ("cache_key = ?", cache_key),
+            "suite_network": ("cache_key = ?", cache_key),
+        }
+        return Rows(
+            {
+                t: tuple(self._read("SELECT * FROM %s WHERE %s ORDER BY rowid" % (t, cond), (arg,)))
+                for t, (cond, arg) in where.items()
+            }
+        )
+
+    def merge(self, rows: Rows) -> None:
+        """Append ``rows`` (from another store) in one transaction: a reader sees all or none.
+
+        Appending is all a merge does: rows merged twice are there twice."""
+        with self._translated(), self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            for table, found in rows.tables.items():
+                if table not in _TABLES or table == "meta":
+                    raise ValueError("no table %r to merge into" % table)
+                for row in found:
+                    self._db.execute("INSERT INTO %s VALUES (%s)" % (table, ", ".join("?" * len(row))), row)
 
     # -- runs and results -------------------------------------------------------------------
 

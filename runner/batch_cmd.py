@@ -8,19 +8,24 @@ input, found before anything runs; 4 an internal error or an interrupt (a second
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import pathlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pytest_evidence.errors import EXIT_CERTIFIED, EXIT_INCONCLUSIVE, EXIT_REJECTED, BadInput, Usage
 from pytest_evidence.output import check_writable, write_json, write_text
-from runner.batch import baseline, candidates, local, rank
+from runner.batch import baseline, candidates, local, rank, ray_exec
 from runner.batch.candidates import Candidate
+from runner.batch.command import Certify
+from runner.report_cmd import EXPORTS as _EXPORTED
 
 #: certify's options a batch sets per candidate itself.
 OWN = ("--candidate", "--patch", "--out")
+#: certify's exports: every candidate would write the same file, so a batch takes none.
+EXPORTS = tuple("--" + name for name in _EXPORTED)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,9 +56,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--executor",
         choices=("local", "ray"),
         default="local",
-        help="local: one process per candidate on this machine (default); ray: one Ray task per candidate",
+        help="local: one process per candidate on this machine (default); ray: one Ray task per candidate "
+        "(the ray extra)",
     )
-    parser.add_argument("--address", metavar="ADDR", help="with --executor ray: the Ray cluster (default: a local Ray)")
+    parser.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --executor ray: the Ray cluster to join (default: a local Ray of --jobs CPUs)",
+    )
     parser.add_argument(
         "--candidate-timeout",
         type=float,
@@ -79,13 +89,17 @@ def run(args: argparse.Namespace, certify_words: Sequence[str], progress: Callab
     words = ["--repo", str(repo), "--baseline", args.baseline, *certify_words]
     if args.store is not None:
         words += ["--store", str(args.store.resolve())]
-    owned = [w for w in certify_words if w.split("=", 1)[0] in OWN]
+    owned = [w for w in certify_words if w.split("=", 1)[0] in OWN + EXPORTS]
     if owned:
-        raise Usage("certify-batch sets %s per candidate: drop %s" % ("/".join(OWN), " ".join(owned)))
-    if args.executor == "ray":
-        raise BadInput("--executor ray is not built: the Ray backend is missing; use --executor local")
-    if args.address is not None:
+        raise Usage(
+            "certify-batch sets %s per candidate and writes one record each: drop %s" % ("/".join(OWN), " ".join(owned))
+        )
+    if args.address is not None and args.executor != "ray":
         raise Usage("--address needs --executor ray")
+    if args.address is not None and args.jobs is not None:
+        raise Usage("--jobs with --address: the cluster's CPUs bound a Ray batch there; drop --jobs")
+    if args.executor == "ray":
+        ray_exec.require()  # a missing extra is bad input before anything runs
     ns = baseline.certify_args(words, args.passthrough, ["--candidate", args.baseline])
     found = candidates.read(args.candidates.resolve(), repo)
     out = args.out.resolve()
@@ -93,39 +107,48 @@ def run(args: argparse.Namespace, certify_words: Sequence[str], progress: Callab
         (out / sub).mkdir(parents=True, exist_ok=True)
     check_writable(str(out / "batch.json"), "--out", create_parents=False)
     _manifest(out, args.baseline, found, words, args.passthrough)
-    jobs = args.jobs or local.default_jobs()
     started = time.perf_counter()
     progress("B: building (or finding) the baseline suite run, once for %d candidate(s)" % len(found))
-    commit, store = baseline.build(ns, progress)
-    words += ["--store", str(store)] if args.store is None else []
+    built = baseline.build(ns, progress)
     todo = [c for c in found if _finished(out, c) is None]
-    progress(
-        "%d candidate(s) to certify, %d on %d job(s)%s"
-        % (len(found), len(todo), jobs, "" if len(todo) == len(found) else "; the rest were finished before")
-    )
-    tail = ["--", *args.passthrough] if args.passthrough else []
-    commands = [
-        (
-            c,
-            ["certify", *words, *c.certify_args(), "--out", str(_record(out, c)), *tail],
-            out / "logs" / (c.name + ".log"),
-        )
-        for c in todo
-    ]
-    count = [len(found) - len(todo)]
-
-    def done(cand: Candidate, finished: local.Finished) -> None:
-        code, seconds = finished
-        write_json(str(out / "outcomes" / (cand.name + ".json")), {"exit_code": code, "seconds": round(seconds, 3)})
-        count[0] += 1
-        row = _outcome(out, cand).row()
-        at = " at %s" % row["halted_at"] if row["halted_at"] else ""
+    with _workers(args) as jobs:
         progress(
-            "[%d/%d] %s: %s%s (%.1f s)" % (count[0], len(found), cand.name, row["verdict"] or "no verdict", at, seconds)
+            "%d candidate(s) to certify, %d on %d %s%s"
+            % (
+                len(found),
+                len(todo),
+                jobs,
+                "Ray CPU(s)" if args.executor == "ray" else "job(s)",
+                "" if len(todo) == len(found) else "; the rest were finished before",
+            )
         )
+        spec = Certify(args.baseline, tuple(certify_words), tuple(args.passthrough))
+        count = [len(found) - len(todo)]
 
-    local.run(commands, jobs, args.candidate_timeout, done)
-    doc = rank.summary(commit, [_outcome(out, c) for c in found], time.perf_counter() - started, jobs, args.executor)
+        def done(cand: Candidate, finished: local.Finished) -> None:
+            said: dict[str, Any] = {"exit_code": finished.exit_code, "seconds": round(finished.seconds, 3)}
+            if finished.error is not None:
+                said["error"] = finished.error
+            write_json(str(out / "outcomes" / (cand.name + ".json")), said)
+            count[0] += 1
+            row = _outcome(out, cand).row()
+            at = " at %s" % row["halted_at"] if row["halted_at"] else ""
+            progress(
+                "[%d/%d] %s: %s%s (%.1f s)"
+                % (count[0], len(found), cand.name, row["verdict"] or "no verdict", at, finished.seconds)
+            )
+
+        if args.executor == "ray":
+            listed = [(c, _record(out, c), _log(out, c)) for c in todo]
+            ray_exec.run(listed, spec, built, repo, args.candidate_timeout, done)
+        else:
+            commands = [
+                (c, spec.command(str(repo), str(built.store), c.certify_args(), str(_record(out, c))), _log(out, c))
+                for c in todo
+            ]
+            local.run(commands, jobs, args.candidate_timeout, done)
+        wall = time.perf_counter() - started
+    doc = rank.summary(built.commit, [_outcome(out, c) for c in found], wall, jobs, args.executor)
     write_json(str(out / "batch.json"), doc)
     write_text(str(out / "batch.md"), rank.markdown(doc))
     verdicts = doc["verdicts"]
@@ -143,8 +166,23 @@ def run(args: argparse.Namespace, certify_words: Sequence[str], progress: Callab
     )
 
 
+@contextlib.contextmanager
+def _workers(args: argparse.Namespace) -> Iterator[int]:
+    """The candidates judged at once: ``--jobs`` local processes, or the CPUs of the Ray joined."""
+    jobs = args.jobs or local.default_jobs()
+    if args.executor == "ray":
+        with ray_exec.connected(args.address, jobs) as cpus:
+            yield cpus
+    else:
+        yield jobs
+
+
 def _record(out: pathlib.Path, cand: Candidate) -> pathlib.Path:
     return out / "records" / (cand.name + ".json")
+
+
+def _log(out: pathlib.Path, cand: Candidate) -> pathlib.Path:
+    return out / "logs" / (cand.name + ".log")
 
 
 def _finished(out: pathlib.Path, cand: Candidate) -> dict[str, Any] | None:
@@ -167,8 +205,9 @@ def _outcome(out: pathlib.Path, cand: Candidate) -> rank.Outcome:
         _finished(out, cand),
         said["exit_code"],
         said["seconds"],
-        str(out / "logs" / (cand.name + ".log")),
+        str(_log(out, cand)),
         str(_record(out, cand)),
+        said.get("error"),
     )
 
 

@@ -55,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
             "certify-batch",
             help="certify every candidate of a list against one baseline, in parallel, and rank them",
             usage="%(prog)s --repo DIR --baseline REV --candidates FILE|DIR --out DIR [--jobs N] "
-            "[certify's options] [-- PYTEST_ARGS ...]",
+            "[--executor ray [--address ADDR]] [certify's options] [-- PYTEST_ARGS ...]",
         )
     )
     audit_cmd.add_arguments(

@@ -209,10 +209,16 @@ class Sandbox:
 PR_SET_PDEATHSIG = 1
 
 
+def dies_with_parent(signum: int) -> None:
+    """Between fork and exec: the child gets ``signum`` when the process that started it dies
+    (Linux; elsewhere nothing)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signum)
+
+
 def _child() -> None:
     """A test process dies with the runner: ``kill -9`` of the runner leaves no pytest running."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    dies_with_parent(signal.SIGKILL)
 
 
 def _child_with_network_namespace() -> None:

@@ -13,9 +13,10 @@ import jsonschema
 import pytest
 from conftest import Record
 
+from pytest_evidence import gitops
 from pytest_evidence.errors import EXIT_BAD_INPUT, EXIT_CERTIFIED
 from runner import example_repo
-from runner.batch import candidates, local, rank
+from runner.batch import candidates, local, rank, ship
 from runner.cli import main
 
 NAMES = ("regression", "honest-fix", "no-fix")
@@ -147,8 +148,8 @@ def test_a_candidate_past_its_timeout_is_killed_with_its_processes(tmp_path: pat
         "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
         "open(%r, 'w').write(str(child.pid)); time.sleep(120)" % str(marker)
     )
-    code, _seconds = local.certify_one(["-c", script], tmp_path / "hang.log", timeout=3.0, module=False)
-    assert code is None
+    finished = local.certify_one(["-c", script], tmp_path / "hang.log", timeout=3.0, module=False)
+    assert finished.exit_code is None and finished.error is None
     stat = pathlib.Path("/proc/%s/stat" % marker.read_text())
 
     def dead() -> bool:
@@ -204,3 +205,37 @@ def test_ranking_puts_certified_first_then_fewest_regressions_then_strongest_evi
     ]
     ranked = [r["name"] for r in sorted(rows, key=rank.rank_key)]
     assert ranked == ["cert-strong", "cert-fast", "cert-slow", "inc", "rej-0", "rej-2", "none"]
+
+
+def test_without_ray_the_ray_executor_is_one_line_of_bad_input_naming_the_extra(
+    batch: tuple[Batch, int, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    found, _code, _said = batch
+    monkeypatch.setitem(sys.modules, "ray", None)  # what an environment without the extra gives
+    assert main(found.args("--executor", "ray")) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err.strip()
+    assert "--executor ray needs Ray, which is not installed: pip install 'pytest-evidence[ray]'" in err
+    assert len(err.splitlines()) == 1
+    assert main(found.args("--address", "ray://nowhere:10001")) == EXIT_BAD_INPUT
+    assert "--address needs --executor ray" in capsys.readouterr().err
+
+
+def test_the_shipped_bundle_clones_with_every_commit_the_batch_names_and_leaves_the_repo_alone(
+    batch: tuple[Batch, int, str], tmp_path: pathlib.Path
+) -> None:
+    found, _code, _said = batch
+    repo = str(found.repo.path)
+    # a commit no ref reaches (a harness's sampled candidate, say) travels too
+    loose = gitops.git(["commit-tree", "-p", found.repo.baseline, "-m", "loose", gitops.tree_of(repo, "HEAD")], repo)
+    commit = loose.stdout.decode().strip()
+    refs = gitops.git(["for-each-ref"], repo).stdout
+    data = ship.bundle(found.repo.path, [found.repo.baseline, commit])
+    assert gitops.git(["for-each-ref"], repo).stdout == refs  # no ref of ours in the user's repository
+    for n in (1, 2):  # each task its own clone: nothing shared
+        ship.clone(data, tmp_path / str(n))
+        clone = str(tmp_path / str(n))
+        assert gitops.toplevel(clone) == clone
+        assert gitops.resolve_commit(clone, commit) == commit
+        assert gitops.resolve_commit(clone, "honest-fix") == found.repo.candidates["honest-fix"]  # branches too
+        assert gitops.resolve_commit(clone, "HEAD") == gitops.resolve_commit(repo, "HEAD")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["1", "2"]  # the bundle files are gone

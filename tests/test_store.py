@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pathlib
 import sqlite3
@@ -11,7 +12,7 @@ import pytest
 
 from pytest_evidence.errors import StoreCorrupt, StoreLocked, StoreVersionMismatch
 from pytest_evidence.model import Observation, Outcome
-from pytest_evidence.store import Store
+from pytest_evidence.store import Store, SuiteRun
 from runner import receipts
 from runner.receipts import Binding
 
@@ -167,3 +168,33 @@ def test_results_are_stored_compact_or_as_the_caller_encoded_them(tmp_path: path
     assert [r for r, _, _ in rows] == ["r", "r", "r2", "r2"]
     runs = db.execute("SELECT run_id, candidate_commit, complete FROM runs").fetchall()
     assert runs == [("r", "c", 1), ("r2", "c", 1)]
+
+
+def test_a_clone_elsewhere_reads_what_the_repository_holds_and_its_writes_merge_back(tmp_path: pathlib.Path) -> None:
+    """What a Ray task of certify-batch relies on: the rows a climb in the repository reads,
+    handed to a store of a clone at another path, and what the clone's climb wrote handed back."""
+    suite = SuiteRun("s1", ("t",), {"t": []}, 0, {"t": _obs("t")}, {"t": ["m.py:1"]}, {"t": ["m.py"]}, {"t": ["::1"]})
+    binding = Binding("suite", "/repo", "b" * 40, "b" * 40, "/repo", "e" * 64, "pytest suite on B, cache key k")
+    with Store(str(tmp_path / "driver.sqlite3")) as driver:
+        driver.suite_add("k", suite)
+        driver.suite_add("other-b", dataclasses.replace(suite, run_id="s2"))
+        receipts.complete(driver, receipts.begin(driver, binding), 0, "", "", False, 1.0)
+        driver.quarantine("/repo", [("t", "r", "C", "fail,pass", "abc", "then")])
+        driver.quarantine("/elsewhere", [("u", "r", "C", "fail,pass", "abc", "then")])
+        seed = driver.repository_rows("/repo", "k")
+    assert seed.count() == 1 + 1 + 1 + 1 + 1 + 1  # suite run, test, address; intent, completion; one quarantine
+    with Store(str(tmp_path / "task.sqlite3")) as task:
+        task.merge(seed.rekeyed({"/repo": "/tmp/clone"}))
+        mark = task.marks()
+        assert task.suite_lookup("k") == suite and task.suite_lookup("other-b") is None
+        assert receipts.admit(task, dataclasses.replace(binding, repo="/tmp/clone", checkout="/tmp/clone")).action == (
+            "reuse"
+        )
+        assert list(task.quarantined("/tmp/clone")) == ["t"]
+        task.quarantine("/tmp/clone", [("v", "r2", "C", "pass,fail", "def", "now")])  # the clone's climb writes
+        written = task.written_since(mark)
+    assert written.count() == 1  # only what came after the mark
+    with Store(str(tmp_path / "driver.sqlite3")) as driver:
+        driver.merge(written.rekeyed({"/tmp/clone": "/repo"}))
+        assert sorted(driver.quarantined("/repo")) == ["t", "v"]
+        assert driver.quarantined("/tmp/clone") == {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from pytest_evidence.errors import BadInput
 from pytest_evidence.store import Store
@@ -30,8 +31,18 @@ def certify_args(words: Sequence[str], passthrough: Sequence[str], candidate: Se
     return args
 
 
-def build(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[str, pathlib.Path]:
-    """Build (or find) B's recorded suite run; returns B's commit and the store it is in."""
+@dataclass(frozen=True)
+class Baseline:
+    """B's suite run, built: where it is stored, and under what (a Ray task ships it in a clone)."""
+
+    commit: str
+    store: pathlib.Path
+    cache_key: str  # the suite run's key in the store: B's tree, environment, policy -- no path
+    repo_key: str  # the repository as the store names it (its real path): flake ledger, receipts
+
+
+def build(args: argparse.Namespace, progress: Callable[[str], None]) -> Baseline:
+    """Build (or find) B's recorded suite run."""
     how = certify.invocation(args)
     tools.require()
     how.target.check()
@@ -41,7 +52,9 @@ def build(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[st
         store_path = pathlib.Path(args.store or certify.default_store(co.repo)).resolve()
         with Store(str(store_path), option="--store") as store:
             store.check_writable()
-            got = regress.suite_of_b(Ladder(co, store, how, progress), 0)
+            ladder = Ladder(co, store, how, progress)
+            got = regress.suite_of_b(ladder, 0)
         if got.suite is None:
             raise BadInput("B's suite run has a held receipt (%s): reconcile it before the batch" % got.note)
-        return co.baseline, store_path
+        assert ladder.baseline_run is not None
+        return Baseline(co.baseline, store_path, str(ladder.baseline_run["cache_key"]), ladder.sides.repo_key)

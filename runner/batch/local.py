@@ -17,8 +17,10 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 
 from runner.batch.candidates import Candidate
+from runner.sandbox import dies_with_parent
 
 #: The memory one certify is given room for when ``--jobs`` is not named (its test processes included).
 MEMORY_PER_JOB = 1536 * 1024 * 1024
@@ -37,7 +39,19 @@ def default_jobs() -> int:
     return max(1, min(cores(), available // MEMORY_PER_JOB))
 
 
-Finished = tuple[int | None, float]  # certify's exit code (None: killed at the timeout), seconds
+@dataclass(frozen=True)
+class Finished:
+    """How one candidate's certify ended."""
+
+    exit_code: int | None  # None: killed at the timeout, or it never ended (``error`` says why)
+    seconds: float
+    error: str | None = None  # why there is no exit code, when not the timeout (a lost Ray task)
+
+
+def _dies_with_parent() -> None:
+    """certify is sent SIGTERM (and cleans up as on Ctrl-C) when what started it dies -- the
+    batch, or the Ray worker of its task: a killed worker leaves no certify running."""
+    dies_with_parent(signal.SIGTERM)
 
 
 def certify_one(
@@ -45,9 +59,11 @@ def certify_one(
     log: pathlib.Path,
     timeout: float | None,
     module: bool = True,
+    cwd: str | None = None,
 ) -> Finished:
     """Run one certify (``module``: ``command`` is the runner's; else the interpreter's own
-    arguments); the log takes its output. At ``timeout`` its whole process group is killed."""
+    arguments) in ``cwd`` (None: this one); the log takes its output. At ``timeout`` its whole
+    process group is killed."""
     started = time.perf_counter()
     with open(log, "w", encoding="utf-8") as fh:
         proc = subprocess.Popen(
@@ -55,6 +71,8 @@ def certify_one(
             stdout=fh,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # a kill takes its pytest processes too
+            cwd=cwd,
+            preexec_fn=_dies_with_parent,
             env={**os.environ, "COLUMNS": "100"},
         )
         try:
@@ -69,7 +87,7 @@ def certify_one(
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             raise
-    return code, time.perf_counter() - started
+    return Finished(code, time.perf_counter() - started)
 
 
 def run(

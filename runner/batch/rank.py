@@ -31,6 +31,7 @@ class Outcome:
     seconds: float
     log: str
     record_path: str
+    error: str | None = None  # why there is no exit code, when not the timeout (a lost Ray task)
 
     def row(self) -> dict[str, Any]:
         doc = self.record
@@ -50,6 +51,8 @@ class Outcome:
 
 
 def _reason(outcome: Outcome) -> str:
+    if outcome.error is not None:
+        return "no verdict: %s (log: %s)" % (outcome.error, outcome.log)
     if outcome.exit_code is None:
         return "no verdict: killed at the batch's per-candidate timeout (log: %s)" % outcome.log
     return "no verdict: certify exited %d (log: %s)" % (outcome.exit_code, outcome.log)
