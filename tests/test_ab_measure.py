@@ -643,7 +643,7 @@ def _document(runs: list[Run], generated: str | None = None) -> dict[str, Any]:
 
 def test_the_document_matches_its_schema_and_is_plain_json() -> None:
     doc = _document(ablation_corpus())
-    assert doc["format"] == "ab-1"
+    assert doc["format"] == "ab-2"
     assert doc["arms"] == [
         "17battery",
         "pytestbool",
@@ -749,3 +749,52 @@ def test_the_markdown_warns_when_nothing_is_held_out() -> None:
     assert "## Decision: 17battery does NOT win against pytestbool" in text
     assert "| cost-ordering: seconds per falsified patch (companion) | < strictly | n/a (falsified nothing) |" in text
     assert "No ablation arm in the runs." in text
+
+
+# -- the truth, confirmed by the naive arm's records ---------------------------------------------
+
+NEW = "tests/test_parse.py::test_added_by_the_fix[ndbm]"
+
+
+@pytest.mark.parametrize(
+    ("on_b", "on_c", "why"),
+    [
+        (((REPRO, FAIL), (REG1, PASS)), ((REPRO, PASS), (REG1, PASS)), None),
+        (((REPRO, FAIL), (REG1, FAIL)), ((REPRO, PASS), (REG1, FAIL)), None),  # failing on both: not the fix's doing
+        # a test the fix adds fails here (a module this Python lacks): "accept" is not confirmed
+        (((REPRO, FAIL), (REG1, PASS)), ((REPRO, PASS), (REG1, PASS), (NEW, FAIL)), NEW + " fails on the real fix"),
+        (((REPRO, FAIL), (REG1, PASS)), ((REPRO, PASS), (REG1, FAIL)), REG1 + " fails on the real fix (fail) and not"),
+        (((REPRO, PASS), (REG1, PASS)), ((REPRO, PASS), (REG1, PASS)), REPRO + " does not fail on B (pass)"),
+        (((REPRO, FAIL),), ((REPRO, SKIPPED),), REPRO + " does not pass on the real fix (skipped)"),
+    ],
+)
+def test_an_accept_truth_the_environment_does_not_confirm_is_unknown_and_counts_in_no_accuracy(
+    on_b: tuple[tuple[str, Outcome], ...], on_c: tuple[tuple[str, Outcome], ...], why: str | None
+) -> None:
+    naive = [
+        run("h1", "held-out", "fix", measure.NAIVE, "CERTIFIED", 1.5, naive_record(on_c)),
+        run("h1", "held-out", "test-without-fix", measure.NAIVE, "REJECTED", 1.5, naive_record(on_b)),
+    ]
+    runs = battery_held_out() + naive
+    unconfirmed = measure.confirm(measure.load_runs(runs))
+    truths = {(r.arm, r.candidate): r.truth for r in measure.load_runs(runs)}
+    battery = measures(runs).get(measure.BATTERY, "held-out")
+    if why is None:
+        assert unconfirmed == {} and truths[(measure.BATTERY, "fix")] == "accept"
+        assert battery.verdict_accuracy == Ratio(3, 3)
+        return
+    assert why in unconfirmed["h1"], unconfirmed
+    assert truths[(measure.BATTERY, "fix")] == truths[(measure.NAIVE, "fix")] == "unknown"
+    assert truths[(measure.BATTERY, "test-without-fix")] == "reject"  # a reject truth stands
+    assert battery.verdict_accuracy == Ratio(2, 2) and battery.mismatches == ()  # the fix counts neither way
+    doc = report.document(runs, measures(runs), decide_on(measures(runs)), [])
+    assert doc["truth_unknown"] == unconfirmed
+    row = next(c for c in doc["cases"] if c["candidate"] == "fix")
+    assert row["truth"] == "unknown" and row["arms"][measure.BATTERY]["correct"] is None
+    assert "Truth unknown" in report.markdown(doc) and "**WRONG**" not in report.markdown(doc)
+
+
+def test_without_both_naive_records_the_truths_stand() -> None:
+    runs = battery_held_out()
+    assert measure.confirm(measure.load_runs(runs)) == {}
+    assert {r.truth for r in measure.load_runs(runs) if r.candidate == "fix"} == {"accept"}

@@ -35,6 +35,7 @@ Definitions where the spec leaves a choice (``docs/ab.md`` repeats them):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -54,6 +55,9 @@ SCOPES = (ALL, HELD_OUT, TUNING)
 
 ACCEPT = "accept"
 REJECT = "reject"
+#: An accept candidate whose truth this environment cannot confirm (``confirm``): not counted in
+#: verdict accuracy either way.
+UNKNOWN = "unknown"
 #: The known candidates, in report order; any other name is accepted and sorts after them.
 CANDIDATES = ("fix", "fix-without-test", "test-without-fix", "fix-plus-skip", "fix-plus-weakened-assert")
 VERDICTS = ("CERTIFIED", "REJECTED", "INCONCLUSIVE")
@@ -104,8 +108,9 @@ class ArmRun:
         return self.answered and not self.accepted
 
     @property
-    def correct(self) -> bool:
-        return self.accepted == (self.truth == ACCEPT)
+    def correct(self) -> bool | None:
+        """Whether the verdict matches the truth; None when the truth is ``unknown``."""
+        return None if self.truth == UNKNOWN else self.accepted == (self.truth == ACCEPT)
 
     @property
     def key(self) -> tuple[tuple[int, str], str, tuple[int, str], tuple[int, str]]:
@@ -188,7 +193,50 @@ def load_runs(runs: Iterable[Mapping[str, Any] | ArmRun]) -> tuple[ArmRun, ...]:
     for run in loaded:
         if splits.setdefault(run.case, run.split) != run.split:
             raise ValueError("case %s is in both splits: held-out must stay held out" % run.case)
-    return tuple(sorted(loaded, key=lambda r: r.key))
+    unconfirmed = confirm(loaded)
+    confirmed = [
+        dataclasses.replace(r, truth=UNKNOWN) if r.case in unconfirmed and r.truth == ACCEPT else r for r in loaded
+    ]
+    return tuple(sorted(confirmed, key=lambda r: r.key))
+
+
+_FAILS = ("fail", "error")
+
+
+def confirm(runs: Sequence[ArmRun]) -> dict[str, str]:
+    """Cases whose real fix this environment does not confirm, and why: their ``accept`` truths
+    become ``unknown``.
+
+    The naive arm's records hold every test's outcome on the real fix (``fix``: C with its tests)
+    and on B with the fix's tests (``test-without-fix``). The truth "the real fix is right" holds
+    here only when every FAIL_TO_PASS test fails on B and passes on C, and nothing fails on C that
+    did not fail on B: a test the fix added, or one B passed, failing under the real fix (a module
+    this Python lacks, a platform difference) makes "accept" a claim the environment refutes, and a
+    verdict on it is counted neither right nor wrong. A case without both naive records keeps its
+    truths (nothing to check them by).
+    """
+    naive = {(r.case, r.candidate): r.record for r in runs if r.arm == NAIVE and r.record is not None}
+    found = {}
+    for case in sorted({r.case for r in runs}):
+        on_c, on_b = naive.get((case, "fix")), naive.get((case, "test-without-fix"))
+        if on_c is None or on_b is None:
+            continue
+        c, b = _outcomes(on_c), _outcomes(on_b)
+        f2p = next(r.fail_to_pass for r in runs if r.case == case)
+        why = ["%s does not fail on B (%s)" % (t, b.get(t, "not run")) for t in f2p if b.get(t) not in _FAILS]
+        why += ["%s does not pass on the real fix (%s)" % (t, c.get(t, "not run")) for t in f2p if c.get(t) != "pass"]
+        why += [
+            "%s fails on the real fix (%s) and not on B (%s)" % (t, o, b.get(t, "not run"))
+            for t, o in sorted(c.items())
+            if o in _FAILS and b.get(t) not in _FAILS and t not in f2p
+        ]
+        if why:
+            found[case] = "; ".join(why[:3]) + ("; and %d more" % (len(why) - 3) if len(why) > 3 else "")
+    return found
+
+
+def _outcomes(record: Mapping[str, Any]) -> dict[str, str]:
+    return {r["test_id"]: r["candidate_result"] for r in record.get("results") or () if isinstance(r, Mapping)}
 
 
 @dataclass(frozen=True)
@@ -537,8 +585,8 @@ def arm_measures(arm: str, split: str, runs: Sequence[ArmRun], price: Price = Pr
         static_gate_results=gates,
         bug_discriminating_rate=discriminating,
         cost_ordering=_cost_ordering(runs),
-        verdict_accuracy=Ratio(sum(1 for r in runs if r.correct), len(runs)),
-        mismatches=tuple(_miss(r) for r in runs if not r.correct),
+        verdict_accuracy=Ratio(sum(1 for r in runs if r.correct), sum(1 for r in runs if r.correct is not None)),
+        mismatches=tuple(_miss(r) for r in runs if r.correct is False),
         baseline_replay_coverage=_replay(runs),
         selection=_selection(runs),
         flake_rate=flake_rate,

@@ -1,4 +1,4 @@
-"""The A/B report: one JSON document (format ``ab-1``, ``ab.schema.json``) and its Markdown reading.
+"""The A/B report: one JSON document (format ``ab-2``, ``ab.schema.json``) and its Markdown reading.
 
 The document is a function of the runs: no clock, no host name, nothing a rerun would change
 unless the caller passes it (``generated``). The Markdown is written to be read in a minute, in
@@ -25,10 +25,11 @@ from runner.ab.measure import (
     ArmRun,
     Decision,
     Measures,
+    confirm,
     load_runs,
 )
 
-FORMAT = "ab-1"
+FORMAT = "ab-2"
 SCHEMA_PATH = pathlib.Path(__file__).with_name("ab.schema.json")
 
 
@@ -84,7 +85,8 @@ def document(
     ablation: Sequence[AblationRow],
     generated: str | None = None,
 ) -> dict[str, Any]:
-    """The ``ab-1`` JSON document, checked against its schema before it is returned."""
+    """The ``ab-2`` JSON document, checked against its schema before it is returned."""
+    loaded = load_runs(runs)
     doc = {
         "format": FORMAT,
         "generated": generated,
@@ -93,7 +95,8 @@ def document(
         "arms": list(measures.arm_names),
         "price": measures.price.to_dict(),
         "decision_split": measures.decision_split,
-        "cases": _case_rows(load_runs(runs)),
+        "cases": _case_rows(loaded),
+        "truth_unknown": confirm(loaded),
         "measures": measures.to_dict()["arms"],
         "decision": decision.to_dict(),
         "ablation": [row.to_dict() for row in ablation],
@@ -243,7 +246,7 @@ def _answer(answer: Mapping[str, Any] | None) -> str:
         where = " at %s" % answer["halted_at"] if answer["halted_at"] else ""
         text = "%s%s" % (answer["verdict"], where)
     text += ", %.2f s" % answer["seconds"]
-    return text if answer["correct"] else "%s **WRONG**" % text
+    return "%s **WRONG**" % text if answer["correct"] is False else text
 
 
 def _cases(doc: Mapping[str, Any]) -> list[str]:
@@ -258,7 +261,15 @@ def _cases(doc: Mapping[str, Any]) -> list[str]:
         )
         for c in doc["cases"]
     ]
-    return ["## Verdicts per case", "", *_table(("case", "split", "candidate", "truth", *arms), rows)]
+    unknown = [
+        "",
+        "Truth unknown (the real fix is not confirmed in this environment; its accept candidates count "
+        "in no accuracy):",
+        "",
+        *("- %s: %s" % item for item in sorted(doc["truth_unknown"].items())),
+    ]
+    table = _table(("case", "split", "candidate", "truth", *arms), rows)
+    return ["## Verdicts per case", "", *table, *(unknown if doc["truth_unknown"] else [])]
 
 
 def _secondaries(doc: Mapping[str, Any]) -> list[str]:
