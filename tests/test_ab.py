@@ -211,3 +211,52 @@ def test_without_pinning_the_tests_see_the_runners_environment(
         verdicts[extra] = (doc["verdict"]["verdict"], doc["pinning"]["network"])
     assert verdicts[()][0] == "REJECTED" and verdicts[()][1] != "none"
     assert verdicts[("--ablate", "pinning")] == ("CERTIFIED", "none")
+
+
+def _sdist(where: pathlib.Path, name: str, files: dict[str, str | bytes]) -> None:
+    """A source distribution ``name``.tar.gz holding ``files`` under its top directory."""
+    import tarfile
+
+    top = where / name
+    for rel, text in files.items():
+        path = top / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with tarfile.open(where / (name + ".tar.gz"), "w:gz") as tar:
+        tar.add(top, arcname=name)
+    shutil.rmtree(top)
+
+
+def test_an_sdist_case_commits_no_bytecode_or_patch_leftovers(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sdists ship what their authors' trees held; B and C hold only what the case is about."""
+    from conftest import GIT_ENV
+
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    junk = {"calc/__pycache__/ops.cpython-311.pyc": b"\0junk", "calc/ops.py.orig": "old", "tests/x.rej": "hunk"}
+    for version, files in (("1.0", {**PKG, **junk}), ("1.1", {**PKG, **FIX, **junk})):
+        (tmp_path / "cache" / "sdists" / ("calc-%s" % version)).mkdir(parents=True)
+        _sdist(tmp_path / "cache" / "sdists" / ("calc-%s" % version), "calc-%s" % version, files)
+    monkeypatch.setattr(corpus, "_venv", lambda *_a: pathlib.Path(sys.executable))  # no install
+    case = {
+        "id": "calc-1.0-1.1",
+        "format": "sdist",
+        "package": "calc",
+        "baseline_version": "1.0",
+        "candidate_version": "1.1",
+        "changed_source_files": ["calc/ops.py"],
+        "tests_dir": ["tests"],
+        "test_command": ["tests"],
+        "fail_to_pass": ["tests/test_half.py::test_half"],
+    }
+    built = corpus.build(case, tmp_path / "work", tmp_path / "cache")
+    for commit in (built.baseline, built.candidate):
+        files = corpus.git(built.path, "ls-tree", "-r", "--name-only", commit).split("\n")
+        assert not [f for f in files if f.endswith((".pyc", ".orig", ".rej")) or "__pycache__" in f], files
+        assert "calc/ops.py" in files and "tests/test_ops.py" in files
+    assert corpus.git(built.path, "diff", "--name-only", built.baseline, built.candidate).split() == [
+        "calc/ops.py",
+        "tests/test_half.py",
+    ]

@@ -184,13 +184,17 @@ def git(root: pathlib.Path, *args: str) -> str:
 
 _IDENTITY = (("NAME", "evidence-ab"), ("EMAIL", "evidence-ab@localhost"))
 
+#: What some sdists ship by accident (bytecode, a patch's leftovers): never part of a case's B or C,
+#: where it would be noise in every diff the ladder reads.
+_JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "*.orig", "*.rej")
+
 
 def _sdist_case(case: Mapping[str, Any], work: pathlib.Path, cache: pathlib.Path) -> Built:
     python = _venv(cache, [*case.get("test_deps", []), "coverage"], case.get("pip_freeze", ()))
     b_tree = _unpack(_sdist(cache, case["package"], case["baseline_version"]), work / "b-sdist")
     c_tree = _unpack(_sdist(cache, case["package"], case["candidate_version"]), work / "c-sdist")
     repo = work / "repo"
-    shutil.copytree(b_tree, repo)
+    shutil.copytree(b_tree, repo, ignore=_JUNK)
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A", "-f")  # -f: sdists ship generated files their .gitignore names
     git(repo, "commit", "-q", "-m", "B %s" % case["baseline_version"])
@@ -207,7 +211,7 @@ def _sdist_case(case: Mapping[str, Any], work: pathlib.Path, cache: pathlib.Path
         elif dst.exists():
             dst.unlink()
         if src.is_dir():
-            shutil.copytree(src, dst)
+            shutil.copytree(src, dst, ignore=_JUNK)
         elif src.exists():
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst)
