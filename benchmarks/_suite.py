@@ -103,11 +103,12 @@ class Certified:
     stderr: str  # the runner's progress lines (which test killed each mutant, say)
 
 
-def certify(args: Sequence[str]) -> Certified:
-    """``evidence-runner ARGS`` (``certify --out FILE ...``) of this checkout, measured."""
+def certify(args: Sequence[str], root: pathlib.Path = ROOT) -> Certified:
+    """``evidence-runner ARGS`` (``certify --out FILE ...``) of this checkout (or of the checkout
+    ``root``: a worktree of another commit, measured side by side), measured."""
     out = pathlib.Path(args[args.index("--out") + 1])
     usage = out.with_suffix(".rusage.json")
-    env = dict(os.environ, BENCH_RUSAGE=str(usage), PYTHONPATH=str(ROOT))
+    env = dict(os.environ, BENCH_RUSAGE=str(usage), PYTHONPATH=str(root))
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _WRAPPER, *args], env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
