@@ -235,8 +235,13 @@ def test_an_sdist_case_commits_no_bytecode_or_patch_leftovers(
 
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
-    junk = {"calc/__pycache__/ops.cpython-311.pyc": b"\0junk", "calc/ops.py.orig": "old", "tests/x.rej": "hunk"}
-    for version, files in (("1.0", {**PKG, **junk}), ("1.1", {**PKG, **FIX, **junk})):
+    junk: dict[str, str | bytes] = {"calc/__pycache__/ops.cpython-311.pyc": b"\0junk", "calc/ops.py.orig": "old"}
+    junk["tests/x.rej"] = "hunk"
+    releases: tuple[tuple[str, dict[str, str | bytes]], ...] = (
+        ("1.0", {**PKG, **junk}),
+        ("1.1", {**PKG, **FIX, **junk}),
+    )
+    for version, files in releases:
         (tmp_path / "cache" / "sdists" / ("calc-%s" % version)).mkdir(parents=True)
         _sdist(tmp_path / "cache" / "sdists" / ("calc-%s" % version), "calc-%s" % version, files)
     monkeypatch.setattr(corpus, "_venv", lambda *_a: pathlib.Path(sys.executable))  # no install
@@ -253,9 +258,9 @@ def test_an_sdist_case_commits_no_bytecode_or_patch_leftovers(
     }
     built = corpus.build(case, tmp_path / "work", tmp_path / "cache")
     for commit in (built.baseline, built.candidate):
-        files = corpus.git(built.path, "ls-tree", "-r", "--name-only", commit).split("\n")
-        assert not [f for f in files if f.endswith((".pyc", ".orig", ".rej")) or "__pycache__" in f], files
-        assert "calc/ops.py" in files and "tests/test_ops.py" in files
+        tree = corpus.git(built.path, "ls-tree", "-r", "--name-only", commit).split("\n")
+        assert not [f for f in tree if f.endswith((".pyc", ".orig", ".rej")) or "__pycache__" in f], tree
+        assert "calc/ops.py" in tree and "tests/test_ops.py" in tree
     assert corpus.git(built.path, "diff", "--name-only", built.baseline, built.candidate).split() == [
         "calc/ops.py",
         "tests/test_half.py",
