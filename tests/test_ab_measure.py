@@ -67,6 +67,7 @@ Spec = tuple[str, Role | None, Outcome | None, Outcome, tuple[Outcome, ...]]
 
 FAILURE_KIND = {
     Outcome.FAIL: FailureKind.ASSERTION,
+    Outcome.TIMEOUT: FailureKind.TIMEOUT,
     Outcome.SKIPPED: FailureKind.SKIPPED,
     Outcome.FLAKY: FailureKind.FLAKY,
 }
@@ -764,8 +765,11 @@ NEW = "tests/test_parse.py::test_added_by_the_fix[ndbm]"
         # a test the fix adds fails here (a module this Python lacks): "accept" is not confirmed
         (((REPRO, FAIL), (REG1, PASS)), ((REPRO, PASS), (REG1, PASS), (NEW, FAIL)), NEW + " fails on the real fix"),
         (((REPRO, FAIL), (REG1, PASS)), ((REPRO, PASS), (REG1, FAIL)), REG1 + " fails on the real fix (fail) and not"),
-        (((REPRO, PASS), (REG1, PASS)), ((REPRO, PASS), (REG1, PASS)), REPRO + " does not fail on B (pass)"),
+        (((REPRO, PASS), (REG1, PASS)), ((REPRO, PASS), (REG1, PASS)), REPRO + " passes on B"),
         (((REPRO, FAIL),), ((REPRO, SKIPPED),), REPRO + " does not pass on the real fix (skipped)"),
+        (((REPRO, Outcome.TIMEOUT),), ((REPRO, PASS),), None),  # the bug is a hang: it fails on B
+        (((REG1, PASS),), ((REPRO, PASS), (REG1, PASS)), None),  # no result on B: its module did not collect
+        (((REPRO, FAIL), (REG1, PASS)), ((REPRO, PASS), (REG1, Outcome.TIMEOUT)), REG1 + " fails on the real fix"),
     ],
 )
 def test_an_accept_truth_the_environment_does_not_confirm_is_unknown_and_counts_in_no_accuracy(
@@ -797,4 +801,9 @@ def test_an_accept_truth_the_environment_does_not_confirm_is_unknown_and_counts_
 def test_without_both_naive_records_the_truths_stand() -> None:
     runs = battery_held_out()
     assert measure.confirm(measure.load_runs(runs)) == {}
+    empty = [  # pytest ended before running anything (exit 2): nothing to check the truth by
+        run("h1", "held-out", "fix", measure.NAIVE, "REJECTED", 1.5, naive_record(())),
+        run("h1", "held-out", "test-without-fix", measure.NAIVE, "REJECTED", 1.5, naive_record(((REPRO, FAIL),))),
+    ]
+    assert measure.confirm(measure.load_runs(runs + empty)) == {}
     assert {r.truth for r in measure.load_runs(runs) if r.candidate == "fix"} == {"accept"}

@@ -191,25 +191,27 @@ def test_network_attempts_compare_endpoints_not_tests_and_collapse_ephemeral_por
 
 
 @pytest.mark.parametrize(
-    ("outcome", "message", "held", "falsified"),
+    ("outcome", "attempts", "message", "held", "on_b", "falsified"),
     [
-        (F, "assert 3 == 2", False, True),
-        (T, "Timeout", False, True),
-        (Outcome.CRASH, "the process died", False, True),
-        (P, "", False, False),
-        (K, "passed on its second attempt", False, False),
-        (E, "fixture 'db' not found", False, False),  # a setup error: B may say it is not evidence
-        (F, "ModuleNotFoundError: No module named 'numpy'", False, False),  # a module this Python lacks
-        (F, "assert 3 == 2", True, False),  # quarantined: flaky, whatever it did now
+        (F, (F, F, F), "assert 3 == 2", False, True, True),
+        (F, (F,), "assert 3 == 2", False, True, False),  # --reruns 0: one failure is not yet a refutation
+        (T, (T,), "Timeout", False, True, False),  # never rerun in process: the stability runs decide
+        (Outcome.CRASH, (Outcome.CRASH,), "the process died", False, True, False),
+        (P, (P,), "", False, True, False),
+        (K, (F, P), "passed on its second attempt", False, True, False),
+        (E, (E, E, E), "fixture 'db' not found", False, True, False),  # a setup error: maybe not evidence
+        (F, (F, F, F), "ModuleNotFoundError: No module named 'numpy'", False, True, False),  # this Python lacks it
+        (F, (F, F, F), "assert 3 == 2", True, True, False),  # quarantined (by B's run, or earlier)
+        (F, (F, F, F), "assert 3 == 2", False, False, False),  # B's collection has another id: unstable
     ],
 )
-def test_a_reproducer_failing_on_c_refutes_the_patch_before_b_and_stability_runs(
-    outcome: Outcome, message: str, held: bool, falsified: bool
+def test_a_reproducer_failing_on_c_refutes_the_patch_before_the_stability_runs(
+    outcome: Outcome, attempts: tuple[Outcome, ...], message: str, held: bool, on_b: bool, falsified: bool
 ) -> None:
-    obs = Observation("t::r", outcome, 0.0, Failure(FailureKind.ASSERTION, message) if message else None, "", ())
-    quarantined = {"t::r": ["run1:C:1:abc"]} if held else {}
-    assert judge.falsifying(obs, quarantined) is falsified
-    assert judge.falsifying(None, {}) is False
+    obs = Observation("t::r", outcome, 0.0, Failure(FailureKind.ASSERTION, message) if message else None, "", attempts)
+    quarantined = {"t::r": ["run1:B:1:abc"]} if held else {}
+    assert judge.falsifying(obs, quarantined, {"t::r"} if on_b else {"t::r[1701]"}) is falsified
+    assert judge.falsifying(None, {}, {"t::r"}) is False
     if falsified:  # and T3 fails on it whatever B says: a no-fix, or a flip
         for b in (F, P, None):
             typed = _typed({"t::r": (b, outcome)})

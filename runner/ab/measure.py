@@ -200,7 +200,8 @@ def load_runs(runs: Iterable[Mapping[str, Any] | ArmRun]) -> tuple[ArmRun, ...]:
     return tuple(sorted(confirmed, key=lambda r: r.key))
 
 
-_FAILS = ("fail", "error")
+#: Outcomes that fail a test, as the battery counts them on C (a hang is how some bugs fail).
+_FAILS = ("fail", "error", "timeout", "crash")
 
 
 def confirm(runs: Sequence[ArmRun]) -> dict[str, str]:
@@ -209,21 +210,22 @@ def confirm(runs: Sequence[ArmRun]) -> dict[str, str]:
 
     The naive arm's records hold every test's outcome on the real fix (``fix``: C with its tests)
     and on B with the fix's tests (``test-without-fix``). The truth "the real fix is right" holds
-    here only when every FAIL_TO_PASS test fails on B and passes on C, and nothing fails on C that
-    did not fail on B: a test the fix added, or one B passed, failing under the real fix (a module
-    this Python lacks, a platform difference) makes "accept" a claim the environment refutes, and a
-    verdict on it is counted neither right nor wrong. A case without both naive records keeps its
-    truths (nothing to check them by).
+    here only when no FAIL_TO_PASS test passes on B, every one passes on C, and nothing fails on
+    C that did not fail on B: a test the fix added, or one B passed, failing under the real fix (a
+    module this Python lacks, a platform difference) makes "accept" a claim the environment
+    refutes, and a verdict on it is counted neither right nor wrong. A FAIL_TO_PASS test with no
+    result on B failed to collect there (an import of what the fix adds), which is a failure. A
+    case without both naive records, or whose naive runs recorded no result at all (pytest ended
+    before running anything), keeps its truths: there is nothing to check them by.
     """
     naive = {(r.case, r.candidate): r.record for r in runs if r.arm == NAIVE and r.record is not None}
     found = {}
     for case in sorted({r.case for r in runs}):
-        on_c, on_b = naive.get((case, "fix")), naive.get((case, "test-without-fix"))
-        if on_c is None or on_b is None:
+        c, b = (_outcomes(naive.get((case, name))) for name in ("fix", "test-without-fix"))
+        if not c or not b:
             continue
-        c, b = _outcomes(on_c), _outcomes(on_b)
         f2p = next(r.fail_to_pass for r in runs if r.case == case)
-        why = ["%s does not fail on B (%s)" % (t, b.get(t, "not run")) for t in f2p if b.get(t) not in _FAILS]
+        why = ["%s passes on B" % t for t in f2p if b.get(t) == "pass"]
         why += ["%s does not pass on the real fix (%s)" % (t, c.get(t, "not run")) for t in f2p if c.get(t) != "pass"]
         why += [
             "%s fails on the real fix (%s) and not on B (%s)" % (t, o, b.get(t, "not run"))
@@ -235,8 +237,9 @@ def confirm(runs: Sequence[ArmRun]) -> dict[str, str]:
     return found
 
 
-def _outcomes(record: Mapping[str, Any]) -> dict[str, str]:
-    return {r["test_id"]: r["candidate_result"] for r in record.get("results") or () if isinstance(r, Mapping)}
+def _outcomes(record: Mapping[str, Any] | None) -> dict[str, str]:
+    results = (record or {}).get("results") or ()
+    return {r["test_id"]: r["candidate_result"] for r in results if isinstance(r, Mapping)}
 
 
 @dataclass(frozen=True)

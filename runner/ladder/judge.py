@@ -8,7 +8,7 @@ unit-tested without a repository.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence.assemble import Typed
@@ -42,16 +42,23 @@ def missing_module(result: ValidationResult) -> str | None:
     return found.group(1).split(".")[0] if found else None
 
 
-def falsifying(obs: Observation | None, quarantined: Mapping[str, Sequence[str]]) -> bool:
-    """Whether a reproducer's first run on C already fails T3, whatever B and further runs say.
+def falsifying(obs: Observation | None, quarantined: Mapping[str, Sequence[str]], b_collected: Collection[str]) -> bool:
+    """Whether a reproducer's first runs already fail T3, whatever further runs would say.
 
-    It failed (or timed out, or crashed) in every in-process attempt -- a flaky failure would be
-    ``flaky`` -- and it is neither quarantined by an earlier run nor a setup error or a missing
-    module, which B's result can make not evidence either way (``unrunnable``). Such a failure is
-    a no-fix when B fails it too and a flip when B passes it: T3 fails on either, so the further
-    stability runs and B's in-process reruns could only add cost (``reproduce.reproducers``).
+    It failed on C in every attempt and was attempted more than once -- the flake policy reran it
+    and it failed each time; a single timeout, crash or failure (``--reruns 0``) is not enough --
+    it is quarantined neither by an earlier run nor by B's run just now (a reproducer flaky on B
+    is quarantined on C too), it is not a missing module (which B's result can make not evidence
+    either way, ``unrunnable``), and B's collection of the same files has the same id (an id
+    that changes between collections is the stability runs' to name). Such a failure is a no-fix
+    when B fails it too and a flip when B passes it: T3 fails on either, so the stability runs
+    could only add cost. What they would still have found: a failure that repeats within one
+    process but not across processes, which is then a failure, not a flake
+    (``reproduce.reproducers``, docs/referee.md).
     """
-    if obs is None or obs.test_id in quarantined or obs.outcome not in (Outcome.FAIL, Outcome.TIMEOUT, Outcome.CRASH):
+    if obs is None or obs.test_id in quarantined or obs.test_id not in b_collected or obs.outcome is not Outcome.FAIL:
+        return False
+    if len(obs.attempts) < 2 or any(a is not Outcome.FAIL for a in obs.attempts):
         return False
     return obs.failure is None or _MISSING.search(obs.failure.message) is None
 

@@ -275,11 +275,10 @@ def reproducers(
         if not abnormal:
             sides.group(session, 0, "C")
         c_run = sides.checked(session.close(), ladder.co.c_dir)
-    # Falsified on C already: B's run types the failures (no-fix or flip) and nothing more is paid
-    # for -- no in-process reruns of what fails on B as it should, no stability runs.
-    watched = [*(chosen.designated or chosen.chosen), *chosen.expected]
-    falsified = any(judge.falsifying(c_run.observation(t), sides.held) for t in watched)
-    b_run = sides.run_b(chosen.ids, files, 0 if falsified else None)
+    b_run = sides.run_b(chosen.ids, files)
+    # Falsified already by the first runs (``judge.falsifying``): no stability runs.
+    b_collected = set(b_run.content.collected or ())
+    falsified = any(judge.falsifying(c_run.observation(t), sides.held, b_collected) for t in chosen.watched)
     _judge(ladder, diff, start, chosen, files, resolver, c_run, b_run, baseline, steady=not falsified)
 
 
@@ -292,6 +291,11 @@ class _Chosen:
     expected: list[str]
     new: list[str]  # added or changed tests, not declared expected changes
     chosen: list[str]  # the reproducers: the designated ones, else the candidate's own new tests
+
+    @property
+    def watched(self) -> list[str]:
+        """The tests whose failure on C fails T3 whatever B says: reproducers, expected changes."""
+        return [*self.chosen, *self.expected]
 
 
 def _chosen(ladder: Ladder, resolver: overlay.OriginResolver, c_suite: Sequence[str]) -> _Chosen:
