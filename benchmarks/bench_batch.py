@@ -28,13 +28,28 @@ from runner import example_repo
 def batch(
     repo: example_repo.ExampleRepo, names: list[str], jobs: int, work: pathlib.Path, tag: str, executor: str = "local"
 ) -> dict[str, Any]:
-    """One batch into a directory of its own (``tag``): a reused one would resume, not run."""
+    """One batch of the example's candidates ``names``."""
+    return run_batch(repo.path, repo.baseline, [repo.candidates[n] for n in names], [], jobs, work, tag, executor)
+
+
+def run_batch(
+    repo: pathlib.Path,
+    baseline: str,
+    revisions: list[str],
+    options: list[str],
+    jobs: int,
+    work: pathlib.Path,
+    tag: str,
+    executor: str = "local",
+) -> dict[str, Any]:
+    """One ``certify-batch`` of ``revisions`` (``options``: certify's, for every candidate) into a
+    directory of its own (``tag``: a reused one would resume, not run), with a fresh store."""
     listed = work / ("cands-%s.txt" % tag)
-    listed.write_text("\n".join(repo.candidates[n] for n in names) + "\n")
+    listed.write_text("\n".join(revisions) + "\n")
     out = work / ("out-%s" % tag)
-    cmd = [sys.executable, "-m", "runner.cli", "certify-batch", "--repo", str(repo.path), "--baseline", repo.baseline]
+    cmd = [sys.executable, "-m", "runner.cli", "certify-batch", "--repo", str(repo), "--baseline", baseline]
     cmd += ["--candidates", str(listed), "--out", str(out), "--jobs", str(jobs), "--store", str(out) + ".sqlite3"]
-    cmd += ["--executor", executor]
+    cmd += ["--executor", executor, *options]
     started = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
@@ -44,10 +59,11 @@ def batch(
     return {
         "executor": executor,
         "jobs": jobs,
-        "candidates": len(names),
+        "candidates": len(revisions),
         "wall_seconds": round(wall, 2),
-        "per_hour": round(3600 * len(names) / wall, 1),
-        "seconds_per_candidate": round(wall / len(names), 2),
+        "per_hour": round(3600 * len(revisions) / wall, 1),
+        "seconds_per_candidate": round(wall / len(revisions), 2),
+        "ladder_seconds": round(sum(r["ladder_seconds"] or 0.0 for r in doc["ranking"]), 2),
         "verdicts": doc["verdicts"],
     }
 
