@@ -75,18 +75,16 @@ def certify_one(
             preexec_fn=_dies_with_parent,
             env={**os.environ, "COLUMNS": "100"},
         )
+        code: int | None = None
         try:
-            code: int | None = proc.wait(timeout=timeout)
+            code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            code = None
-        except BaseException:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            raise
+            pass  # killed below: no exit code
+        finally:
+            if code is None:  # the timeout, or an interrupt of the batch: the whole group goes
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
     return Finished(code, time.perf_counter() - started)
 
 
