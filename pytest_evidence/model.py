@@ -44,6 +44,9 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   ``typing_failure`` detection is written (nothing was asked to be typed; the results stay
   untyped, ``evidence_typing_coverage`` says so, and the plugin's summary says once that the B/C
   contrast needs ``--baseline``). With a baseline nothing changes. Earlier 1.x records still read.
+* ``1.8`` -- ``invocation.ablate`` also names ``typing`` and ``baseline-replay`` (the A/B
+  harness's ablations judged on C's bare outcomes: no result typed, or none with a B outcome).
+  Earlier 1.x records still read.
 """
 
 from __future__ import annotations
@@ -53,10 +56,10 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.7"
+SCHEMA_VERSION = "1.8"
 
 #: Record versions this model reads: same major version.
-READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7")
+READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8")
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (

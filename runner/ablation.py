@@ -15,22 +15,50 @@ out of the verdict:
 * ``audit`` -- no audit tier (the A/B battery audits only under ``ab --audit``).
 * ``steering`` -- nothing to remove: a certification never calls the learned step, so the
   ablated arm is the battery itself, and the ablation shows it (a zero delta flags it).
+* ``typing`` -- bare booleans: B still runs like for like and its outcome is recorded, but no
+  result carries a role or a B/C class, nothing is bug-discriminating, and every tier is judged
+  on C's outcomes alone (``bare``).
+* ``baseline-replay`` -- no B/C contrast: no test runs on B (no reproducer run, no stability run,
+  no like-for-like confirmation), no result has a B outcome, and every tier is judged on C's
+  outcomes alone. B's stored suite run is still read for what selection needs from it (the
+  tests' dependencies, a different mechanism held fixed), never for its outcomes.
 
-Not built, and refused by name: ``typing`` and ``baseline-replay``, whose removal reaches into
-every tier's verdict (docs/ab.md says what each would take).
+The two share one judge: without types, or without B, a tier can only ask whether its tests pass
+on C -- a reproducer passing on C passes T3, any test failing on C fails its tier (a failure B had
+too included), and every tier passing certifies.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from pytest_evidence.assemble import Typed
+from pytest_evidence.model import DetectionKind
 from runner.ladder.invocation import Invocation
 
-BUILT = ("selection", "tamper", "flake-policy", "pinning", "audit", "steering")
-NOT_BUILT = ("typing", "baseline-replay")
+BUILT = ("selection", "tamper", "flake-policy", "pinning", "audit", "steering", "typing", "baseline-replay")
 
 #: The flake policy's reruns cap (``pytest_evidence.flake.MAX_RERUNS``): "unlimited" within the option's bound.
 RERUNS_CAP = 5
+
+
+def bare(how: Invocation) -> bool:
+    """Whether the tiers are judged on C's bare outcomes: typing or the B/C contrast removed."""
+    return how.ablated("typing") or how.ablated("baseline-replay")
+
+
+#: What a type says about a result, and nothing a bare boolean could say.
+_TYPED_DETECTIONS = frozenset({DetectionKind.REPRODUCER_NOT_FAILING_ON_BASELINE, DetectionKind.TYPING_FAILURE})
+
+
+def untyped(typed: Typed) -> Typed:
+    """``typed`` as bare booleans (the ``typing`` ablation): no role, no B/C class, nothing
+    bug-discriminating. B's outcome stays: it ran, and removing typing is not removing B."""
+    return Typed(
+        tuple(dataclasses.replace(r, role=None, bug_discriminating=False) for r in typed.results),
+        {t: dataclasses.replace(a, bc_class=None, typing_failure=None) for t, a in typed.annotations.items()},
+        tuple(d for d in typed.detections if d.kind not in _TYPED_DETECTIONS),
+    )
 
 
 def applied(how: Invocation) -> Invocation:

@@ -62,8 +62,13 @@ EXIT_CODES = {
 
 
 def decide(
-    tiers: Sequence[TierRecord], results: Sequence[ValidationResult], detections: Sequence[Detection]
+    tiers: Sequence[TierRecord],
+    results: Sequence[ValidationResult],
+    detections: Sequence[Detection],
+    bare: bool = False,
 ) -> VerdictRecord:
+    """``bare``: the tiers were judged on C's outcomes alone (the A/B harness's ``typing`` and
+    ``baseline-replay`` ablations), so no result can be bug-discriminating and none is asked for."""
     failed = [t for t in tiers if t.status is TierStatus.FAILED]
     attacks = [d for d in detections if rejects(d)]
     if failed or attacks:
@@ -77,6 +82,8 @@ def decide(
         reasons = ["%s: %s" % (t.tier.value, t.note) for t in inconclusive]
         reasons += ["%s: %s" % (d.kind.value, d.message) for d in blocking]
         return VerdictRecord(Verdict.INCONCLUSIVE, inconclusive[0].tier if inconclusive else None, tuple(reasons))
+    if bare:
+        return VerdictRecord(Verdict.CERTIFIED, None, ("every tier passed, judged on C's outcomes alone (ablated)",))
     if not any(r.bug_discriminating for r in results):
         return VerdictRecord(Verdict.INCONCLUSIVE, None, ("no result is bug-discriminating",))
     return VerdictRecord(Verdict.CERTIFIED, None, ("every tier passed; the bug fix is demonstrated on B and C",))

@@ -160,7 +160,6 @@ def test_an_ablated_mechanism_is_kept_when_its_removal_costs_a_measure(
 @pytest.mark.parametrize(
     ("ablate", "audit", "says"),
     [
-        (["typing"], False, "not built"),
         (["nonsense"], False, "not a mechanism"),
         (["audit"], False, "add --audit"),
     ],
@@ -174,7 +173,10 @@ def test_all_ablations_are_the_built_ones() -> None:
     assert harness.arms(["all"], audit=False) == [
         "17battery",
         "pytestbool",
-        *("ablate:%s" % m for m in ("selection", "tamper", "flake-policy", "pinning", "steering")),
+        *(
+            "ablate:%s" % m
+            for m in ("selection", "tamper", "flake-policy", "pinning", "steering", "typing", "baseline-replay")
+        ),
     ]
 
 

@@ -10,6 +10,7 @@ import pytest
 from pytest_evidence.assemble import Typed, type_evidence
 from pytest_evidence.model import (
     BCClass,
+    DetectionKind,
     Failure,
     FailureKind,
     Observation,
@@ -22,6 +23,7 @@ from pytest_evidence.model import (
     ValidationResult,
     Verdict,
 )
+from runner import ablation
 from runner.ladder import judge
 from runner.ladder.evidence import Evidence
 from runner.verdict import decide
@@ -216,3 +218,53 @@ def test_a_reproducer_failing_on_c_refutes_the_patch_before_the_stability_runs(
         for b in (F, P, None):
             typed = _typed({"t::r": (b, outcome)})
             assert judge.reproducer_tier(typed, ["t::r"], [])[0] is TierStatus.FAILED, b
+
+
+@pytest.mark.parametrize(
+    ("pairs", "status", "words"),
+    [
+        ({"r": (P, P)}, TierStatus.PASSED, "1 reproducer(s) pass on C (judged on C's outcomes alone)"),
+        ({"r": (F, F)}, TierStatus.FAILED, "reproducer r fails on C (fail)"),
+        ({"r": (F, P), "s": (F, F)}, TierStatus.FAILED, "s fail on C (judged on C's outcomes alone)"),
+        ({"r": (F, K)}, TierStatus.INCONCLUSIVE, "reproducer r is quarantined as flaky"),
+    ],
+)
+def test_a_bare_reproducer_tier_sees_only_c(
+    pairs: dict[str, tuple[Outcome, Outcome]], status: TierStatus, words: str
+) -> None:
+    """The ablations' judge: a reproducer passing on B too passes, a failure B had too fails."""
+    got = judge.reproducer_tier(_typed(pairs), ["r"], [], bare=True)
+    assert got[0] is status and words in got[1], got
+
+
+def test_a_bare_regression_tier_fails_on_any_failure_on_c() -> None:
+    had = [_result("a", P, P), _result("b", F, F)]
+    assert judge.regression_tier(had, "x", True, None)[0] is TierStatus.PASSED
+    assert judge.regression_tier(had, "x", True, None, bare=True) == (
+        TierStatus.FAILED,
+        "b fail on C (judged on C's outcomes alone)",
+    )
+    assert judge.regression_tier([_result("a", F, P)], "x", True, None, bare=True) == (
+        TierStatus.PASSED,
+        "x: 1 run, no flip",
+    )
+
+
+def test_a_bare_verdict_certifies_without_a_bug_discriminating_result() -> None:
+    passed = [TierRecord(Tier.T3, TierStatus.PASSED, 0.0, 1, 1, None, "ok")]
+    results = [_result("a", P, P)]
+    assert decide(passed, results, []).verdict is Verdict.INCONCLUSIVE
+    assert decide(passed, results, [], bare=True).verdict is Verdict.CERTIFIED
+    failed = [TierRecord(Tier.T7, TierStatus.FAILED, 0.0, 1, 1, None, "b fail on C")]
+    assert decide(failed, results, [], bare=True).verdict is Verdict.REJECTED
+
+
+def test_untyped_results_keep_b_outcome_and_lose_every_type() -> None:
+    """The ``typing`` ablation's record: bare booleans, with B's outcome still there (B ran)."""
+    typed = _typed({"t": (P, P)})
+    assert typed.results[0].role is Role.BUG_REPRODUCTION and typed.annotations["t"].bc_class is not None
+    assert [d.kind for d in typed.detections] == [DetectionKind.REPRODUCER_NOT_FAILING_ON_BASELINE]
+    bare = ablation.untyped(typed)
+    (res,) = bare.results
+    assert (res.role, res.bug_discriminating, res.baseline_result) == (None, False, P)
+    assert bare.annotations["t"].bc_class is None and bare.detections == ()

@@ -31,7 +31,7 @@ from pytest_evidence.model import (
     TierStatus,
 )
 from pytest_evidence.store import Store, SuiteRun
-from runner import baseline_suite
+from runner import ablation, baseline_suite
 from runner.checkout import Checkouts
 from runner.diff import compute
 from runner.ladder import judge, record, regress, reproduce, static
@@ -182,7 +182,8 @@ class Ladder:
         attempts = self.evidence.attempts
         allow = self.invocation.allow_new_network
         self.evidence.detect(judge.network_attempts(attempts["B"], attempts["C"], allow))
-        verdict = decide(self.evidence.tiers, self.evidence.results, self.evidence.detections) if judged else None
+        bare = ablation.bare(self.invocation)
+        verdict = decide(self.evidence.tiers, self.evidence.results, self.evidence.detections, bare) if judged else None
         frame = record.Frame(
             run_id=self.run_id,
             created=self.started,

@@ -130,6 +130,15 @@ def flip(results: Sequence[ValidationResult]) -> str | None:
     return None
 
 
+def failing_on_c(results: Sequence[ValidationResult]) -> str | None:
+    """The first result failing on C: all a judge without types or without B can see (the A/B
+    harness's ``typing`` and ``baseline-replay`` ablations), a failure B had too included."""
+    for res in results:
+        if res.candidate_result in C_FAILING:
+            return "%s %s on C (judged on C's outcomes alone)" % (res.test_id, res.candidate_result.value)
+    return None
+
+
 def suspects(
     ids: Sequence[str], candidate: Mapping[str, Observation | None], baseline: Mapping[str, Observation | None]
 ) -> list[str]:
@@ -179,12 +188,13 @@ class Confirmation:
 
 
 def reproducer_tier(
-    typed: Typed, designated: Sequence[str], expected: Sequence[str], fresh: Sequence[str] = ()
+    typed: Typed, designated: Sequence[str], expected: Sequence[str], fresh: Sequence[str] = (), bare: bool = False
 ) -> Judgement:
     """T3: the reproducers on B (with C's tests) and on C, in the same selection. ``fresh``: the
-    new and designated tests whose stability was checked."""
+    new and designated tests whose stability was checked. ``bare``: judged on C's outcomes
+    alone (an ablation): reproducers that pass on C pass, whatever B did."""
     by_id = {r.test_id: r for r in typed.results}
-    classes = {t: typed.annotations[t].bc_class for t in by_id}
+    classes = {} if bare else {t: typed.annotations[t].bc_class for t in by_id}
     designated = [t for t in designated if t in by_id]
     for tid in designated:
         if classes.get(tid) is BCClass.NO_FIX:
@@ -194,7 +204,7 @@ def reproducer_tier(
     for tid in expected:
         if by_id[tid].candidate_result is not Outcome.PASS:
             return TierStatus.FAILED, "expected change %s does not pass on C" % tid
-    flipped = flip(typed.results)
+    flipped = failing_on_c(typed.results) if bare else flip(typed.results)
     if flipped:
         return TierStatus.FAILED, flipped
     # A flaky reproducer, or a flaky new test beside it, is evidence of nothing: never green.
@@ -208,6 +218,8 @@ def reproducer_tier(
             "no reproducer: none designated, and no test the candidate added or changed is left to run "
             "(tests laid back from the trusted source and declared expected changes are not reproducers)"
         )
+    if bare:
+        return TierStatus.PASSED, "%d reproducer(s) pass on C (judged on C's outcomes alone)" % len(designated)
     if not any(by_id[t].bug_discriminating for t in designated):
         return TierStatus.INCONCLUSIVE, "no reproducer fails on B: nothing shows the bug fixed"
     n = sum(by_id[t].bug_discriminating for t in designated)
@@ -215,10 +227,11 @@ def reproducer_tier(
 
 
 def regression_tier(
-    results: Sequence[ValidationResult], what: str, obligation: bool, unrun_: Judgement | None
+    results: Sequence[ValidationResult], what: str, obligation: bool, unrun_: Judgement | None, bare: bool = False
 ) -> Judgement:
-    """T4-T7: a like-for-like flip fails; unrun tests or a quarantined obligation prove nothing."""
-    flipped = flip(results)
+    """T4-T7: a like-for-like flip fails; unrun tests or a quarantined obligation prove nothing.
+    ``bare``: judged on C's outcomes alone (an ablation): any failure on C fails."""
+    flipped = failing_on_c(results) if bare else flip(results)
     if flipped:
         return TierStatus.FAILED, flipped
     if unrun_:
@@ -226,7 +239,7 @@ def regression_tier(
     quarantined = [r.test_id for r in results if r.candidate_result is Outcome.FLAKY] if obligation else []
     if quarantined:
         return TierStatus.INCONCLUSIVE, "obligation test %s is quarantined as flaky" % quarantined[0]
-    both = sum(1 for r in results if r.baseline_result in FAILING and r.candidate_result in FAILING)
+    both = 0 if bare else sum(1 for r in results if r.baseline_result in FAILING and r.candidate_result in FAILING)
     return TierStatus.PASSED, "%s: %d run, no flip%s" % (
         what,
         len(results),

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from pytest_evidence import overlay
 from pytest_evidence.model import Detection, DetectionKind, Observation, Outcome, Tier, TierStatus
 from pytest_evidence.store import SuiteRun
-from runner import baseline_suite
+from runner import ablation, baseline_suite
 from runner.diff import Diff
 from runner.importgraph import ImportGraph
 from runner.ladder import judge, reproduce, strength
@@ -170,7 +170,7 @@ def _tier(
 ) -> None:
     sides, suite_size = ladder.sides, len(ladder.collected)
     baseline: dict[str, Observation | None] = {t: suite.results.get(t) for t in todo}
-    confirmed = _confirm(ladder, todo, c_run, baseline)
+    confirmed = _confirm(ladder, todo, c_run, baseline) if sides.replayed else {}
     typed, not_run, unstable = sides.type(todo, c_run, baseline, resolver.origin, affected=tier is not Tier.T7)
     annotations = {
         t: dataclasses.replace(a, flip=confirmed[t].to_dict()) if t in confirmed else a
@@ -187,7 +187,8 @@ def _tier(
         ]
     ladder.evidence.add(typed.results, annotations, detections)
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
-    status, note = judge.regression_tier(typed.results, what, tier is not Tier.T7, unrun)
+    bare = ablation.bare(ladder.invocation)
+    status, note = judge.regression_tier(typed.results, what, tier is not Tier.T7, unrun, bare)
     ladder.tier(
         tier,
         status,

@@ -19,7 +19,7 @@ from pytest_evidence import gitops, overlay
 from pytest_evidence.errors import BadInput, EvidenceError, ToolFailed
 from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Role, Tier, TierStatus
 from pytest_evidence.store import SuiteRun
-from runner import config_policy, pyscan
+from runner import ablation, config_policy, pyscan
 from runner.diff import Diff
 from runner.importgraph import ImportGraph, python_files
 from runner.ladder import blind, judge
@@ -99,10 +99,18 @@ def collection(
     assert sides.plan is not None
     if run.content.collected is not None:
         return list(run.content.collected)
+    what = "suite does not" if files is None else "test files (%s) do not" % ", ".join(files)
+    if not sides.replayed:  # the A/B harness's ablation: nothing to ask B
+        note = "the candidate's %s collect (pytest exit %d: %s); B not asked (baseline replay ablated)" % (
+            what,
+            run.exit_code,
+            run.said,
+        )
+        ladder.tier(tier, TierStatus.FAILED, start, 0, 0, None, note)
+        return None
     b_tests = co.baseline_with_tests(sides.plan)
     on_b = sides.pytest(b_tests, None, answer=False, reruns=0, collect_only=True, files=files)
     if on_b.content.collected is not None:
-        what = "suite does not" if files is None else "test files (%s) do not" % ", ".join(files)
         note = "the candidate's %s collect (pytest exit %d: %s); B's do" % (what, run.exit_code, run.said)
         ladder.tier(tier, TierStatus.FAILED, start, 0, 0, len(on_b.content.collected), note)
         return None
@@ -275,9 +283,9 @@ def reproducers(
         if not abnormal:
             sides.group(session, 0, "C")
         c_run = sides.checked(session.close(), ladder.co.c_dir)
-    b_run = sides.run_b(chosen.ids, files)
+    b_run = sides.run_b(chosen.ids, files) if sides.replayed else None
     # Falsified already by the first runs (``judge.falsifying``): no stability runs.
-    b_collected = set(b_run.content.collected or ())
+    b_collected = set((b_run or c_run).content.collected or ())
     falsified = any(judge.falsifying(c_run.observation(t), sides.held, b_collected) for t in chosen.watched)
     _judge(ladder, diff, start, chosen, files, resolver, c_run, b_run, baseline, steady=not falsified)
 
@@ -327,11 +335,12 @@ def _judge(
     files: Sequence[str],
     resolver: overlay.OriginResolver,
     c_run: PytestRun,
-    b_run: PytestRun,
+    b_run: PytestRun | None,
     baseline: Callable[[], SuiteRun | None],
     steady: bool,
 ) -> None:
-    """T3's status from the reproducers' runs on C and on B, each steadied when new (and ``steady``)."""
+    """T3's status from the reproducers' runs on C and on B (None: baseline replay ablated), each
+    steadied when new (and ``steady``)."""
     invocation, sides = ladder.invocation, ladder.sides
     ids, designated, expected, new = chosen.ids, chosen.designated, chosen.expected, chosen.new
     # New evidence counts only once it is stable: each new or designated test runs again on each side.
@@ -339,10 +348,12 @@ def _judge(
     if steady and fresh and invocation.stability_runs > 1:
         sides.steady(ids, files, fresh, c_run, b_run)
     ladder.measure_baseline()
-    b_obs: dict[str, Observation | None] = {t: b_run.observation(t) for t in ids}
-    if expected:
-        suite = baseline()
-        b_obs.update({t: None if suite is None else suite.results.get(t) for t in expected})
+    b_obs: dict[str, Observation | None] | None = None
+    if b_run is not None:
+        b_obs = {t: b_run.observation(t) for t in ids}
+        if expected:
+            suite = baseline()
+            b_obs.update({t: None if suite is None else suite.results.get(t) for t in expected})
     typed, not_run, unstable = sides.type(
         ids, c_run, b_obs, resolver.origin, designated=designated, expected=expected, exclusive=bool(designated)
     )
@@ -358,7 +369,7 @@ def _judge(
     reproducing = [t for t in reproducing if t not in lacking]
     blind.scan(ladder, diff, [r.test_id for r in typed.results if r.bug_discriminating and r.test_id in reproducing])
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
-    status, note = unrun or judge.reproducer_tier(typed, reproducing, expected, fresh)
+    status, note = unrun or judge.reproducer_tier(typed, reproducing, expected, fresh, ablation.bare(invocation))
     if not reproducing and new and status is TierStatus.INCONCLUSIVE:
         note = (
             "no reproducer: the candidate added or changed no test; the %d new test(s) of the trusted tests ran "

@@ -20,7 +20,7 @@ from pytest_evidence.assemble import Typed, flake_rows, network_detections, quar
 from pytest_evidence.errors import ToolFailed
 from pytest_evidence.model import Detection, DetectionKind, Observation, Origin
 from pytest_evidence.store import Store
-from runner import integrity, pytest_run
+from runner import ablation, integrity, pytest_run
 from runner.checkout import Checkouts
 from runner.ladder import judge
 from runner.ladder.evidence import Evidence
@@ -138,9 +138,15 @@ class Sides:
     def run_c(self, ids: Sequence[str], files: Sequence[str] | None, reruns: int | None = None) -> pytest_run.PytestRun:
         return self.one_group(self.co.c_dir, ids, files, reruns)
 
+    @property
+    def replayed(self) -> bool:
+        """Whether tests run on B at all: not when the A/B harness ablates the B/C contrast."""
+        return not self.invocation.ablated("baseline-replay")
+
     def run_b(self, ids: Sequence[str], files: Sequence[str] | None, reruns: int | None = None) -> pytest_run.PytestRun:
         """``ids`` on B with C's test files laid over it, in this selection and order."""
         assert self.plan is not None, "the overlay is planned before anything runs on B"
+        assert self.replayed, "no test runs on B when baseline replay is ablated"
         return self.one_group(self.co.baseline_with_tests(self.plan), ids, files, reruns)
 
     def ledger(self, observations: Iterable[Observation | None], side: str) -> None:
@@ -159,7 +165,7 @@ class Sides:
         files: Sequence[str],
         fresh: Sequence[str],
         c_first: pytest_run.PytestRun,
-        b_first: pytest_run.PytestRun,
+        b_first: pytest_run.PytestRun | None,
     ) -> None:
         """Run the selection ``ids`` again (collecting ``files``), in the same order, until it ran
         ``stability_runs`` times on each side; a ``fresh`` test whose outcome differs between a
@@ -172,8 +178,10 @@ class Sides:
 
         A fresh test that a further C run, ended normally, did not collect has an id that changes
         from one collection to the next: it leaves C's first run too, as never collected, and
-        ``type`` names it ``unstable_test_id``."""
-        schedule = ["C", "B"] * (self.invocation.stability_runs - 1)
+        ``type`` names it ``unstable_test_id``. ``b_first`` None: B does not run (baseline replay
+        ablated), and C's further runs still do."""
+        firsts = {"C": c_first} if b_first is None else {"C": c_first, "B": b_first}
+        schedule = list(firsts) * (self.invocation.stability_runs - 1)
         random.Random(self.run_id).shuffle(schedule)
         again: dict[str, list[pytest_run.PytestRun]] = {"C": [], "B": []}
         for side in schedule:
@@ -184,7 +192,7 @@ class Sides:
             c_first.content.results.pop(t, None)
         if moving and c_first.content.collected is not None:
             c_first.content.collected = [t for t in c_first.content.collected if t not in moving]
-        for side, first in (("C", c_first), ("B", b_first)):
+        for side, first in firsts.items():
             runs = [first, *again[side]]
             steadied = {t: judge.steady([r.observation(t) for r in runs], side) for t in fresh if t not in moving}
             first.content.results.update({t: o for t, o in steadied.items() if o is not None})
@@ -194,7 +202,7 @@ class Sides:
         self,
         ids: Sequence[str],
         c_run: pytest_run.PytestRun,
-        baseline: Mapping[str, Observation | None],
+        baseline: Mapping[str, Observation | None] | None,
         origin_of: Callable[[str], Origin],
         designated: Sequence[str] = (),
         expected: Sequence[str] = (),
@@ -202,6 +210,9 @@ class Sides:
         exclusive: bool = False,
     ) -> tuple[Typed, list[str], list[str]]:
         """Typed results of the tests that reported; the ids the process left unrun; unstable ids.
+
+        ``baseline`` None: no B outcome to contrast with, as when baseline replay is ablated (then
+        a stored B outcome given is not used either). The ``typing`` ablation strips the types.
 
         A selected id that a process which ended normally never collected did not go missing
         because the process died: its id changed between collections (a timestamp or a random
@@ -222,22 +233,22 @@ class Sides:
             )
             for t in unstable
         )
-        return (
-            type_evidence(
-                candidate=[o for o in candidate if o is not None],
-                baseline={t: quarantine(o, self.held) for t, o in baseline.items()},
-                origin_of=origin_of,
-                designated=set(designated),
-                expected_change=set(expected),
-                candidate_commit=self.co.candidate,
-                exit_code=c_run.exit_code,
-                flaky_history=self.store.flake_history(self.repo_key, ids),
-                affected=lambda _t: affected,
-                exclusive=exclusive,
-            ),
-            [t for t in absent if t not in unstable],
-            unstable,
+        replay = None if baseline is None or not self.replayed else baseline
+        typed = type_evidence(
+            candidate=[o for o in candidate if o is not None],
+            baseline=None if replay is None else {t: quarantine(o, self.held) for t, o in replay.items()},
+            origin_of=origin_of,
+            designated=set(designated),
+            expected_change=set(expected),
+            candidate_commit=self.co.candidate,
+            exit_code=c_run.exit_code,
+            flaky_history=self.store.flake_history(self.repo_key, ids),
+            affected=lambda _t: affected,
+            exclusive=exclusive,
         )
+        if self.invocation.ablated("typing"):
+            typed = ablation.untyped(typed)
+        return typed, [t for t in absent if t not in unstable], unstable
 
     def provenance(self, origins: Mapping[str, str | None], seen_by: str) -> None:
         """A changed module imported from outside C's checkout voids what the tests say about C."""
