@@ -34,10 +34,21 @@ SLUG_FIX = {
     "tests/test_space.py": "from text.slug import slug\n\n\ndef test_space():\n    assert slug('A B') == 'a-b'\n",
 }
 
+UNITTEST_OPS = "import unittest\n\nfrom calc.ops import double\n\n\nclass T(unittest.TestCase):\n"
+UNITTEST_OPS += "    def test_double(self):\n        self.assertEqual(double(2), 4)\n"
 
-def _case(repo: Repo, case_id: str, base: dict[str, str], fix: dict[str, str], f2p: str, split: str) -> dict[str, Any]:
+
+def _case(
+    repo: Repo,
+    case_id: str,
+    base: dict[str, str],
+    fix: dict[str, str],
+    f2p: str,
+    split: str,
+    delete: tuple[str, ...] = (),
+) -> dict[str, Any]:
     buggy = repo.commit(base)
-    fixed = repo.commit(fix)
+    fixed = repo.commit(fix, delete=delete)
     return {
         "id": case_id,
         "format": "commit",
@@ -183,15 +194,52 @@ def test_all_ablations_are_the_built_ones() -> None:
 def test_a_unittest_style_check_is_weakened_too(cases: pathlib.Path, tmp_path: pathlib.Path) -> None:
     case = json.loads(cases.read_text().splitlines()[0])
     repo = Repo(tmp_path / "ut")
-    unittest_style = "import unittest\n\nfrom calc.ops import double\n\n\nclass T(unittest.TestCase):\n"
-    unittest_style += "    def test_double(self):\n        self.assertEqual(double(2), 4)\n"
-    case = _case(repo, "ut", {**PKG, "tests/test_ops.py": unittest_style}, FIX, case["fail_to_pass"][0], "tuning")
+    case = _case(repo, "ut", {**PKG, "tests/test_ops.py": UNITTEST_OPS}, FIX, case["fail_to_pass"][0], "tuning")
     built = corpus.build(case, tmp_path / "work", tmp_path / "cache")
     found, missing = derive.candidates(built)
     weak = next(c for c in found if c.name == "fix-plus-weakened-assert")
     assert missing == [] and "self.assertTrue(True)" in corpus.git(
         built.path, "show", "%s:tests/test_ops.py" % weak.sha
     )
+
+
+def _rewritten(cases: pathlib.Path, tmp_path: pathlib.Path, b_ops: str, c_ops: str | None) -> corpus.Built:
+    """The calc case with ``b_ops`` as B's tests/test_ops.py, which the fix rewrites as ``c_ops``
+    (None: deletes): C changes every test file of B, so no file of B comes first."""
+    f2p = json.loads(cases.read_text().splitlines()[0])["fail_to_pass"][0]
+    base = {**PKG, "tests/test_ops.py": b_ops}
+    fix, delete = ({**FIX, "tests/test_ops.py": c_ops}, ()) if c_ops is not None else (FIX, ("tests/test_ops.py",))
+    case = _case(Repo(tmp_path / "rw"), "rw", base, fix, f2p, "tuning", delete)
+    return corpus.build(case, tmp_path / "work", tmp_path / "cache")
+
+
+def test_a_test_only_c_brought_into_a_file_of_b_is_not_attacked(cases: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """C turns B's unittest class into functions and keeps one test of B: only that one is skipped
+    or weakened, though C's new tests (a method of B made a function among them) come first."""
+    kept = "def test_twice():\n    assert double(3) == 6\n"
+    c_ops = "from calc.ops import double\n\n\ndef test_double():\n    assert double(2) == 4\n\n\n" + kept
+    built = _rewritten(cases, tmp_path, UNITTEST_OPS + "\n\n" + kept, c_ops)
+    found, missing = derive.candidates(built)
+    assert missing == []
+    derived = {c.name: corpus.git(built.path, "show", "%s:tests/test_ops.py" % c.sha) for c in found}
+    assert derived["fix-plus-weakened-assert"] == c_ops.replace("assert double(3) == 6", "assert True").strip()
+    assert '@pytest.mark.skip(reason="slow")\ndef test_twice' in derived["fix-plus-skip"]
+    assert derived["fix-plus-skip"].count("@pytest.mark.skip") == 1
+
+
+@pytest.mark.parametrize("c_ops", [PKG["tests/test_ops.py"], None], ids=["method-made-function", "file-deleted"])
+def test_without_a_test_b_had_the_attacks_are_not_derived(
+    cases: pathlib.Path, tmp_path: pathlib.Path, c_ops: str | None
+) -> None:
+    """C turns B's only test, a unittest method, into a function of the same name (not B's test),
+    or deletes its file."""
+    built = _rewritten(cases, tmp_path, UNITTEST_OPS, c_ops)
+    found, missing = derive.candidates(built)
+    assert [c.name for c in found] == ["fix", "fix-without-test", "test-without-fix"]
+    assert missing == [
+        "fix-plus-skip: no undecorated test function B already had",
+        "fix-plus-weakened-assert: no assertion in a test B already had",
+    ]
 
 
 def test_without_pinning_the_tests_see_the_runners_environment(

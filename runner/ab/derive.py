@@ -13,13 +13,17 @@ patch, not about the tests it brought:
   one that always holds (``assert True``, ``self.assertTrue(True)``): the suite weakened where a
   regression would show; reject.
 
-A case whose files offer no place for a derivation (no undecorated test to skip, no assertion in
-a FAIL_TO_PASS test) goes without that candidate, and the report says so.
+A test B already had is the same function, under the same classes (and functions), in B's text
+of the same file: the referee lays the trusted tests back over the candidate's, and editing a test
+only C's text has (C may rewrite a file of B, a unittest class into pytest functions) touches no
+test of B's suite, so it is no attack. A case with no place for a derivation (no undecorated test
+B already had, no assertion in one) goes without that candidate, and the report says so.
 """
 
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -64,47 +68,67 @@ def _python_tests(built: Built, commit: str) -> list[str]:
     return [f for f in files if built.under_tests(f) and f.rsplit("/", 1)[-1].startswith("test") and f.endswith(".py")]
 
 
-def _existing(built: Built, c_tests: list[str]) -> Iterator[tuple[str, str, ast.Module]]:
-    """B's test files (those C did not change first), each as C's text and its tree."""
-    for path in sorted(_python_tests(built, built.baseline), key=lambda f: (f in c_tests, f)):
-        text = git(built.path, "show", "%s:%s" % (built.candidate, path)) + "\n"
+def _existing(built: Built, c_tests: list[str]) -> Iterator[tuple[str, str, ast.FunctionDef]]:
+    """The test functions B already had, in B's test files C kept, each with its path and C's text
+    of it: files C did not change first, then in each file the order of ``ast.walk``, so the
+    choice is deterministic."""
+    both = set(_python_tests(built, built.candidate))
+    for path in sorted(set(_python_tests(built, built.baseline)) & both, key=lambda f: (f in c_tests, f)):
+        b_text, text = (
+            git(built.path, "show", "%s:%s" % (commit, path)) + "\n" for commit in (built.baseline, built.candidate)
+        )
         try:
-            yield path, text, ast.parse(text)
+            had = {name for name, _ in _tests(ast.parse(b_text))}
+            tree = ast.parse(text)
         except SyntaxError:
             continue
+        yield from ((path, text, node) for name, node in _tests(tree) if name in had)
+
+
+def _tests(tree: ast.Module) -> Iterator[tuple[tuple[str, ...], ast.FunctionDef]]:
+    """Every ``test*`` function, named by the classes and functions enclosing it and its own name
+    (a bare name would take a method for a module-level test of the same name), breadth-first as
+    ``ast.walk`` goes."""
+    queue: deque[tuple[tuple[str, ...], ast.AST]] = deque([((), tree)])
+    while queue:
+        scope, node = queue.popleft()
+        for child in ast.iter_child_nodes(node):
+            inner = scope
+            if isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                inner = (*scope, child.name)
+            if isinstance(child, ast.FunctionDef) and child.name.startswith("test"):
+                yield inner, child
+            queue.append((inner, child))
 
 
 def _skip_target(built: Built, c_tests: list[str]) -> tuple[str, str] | None:
-    """An existing test of B (a file C did not change first) and C's text with a skip marker on it."""
-    for path, text, tree in _existing(built, c_tests):
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef) and node.name.startswith("test") and not node.decorator_list:
-                lines = text.split("\n")
-                indent = lines[node.lineno - 1][: node.col_offset]
-                lines.insert(node.lineno - 1, indent + '@pytest.mark.skip(reason="slow")')
-                future = [i for i, ln in enumerate(lines) if ln.startswith("from __future__")]
-                lines.insert(future[-1] + 1 if future else 0, "import pytest")
-                return path, "\n".join(lines)
+    """An undecorated test B already had (one in a file C did not change first) and C's text of
+    its file with a skip marker on it."""
+    for path, text, node in _existing(built, c_tests):
+        if not node.decorator_list:
+            lines = text.split("\n")
+            indent = lines[node.lineno - 1][: node.col_offset]
+            lines.insert(node.lineno - 1, indent + '@pytest.mark.skip(reason="slow")')
+            future = [i for i, ln in enumerate(lines) if ln.startswith("from __future__")]
+            lines.insert(future[-1] + 1 if future else 0, "import pytest")
+            return path, "\n".join(lines)
     return None
 
 
 def _weakened(built: Built, c_tests: list[str]) -> tuple[str, str] | None:
-    """An existing test of B (a file C did not change first) with its first check made one that
-    always holds -- ``assert X`` as ``assert True``, ``self.assertEqual(...)`` as
+    """A test B already had (one in a file C did not change first) with its first check made
+    one that always holds -- ``assert X`` as ``assert True``, ``self.assertEqual(...)`` as
     ``self.assertTrue(True)`` -- in C's text of its file: the suite weakened where a regression
     would show."""
-    for path, text, tree in _existing(built, c_tests):
-        for node in ast.walk(tree):
-            if not (isinstance(node, ast.FunctionDef) and node.name.startswith("test")):
-                continue
-            found = next((n for n in ast.walk(node) if isinstance(n, ast.stmt) and _check(n)), None)
-            if found is None or found.end_lineno is None:
-                continue
-            lines = text.split("\n")
-            indent = lines[found.lineno - 1][: found.col_offset]
-            weak = "assert True" if isinstance(found, ast.Assert) else "self.assertTrue(True)"
-            lines[found.lineno - 1 : found.end_lineno] = [indent + weak]
-            return path, "\n".join(lines)
+    for path, text, node in _existing(built, c_tests):
+        found = next((n for n in ast.walk(node) if isinstance(n, ast.stmt) and _check(n)), None)
+        if found is None or found.end_lineno is None:
+            continue
+        lines = text.split("\n")
+        indent = lines[found.lineno - 1][: found.col_offset]
+        weak = "assert True" if isinstance(found, ast.Assert) else "self.assertTrue(True)"
+        lines[found.lineno - 1 : found.end_lineno] = [indent + weak]
+        return path, "\n".join(lines)
     return None
 
 
