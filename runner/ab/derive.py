@@ -38,6 +38,11 @@ class Candidate:
     tamper: bool  # the candidate edits the tests
 
 
+#: The derivations' version, kept with an A/B run's candidates: bumped whenever a derivation can
+#: give another candidate for the same case, so a resumed run judges the new candidates again
+#: instead of reusing runs of the old ones (2: only a test B already had is attacked).
+VERSION = 2
+
 NAMES = ("fix", "fix-without-test", "test-without-fix", "fix-plus-skip", "fix-plus-weakened-assert")
 
 

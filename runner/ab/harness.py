@@ -54,8 +54,17 @@ def run_file(out: pathlib.Path, case: str, candidate: str, arm: str) -> pathlib.
 
 
 def finished(out: pathlib.Path) -> list[dict[str, Any]]:
-    """Every arm run written so far, in a stable order."""
-    return [json.loads(p.read_text()) for p in sorted((out / "runs").glob("*/*/*.json"))]
+    """Every arm run of the candidates each case's latest derivation gave, in a stable order. A
+    run of a candidate derived otherwise since, or no longer derived, is kept on disk and never
+    counted."""
+    rows = []
+    for marker in sorted((out / "runs").glob("*/candidates.json")):
+        trees = json.loads(marker.read_text()).get("trees") or {}
+        for path in sorted(marker.parent.glob("*/*.json")):
+            row = json.loads(path.read_text())
+            if row.get("tree") is not None and trees.get(row["candidate"]) == row["tree"]:
+                rows.append(row)
+    return rows
 
 
 def run_case(
@@ -66,27 +75,34 @@ def run_case(
     audit: bool,
     say: Callable[[str], None],
 ) -> None:
-    """Build the case, derive its candidates, and judge each by every arm not judged yet."""
+    """Build the case, derive its candidates, and judge each by every arm not judged yet.
+
+    A run is reused only for the candidate it judged: same derivation version, same tree
+    (``git``'s tree id, which a rebuild gives again where a commit id would not). A run of a
+    candidate derived otherwise since -- or written before runs named their tree -- is run again.
+    """
     todo_marker = out / "runs" / case["id"] / "candidates.json"
-    if todo_marker.is_file():
-        names = json.loads(todo_marker.read_text())["candidates"]
-        if all(run_file(out, case["id"], n, a).is_file() for n in names for a in chosen):
-            say("%s: done before, skipped" % case["id"])
-            return
+    if _done(out, case["id"], todo_marker, chosen):
+        say("%s: done before, skipped" % case["id"])
+        return
     work = pathlib.Path(tempfile.mkdtemp(prefix="evidence-ab-"))
     try:
         say("%s: building (%s case)" % (case["id"], case["format"]))
         built = corpus.build(case, work, cache)
         found, missing = derive.candidates(built)
-        write_json(str(todo_marker), {"candidates": [c.name for c in found], "missing": missing})
+        trees = {c.name: corpus.git(built.path, "rev-parse", c.sha + "^{tree}") for c in found}
+        marker = {"derivation": derive.VERSION, "candidates": [c.name for c in found], "trees": trees}
+        write_json(str(todo_marker), {**marker, "missing": missing})
         for why in missing:
             say("%s: no candidate %s" % (case["id"], why))
         for candidate in found:
             for arm in chosen:
                 target = run_file(out, case["id"], candidate.name, arm)
-                if target.is_file():
+                if _tree(target) == trees[candidate.name]:
                     continue
-                row = judge(built, candidate, arm, work, audit)
+                if target.is_file():
+                    say("%s %s [%s]: derived otherwise since its run, judged again" % (case["id"], candidate.name, arm))
+                row = {**judge(built, candidate, arm, work, audit), "tree": trees[candidate.name]}
                 write_json(str(target), row)
                 say(
                     "%s %s [%s]: %s (truth: %s) %.1fs"
@@ -94,6 +110,22 @@ def run_case(
                 )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _tree(run: pathlib.Path) -> str | None:
+    """The tree of the candidate a finished run judged (None: no run, or one that names none)."""
+    return json.loads(run.read_text()).get("tree") if run.is_file() else None
+
+
+def _done(out: pathlib.Path, case: str, marker: pathlib.Path, chosen: Sequence[str]) -> bool:
+    """Every arm judged every candidate of this derivation version: nothing to build."""
+    if not marker.is_file():
+        return False
+    derived = json.loads(marker.read_text())
+    trees = derived.get("trees") or {}
+    if derived.get("derivation") != derive.VERSION or set(trees) != set(derived["candidates"]):
+        return False
+    return all(_tree(run_file(out, case, n, a)) == trees[n] for n in trees for a in chosen)
 
 
 def judge(
