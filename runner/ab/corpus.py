@@ -231,7 +231,8 @@ def _commit_case(case: Mapping[str, Any], work: pathlib.Path, cache: pathlib.Pat
     base = git(repo, "rev-parse", "--verify", case["buggy"] + "^{commit}")
     fixed = git(repo, "rev-parse", "--verify", case["fixed"] + "^{commit}")
     git(repo, "checkout", "-q", "-B", "main", fixed)
-    python = pathlib.Path(case["python"]) if "python" in case else _venv(cache, case["deps"], ())
+    # coverage.py as in an sdist case's venv: both formats record B's dependencies the same way.
+    python = pathlib.Path(case["python"]) if "python" in case else _venv(cache, [*case["deps"], "coverage"], ())
     args = pytest_args(case.get("test_command", []))
     return Built(case, repo, base, fixed, python, case.get("pythonpath", "."), args, tuple(case["tests"]))
 
