@@ -3,6 +3,8 @@
 Pure and deterministic: the same observations always give the same record. The plugin calls it
 after its baseline replay; the runner calls it for every tier. No result is typed by hand
 anywhere else.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ socket guard before any of its own code, and logs its attempts where the runner 
 the record says so (``pinning.subprocess_guard``). An interpreter's own ``sitecustomize`` (Debian
 ships one) is still run: this one hides it, so it loads it by hand from the rest of ``sys.path``.
 Imported any other way (as ``pytest_evidence.carrier``) it does nothing.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ The runner (``runner.pytest_run``) and the plugin's own replay on B (``replay``)
 with one of these. Only descriptors reach the child -- no path on its command line or in its
 environment -- at numbers fixed from a base, the same on B and on C. See ``stream`` for the
 line format and the strict reader, ``docs/referee.md`` for what the channel stops and what not.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

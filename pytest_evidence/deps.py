@@ -14,6 +14,8 @@ The profile function is installed around each test's protocol and removed afterw
 time between tests and the rest of the session run untraced. Keys are
 ``relative/path.py:first_line`` of the code object (the first decorator's line for a decorated
 function), which the runner matches against the line ranges of changed definitions on B.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ description after it is most of the text, and parsing it with the ``email`` pack
 the time -- and a block of plain ``Field: value`` lines is read here directly; anything else (a
 folded line, a line that is no header) goes to the parser ``importlib.metadata`` uses. Either way
 the values are the ones ``importlib.metadata`` gives.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ Three families, because a harness must treat them differently:
 * everything else is internal (exit 4): a defect of pytest-evidence itself.
 
 Nothing here imports pytest: the model and this module load in old target interpreters.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 This is the only place where the concerns meet; each step is a call into the module that owns
 it. Registered on the process that holds the ``Recorder`` (never on an xdist worker).
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations
@@ -182,7 +184,7 @@ class Finisher:
 
     def _finish(self, exitstatus: int) -> int:
         root = str(self.config.rootpath)  # what node ids are relative to: failures are located alike
-        observations = [locate.observation(o, root) for o in self.recorder.observed.values()]
+        observations = locate.observations(self.recorder.observed.values(), root)
         collected = self.recorder.collected or []
         incomplete = _why_incomplete(exitstatus, len(observations), len(collected))
         complete = incomplete is None

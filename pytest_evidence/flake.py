@@ -7,6 +7,8 @@ on xdist workers too; the logged reports carry every attempt's outcome (``eviden
 
 Why not pytest-rerunfailures: it reruns *until green* and logs the last attempt as the result;
 the plugin must also load in old target environments that have nothing but pytest.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

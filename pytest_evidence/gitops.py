@@ -3,6 +3,8 @@
 Git is driven as a subprocess (never a library) so that the plugin stays standard-library only in
 old target environments. Every failure becomes an ``EvidenceError`` with one line naming the
 command's complaint; nothing here ever writes to the user's working tree or index.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ The descriptors carry no evidence. ``R`` brings commands, ``W`` only wakes the r
 group did is read from the signed stream, never from this pipe, so a test that writes to it can
 at worst wake the runner early (and be caught by the missing barrier line), never speak for the
 plugin. Both are kept from the tests' subprocesses.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

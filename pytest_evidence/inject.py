@@ -5,6 +5,8 @@ targets, the plugin's own replay on B). Putting the directory that holds ``pytes
 their ``PYTHONPATH`` is wrong as soon as the package is installed from a wheel: that directory is
 a whole ``site-packages``, and the target would import the runner's pytest and plugins instead of
 its own. What goes on the path is a directory holding this package and nothing else.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ atomically, before the terminal summary names it. A testcase is matched to its r
 
 Registered beside the ``Finisher`` (never on an xdist worker, which writes no JUnit file); inert
 when ``--junitxml`` was not given. Standard library and pytest only, Python 3.8 syntax.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -5,13 +5,15 @@ Both sides of a contrast run somewhere else than the reader: the plugin replays 
 worktree, the runner runs B and C in temporary checkouts, and pytest reports absolute paths. A
 record's paths, messages and excerpts are made relative to the root the node ids are relative to
 (the checkout, or pytest's rootdir), so a reader can open them, and B's and C's compare.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Callable, Optional
+from typing import Callable, Iterable, List, Optional
 
 from pytest_evidence.model import Failure, Observation
 from pytest_evidence.stream import StreamContent
@@ -42,14 +44,23 @@ def under(root: str) -> Callable[[Optional[Failure]], Optional[Failure]]:
     return local
 
 
-def observation(obs: Observation, root: str) -> Observation:
-    return dataclasses.replace(obs, failure=under(root)(obs.failure))
+def _located(obs: Observation, local: Callable[[Optional[Failure]], Optional[Failure]]) -> Observation:
+    """``obs`` with its failure located by ``local``; ``obs`` itself when it has none (most tests:
+    nothing to copy)."""
+    return obs if obs.failure is None else dataclasses.replace(obs, failure=local(obs.failure))
+
+
+def observations(found: Iterable[Observation], root: str) -> List[Observation]:
+    """Each of ``found`` with its failure located under ``root``. ``under`` resolves ``root``'s
+    symbolic links (a system call per path component): once here, not once per test."""
+    local = under(root)
+    return [_located(o, local) for o in found]
 
 
 def content(found: StreamContent, root: str) -> StreamContent:
     """``found`` with every failure located under ``root`` (changed in place, and returned)."""
     local = under(root)
-    found.results = {t: dataclasses.replace(o, failure=local(o.failure)) for t, o in found.results.items()}
+    found.results = {t: _located(o, local) for t, o in found.results.items()}
     relocated = ((n, local(f)) for n, f in found.collect_errors.items())
     found.collect_errors = {n: f for n, f in relocated if f is not None}
     return found

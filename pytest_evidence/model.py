@@ -47,6 +47,8 @@ Format history of the evidence record (``SCHEMA_VERSION``):
 * ``1.8`` -- ``invocation.ablate`` also names ``typing`` and ``baseline-replay`` (the A/B
   harness's ablations judged on C's bare outcomes: no result typed, or none with a B outcome).
   Earlier 1.x records still read.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 See ``sockguard`` for what it refuses and reports. Where the test process itself was started with
 the subprocess carrier on its path (the runner's test processes), the carrier's guard is replaced
 by this one: the stream, not the carrier's log, reports what this process attempts.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

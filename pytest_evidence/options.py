@@ -3,6 +3,8 @@
 Option names are constants here so the runner, the replay and the docs name them one way.
 Every value is validated when pytest starts: a bad value is a one-line ``pytest.UsageError``
 (exit 4), never a traceback half-way through the session.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 Both entry points write a record (the plugin's ``--evidence-out``, the runner's ``--out``); a
 path that cannot take it must fail before the tests run, not after them, and a failed write must
 leave nothing half-written behind.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ This module decides which files are test files, which of them the candidate adde
 deleted relative to the baseline, whether they can be laid over B's tree, and -- per test
 function, by comparing ASTs -- whether a test is new, changed or untouched. The last answer is
 the input of role assignment, so it is computed from source, never from a test's name.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

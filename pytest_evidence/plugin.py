@@ -21,6 +21,8 @@ Installed as a pytest11 entry point, the module is imported into every session o
 environment; it stays inert unless ``-p evidence`` or one of its options asks for it. It imports
 nothing but the standard library and pytest, in Python 3.8 syntax: it is loaded inside old
 target environments.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

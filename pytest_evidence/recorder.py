@@ -3,6 +3,8 @@
 Registered on the process that sees every report -- the only process in a serial run, the
 controller under xdist (workers ship their reports, with the flake policy's attempts attached).
 It never writes on a worker, so the stream and the store have exactly one writer.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

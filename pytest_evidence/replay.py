@@ -7,6 +7,8 @@ unnamed file and a key, passed as inherited descriptors), so a line the plugin d
 a forgery (``BaselineRun.forgery``), never a result; it never parses pytest's text. Results are cached
 in the store under a key of B's tree, the overlay digest, the environment fingerprint and the
 rerun policy, so a second run against the same B runs nothing on B.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 pytest reports setup, call and teardown separately; evidence needs one outcome per test. The
 merge is pure: it reads the reports (which may have crossed an xdist wire, so only their
 serialisable attributes are used) and never the item.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

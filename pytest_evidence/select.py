@@ -8,6 +8,8 @@ run, and the caller sees them as unreported.
 The list's order is the run's order, whatever order collection (or pytest-randomly) produced: a
 flip seen on C is confirmed on B in the C run's own order, and the runner hands B the ids in
 the order C ran them.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ case, and the only barrier where no namespace can be made. It refuses a connecti
 a name lookup that leaves the machine with ``OSError(ENETUNREACH)`` -- what offline code already
 handles -- and reports the address against the test that was running. Allowed loopback attempts
 are reported too (not blocked): the runner compares B's with C's.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

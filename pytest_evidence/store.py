@@ -22,6 +22,8 @@ One store hands rows to another (``Rows``): what a climb in a repository reads, 
 written since a mark, merged elsewhere with the repository's path mapped -- so a climb in a clone
 at another path (a Ray task of ``certify-batch``) reads and writes what the original repository's
 store holds. The format is unchanged by it.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations

@@ -28,6 +28,8 @@ is ignored.
 replay on B) gives a child pytest: an unnamed file passed as an inherited descriptor, and the key
 through a pipe the child's plugin empties and closes before any conftest is imported
 (``docs/referee.md``, "The result channel").
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
 from __future__ import annotations
@@ -247,8 +249,9 @@ class StreamWriter:
     while pytest starts leaves no empty stream behind, and ``discard`` removes what a refused
     session wrote. ``fd``: a descriptor the caller opened (the runner's private channel); it is
     written as it is and closed by ``close``. Lines are written whole, one ``os.write`` each,
-    under a lock (the network guard reports from any thread) and a process lock (and from forked
-    children). After ``session_finish`` nothing more is written, and ``close`` drops the key.
+    under a lock (the network guard reports from any thread) and, once the process has forked, a
+    process lock (a forked child writes too). After ``session_finish`` nothing more is written,
+    and ``close`` drops the key.
     """
 
     def __init__(self, path: Optional[str] = None, fd: Optional[int] = None, sign: Optional[Signer] = None) -> None:
@@ -260,9 +263,16 @@ class StreamWriter:
         self._broken = False
         self._lock = threading.Lock()
         self._shared = _Shared()
+        # Until this process forks, no other process writes to the descriptor: a line needs no
+        # process lock (two system calls per line) until then (``_fork_begins``).
+        self._forked = False
         if hasattr(os, "register_at_fork"):
             ref = weakref.ref(self)
-            os.register_at_fork(after_in_child=lambda: _relock(ref))
+            os.register_at_fork(
+                before=lambda: _fork_begins(ref),
+                after_in_parent=lambda: _fork_ended(ref),
+                after_in_child=lambda: _relock(ref),
+            )
 
     def write(self, line_type: str, payload: Mapping[str, Any]) -> None:
         assert line_type in LINE_TYPES, line_type
@@ -291,7 +301,9 @@ class StreamWriter:
             fd = self._fd if self._created or self.path is None else self._open()
             if fd is None:
                 return
-            _process_lock(fd, True)
+            forked = self._forked
+            if forked:
+                _process_lock(fd, True)
             try:
                 seq, finished = self._shared.get()
                 if finished:  # the session is over: nothing may follow its last line
@@ -311,7 +323,8 @@ class StreamWriter:
                     raise
                 self._shared.set(seq + 1, 1 if line_type == "session_finish" else 0)
             finally:
-                _process_lock(fd, False)
+                if forked:
+                    _process_lock(fd, False)
 
     def _open(self) -> Optional[int]:
         if self._fd is None and self.path is not None and not self._created:
@@ -340,8 +353,25 @@ class StreamWriter:
             os.remove(self.path)
 
 
+def _fork_begins(ref: weakref.ReferenceType[StreamWriter]) -> None:
+    """Before a fork: no line is half done across it (the lock is held until ``_fork_ended``, or
+    replaced in the child), and every line from now on is written under the process lock."""
+    writer = ref()
+    if writer is not None:
+        writer._lock.acquire()
+        writer._forked = True
+
+
+def _fork_ended(ref: weakref.ReferenceType[StreamWriter]) -> None:
+    """In the parent, after a fork: lines may be written again."""
+    writer = ref()
+    if writer is not None:
+        writer._lock.release()
+
+
 def _relock(ref: weakref.ReferenceType[StreamWriter]) -> None:
-    """In a forked child: a lock some other thread held at the fork would never be released."""
+    """In a forked child: the lock ``_fork_begins`` took is held by a thread the child does not
+    have, and would never be released."""
     writer = ref()
     if writer is not None:
         writer._lock = threading.Lock()

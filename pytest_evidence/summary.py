@@ -1,4 +1,7 @@
-"""The terminal summary: one short block, worded so that green never overclaims."""
+"""The terminal summary: one short block, worded so that green never overclaims.
+
+PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
+"""
 
 from __future__ import annotations
 

@@ -251,6 +251,33 @@ def test_a_forked_child_continues_the_numbering(tmp_path: pathlib.Path) -> None:
     assert [a for _, a, _ in content.network] == ["10.0.0.2:80", "10.0.0.3:80"]
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_a_fork_while_a_thread_writes_keeps_the_numbering_whole(tmp_path: pathlib.Path) -> None:
+    """The process lock is taken only once the process has forked: a fork in the middle of
+    another thread's lines, then parent and child writing at once, still make one numbering."""
+    path = tmp_path / "s.jsonl"
+    writer = _session(path, finish=False)
+
+    def attempts(prefix: str) -> None:
+        for i in range(100):
+            writer.write("network", {"test_id": "t::a", "address": "%s.%d:80" % (prefix, i)})
+
+    thread = threading.Thread(target=attempts, args=("10.1.0",))
+    thread.start()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            attempts("10.2.0")
+        finally:
+            os._exit(0)
+    attempts("10.3.0")
+    thread.join()
+    assert os.waitpid(pid, 0)[1] == 0
+    writer.write("session_finish", {"exit_status": 0})
+    content = read(str(path), KEY)
+    assert content.forgery is None and len(content.network) == 300
+
+
 def test_discard_removes_the_stream_a_refused_session_wrote(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "s.jsonl"
     writer = StreamWriter(str(path))
