@@ -28,16 +28,18 @@ TEST_DIRS = frozenset({"tests", "test", "testing"})
 
 def is_test_file(path: str, python_files: Sequence[str]) -> bool:
     """True for conftest files, files matching ``python_files`` and anything under a test dir."""
-    name = posixpath.basename(path)
-    if name == "conftest.py":
+    if posixpath.basename(path) == "conftest.py":
         return True
     if any(part in TEST_DIRS for part in path.split("/")[:-1]):
         return True
-    for pattern in python_files:
-        target = path if "/" in pattern else name
-        if fnmatch.fnmatch(target, pattern):
-            return True
-    return False
+    return named_by(path, python_files)
+
+
+def named_by(path: str, python_files: Sequence[str]) -> bool:
+    """Whether a ``python_files`` pattern names ``path``: a pattern with a ``/`` matches the whole
+    path (``pkg/tests.py``), any other the file's name (``test_*.py``)."""
+    name = posixpath.basename(path)
+    return any(fnmatch.fnmatch(path if "/" in pattern else name, pattern) for pattern in python_files)
 
 
 @dataclass(frozen=True)

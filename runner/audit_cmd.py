@@ -22,11 +22,10 @@ from pytest_evidence import gitops
 from pytest_evidence.errors import EXIT_CERTIFIED, EXIT_INCONCLUSIVE, BadInput
 from pytest_evidence.output import check_writable, write_json
 from pytest_evidence.store import Store, SuiteRun
-from runner import audit, baseline_cmd, baseline_suite, integrity, mutants, tools
+from runner import audit, baseline_cmd, baseline_suite, config_policy, integrity, mutants, tools
 from runner.checkout import checkouts
 from runner.diff import compute
 from runner.ladder import strength
-from runner.ladder.static import PYTHON_FILES
 from runner.parallel import xdist_args
 from runner.sandbox import DEFAULT_SEED, DEFAULT_TEST_TIMEOUT, Sandbox, pin_environment
 from runner.target import Target
@@ -93,7 +92,7 @@ def run(args: argparse.Namespace, store_path: pathlib.Path, say: Callable[[str],
         passing = [t for t in suite.collected if (o := suite.results.get(t)) is not None and o.outcome.value == "pass"]
         units = []
         if parent is not None:
-            diff = compute(root, parent, rev, PYTHON_FILES)
+            diff = compute(root, parent, rev, config_policy.test_modules_at(root, rev, target.pytest_args))
             units = strength.changed_units(
                 diff, lambda p: (co.c_dir / p).read_text(encoding="utf-8"), suite, passing, recorded_on_c=True
             )

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 
 from packaging.version import InvalidVersion, Version
 
+from pytest_evidence import gitops
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - the runner supports 3.10
@@ -174,6 +176,28 @@ def collection(settings: Settings | None, python_files: Sequence[str] = DEFAULT_
         tuple(_args(values.get("python_classes"))) or DEFAULT_PYTHON_CLASSES,
         tuple(_args(values.get("python_functions"))) or DEFAULT_PYTHON_FUNCTIONS,
     )
+
+
+def named_files(pytest_args: Sequence[str]) -> tuple[str, ...]:
+    """The Python files ``pytest_args`` name (``tests.py``, ``pkg/tests.py::Case::test_x``): pytest
+    collects a file named on its command line whatever ``python_files`` say. A word that is an
+    option's separate value (``--ignore x.py``) counts too: a file taken for a test module needlessly
+    is laid and compared as one, which costs nothing a test module would not."""
+    words = (w.split("::", 1)[0] for w in pytest_args if not w.startswith("-"))
+    return tuple(dict.fromkeys(w for w in words if w.endswith(".py")))
+
+
+def test_modules(read_file: Callable[[str], bytes | None], pytest_args: Sequence[str]) -> tuple[str, ...]:
+    """What pytest takes for a test module in the tree ``read_file`` reads, as ``python_files``
+    patterns (``overlay.named_by``): its configuration's ``python_files`` (pytest's defaults where
+    it sets none), and the files ``pytest_args`` name."""
+    return tuple(dict.fromkeys([*collection(effective(read_file)[1]).python_files, *named_files(pytest_args)]))
+
+
+def test_modules_at(repo: str, commit: str, pytest_args: Sequence[str]) -> tuple[str, ...]:
+    """``test_modules`` of ``commit``'s tree."""
+    present = gitops.blobs(repo, commit)
+    return test_modules(lambda p: gitops.show(repo, commit, p) if p in present else None, pytest_args)
 
 
 def addopts(path: str, data: bytes | None) -> list[str]:

@@ -30,7 +30,6 @@ candidate's new tests run as it wrote them (``kept``) and which the reapplicatio
 from __future__ import annotations
 
 import ast
-import fnmatch
 import pathlib
 import posixpath
 import re
@@ -135,7 +134,7 @@ def _kind(
         return "conftest" if name == "conftest.py" else "config"
     if path in plugins:
         return "plugin"
-    if path.endswith(".py") and _named(path, collect.python_files) and collect.under_testpaths(path):
+    if path.endswith(".py") and overlay.named_by(path, collect.python_files) and collect.under_testpaths(path):
         return "test"
     directory = _test_dir(path)
     if directory is not None and collect.near_testpaths(directory):
@@ -152,12 +151,6 @@ def _ancestors(paths: Iterable[str]) -> set[str]:
             found.add(where)
             where = posixpath.dirname(where)
     return found
-
-
-def _named(path: str, python_files: Sequence[str]) -> bool:
-    """Whether ``python_files`` names ``path`` (a pattern with a ``/`` matches the whole path)."""
-    name = posixpath.basename(path)
-    return any(fnmatch.fnmatch(path if "/" in p else name, p) for p in python_files)
 
 
 def _test_dir(path: str) -> str | None:

@@ -18,8 +18,8 @@ from typing import Any
 from pytest_evidence import gitops, overlay
 from pytest_evidence.errors import EXIT_CERTIFIED, EXIT_REJECTED, ToolFailed
 from pytest_evidence.inject import PYTEST_LAUNCH
+from runner import config_policy
 from runner.checkout import Checkouts
-from runner.ladder.static import PYTHON_FILES
 from runner.target import Target
 
 TESTEXECS = ("17battery", "pytestbool")
@@ -29,7 +29,8 @@ def judge(co: Checkouts, target: Target, tests_from: str | None, out: pathlib.Pa
     """The exit code of one pytest run of C with the trusted tests, and the record of it."""
     trusted, label = co.trusted_tests(tests_from)
     changed = gitops.git(["diff", "--name-only", co.baseline, trusted], cwd=str(co.repo)).stdout.decode().split()
-    tests = [p for p in changed if overlay.is_test_file(p, PYTHON_FILES)]
+    modules = config_policy.test_modules_at(str(co.repo), trusted, target.pytest_args)
+    tests = [p for p in changed if overlay.is_test_file(p, modules)]
     present = set(gitops.git(["ls-tree", "-r", "--name-only", trusted], cwd=str(co.repo)).stdout.decode().split())
     co.lay({p: gitops.show(str(co.repo), trusted, p) if p in present else None for p in tests})
     written = co.scratch / "pytestbool.json"

@@ -15,9 +15,9 @@ from conftest import Repo
 
 from pytest_evidence.model import Observation, Outcome
 from pytest_evidence.store import SuiteRun
+from runner.config_policy import DEFAULT_PYTHON_FILES
 from runner.diff import Diff, FileChange, FileKind, Span, compute, definitions
 from runner.importgraph import ImportGraph
-from runner.ladder.static import PYTHON_FILES
 from runner.modchange import module_change
 from runner.names import Imported, binding, reads
 from runner.selection import LEFT_OUT, Selection, select_impacted_tests
@@ -53,7 +53,7 @@ def _select(
     """Commit B and C, and select from a B run where each test reached its own function and ``reached``."""
     b = repo.commit(before)
     c = repo.commit(after, delete=delete)
-    diff = compute(str(repo.path), b, c, PYTHON_FILES)
+    diff = compute(str(repo.path), b, c, DEFAULT_PYTHON_FILES)
     keys = {tid: [_key(before, tid), *(_key(before, ref) for ref in refs)] for tid, refs in reached.items()}
     ids = list(reached)
     sel = select_impacted_tests(ids, _suite(keys, opened), diff, ImportGraph(repo.path, [""]))
@@ -111,7 +111,7 @@ def test_coverage_keys_every_executed_line_select_the_same_way(repo: Repo) -> No
     b = repo.commit(LIMITS)
     after = LIMITS["pkg/m.py"].replace("LIMIT = 10", "LIMIT = 11").replace("x + 1", "x + 2")
     c = repo.commit({"pkg/m.py": after})
-    diff = compute(str(repo.path), b, c, PYTHON_FILES)
+    diff = compute(str(repo.path), b, c, DEFAULT_PYTHON_FILES)
     keys = {  # lines executed in each test: bodies, and a module-level line of a lazy import
         T + "test_capped": ["tests/test_n.py:5", "pkg/n.py:8", "pkg/n.py:4"],
         T + "test_plain": ["tests/test_n.py:9", "pkg/n.py:12"],
@@ -285,7 +285,7 @@ def test_configuration_conftest_and_manifest_changes_select_the_whole_suite(repo
 def test_tests_without_baseline_or_dependency_data_and_changed_test_files_are_selected(repo: Repo) -> None:
     b = repo.commit(PLUGINS)
     c = repo.commit({"tests/test_other.py": PLUGINS["tests/test_other.py"] + "\n\ndef test_two():\n    pass\n"})
-    diff = compute(str(repo.path), b, c, PYTHON_FILES)
+    diff = compute(str(repo.path), b, c, DEFAULT_PYTHON_FILES)
     suite = _suite({"tests/test_uses.py::test_names": ["tests/test_uses.py:4"], "tests/test_other.py::test_one": []})
     suite = SuiteRun(
         "r", suite.collected, {}, 0, {**suite.results, "tests/test_uses.py::test_x": None}, suite.functions, {}

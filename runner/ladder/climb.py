@@ -60,6 +60,7 @@ class Ladder:
         self.started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         self.evidence = Evidence()
         self.sides = Sides(co, store, invocation, self.evidence, self.run_id, progress)
+        self.test_modules: tuple[str, ...] = ()  # what pytest takes for a test module (``static.test_modules``)
         self.collected: list[str] = []
         self.uncollected: list[str] = []  # named tests whose module does not collect on C
         self.integrity: dict[str, object] | None = None
@@ -129,7 +130,8 @@ class Ladder:
         return self.record()
 
     def _climb(self) -> None:
-        diff = compute(str(self.co.repo), self.co.baseline, self.co.candidate, static.PYTHON_FILES)
+        self.test_modules = static.test_modules(self)
+        diff = compute(str(self.co.repo), self.co.baseline, self.co.candidate, self.test_modules)
         static.parse(self, diff)
         if self.halted():
             return
@@ -148,7 +150,7 @@ class Ladder:
         static.types(self, diff)
         if self.halted():
             return
-        self.sides.plan = overlay.plan(str(self.co.c_dir), self.co.baseline, static.PYTHON_FILES)
+        self.sides.plan = overlay.plan(str(self.co.c_dir), self.co.baseline, self.test_modules)
         resolver = overlay.OriginResolver(str(self.co.c_dir), self.sides.plan, "")
         asked: list[baseline_suite.BaselineSuite] = []
 

@@ -8,9 +8,7 @@ suite. A collection pytest cannot finish is the candidate's doing only when B's 
 
 from __future__ import annotations
 
-import fnmatch
 import pathlib
-import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -23,7 +21,6 @@ from runner import ablation, config_policy, pyscan
 from runner.diff import Diff
 from runner.importgraph import ImportGraph, python_files
 from runner.ladder import blind, judge
-from runner.ladder.static import PYTHON_FILES
 from runner.pytest_run import PytestRun
 from runner.pytest_session import SessionEnded
 
@@ -62,13 +59,13 @@ def t3_files(ladder: Ladder) -> list[str]:
         return found.read_bytes() if found.is_file() else None
 
     # Only what the suite's own collection reaches: pytest collects any file named on its command
-    # line, test-named or not, and T3 must not run a test the suite does not have.
-    collect = config_policy.collection(config_policy.effective(read)[1], PYTHON_FILES)
+    # line, test-named or not, and T3 must not run a test the suite does not have. A file the
+    # suite's arguments name is collected wherever it is; any other, under ``testpaths`` only.
+    collect = config_policy.collection(config_policy.effective(read)[1])
+    given = set(config_policy.named_files(ladder.invocation.pytest_args))
 
     def collected(path: str) -> bool:
-        name = posixpath.basename(path)
-        named_so = any(fnmatch.fnmatch(path if "/" in p else name, p) for p in collect.python_files)
-        return named_so and collect.under_testpaths(path)
+        return path in given or (overlay.named_by(path, ladder.test_modules) and collect.under_testpaths(path))
 
     named = {s.split("::", 1)[0] for s in (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)}
     changed = set(sides.plan.changed)
@@ -232,7 +229,7 @@ def authored(ladder: Ladder) -> Callable[[str], bool]:
     def read(path: str) -> bytes | None:
         return gitops.git(["cat-file", "blob", blobs[path]], cwd=str(co.repo)).stdout if path in blobs else None
 
-    plan = overlay.plan_between(str(co.repo), co.baseline, co.candidate, PYTHON_FILES)
+    plan = overlay.plan_between(str(co.repo), co.baseline, co.candidate, ladder.test_modules)
     own = overlay.OriginResolver(str(co.repo), plan, "", read)
     return lambda test_id: own.origin(test_id) in (Origin.ADDED, Origin.CHANGED)
 

@@ -7,21 +7,28 @@ candidate's code: every later rung sees the trusted tests.
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pytest_evidence import gitops, overlay
 from pytest_evidence.model import DetectionKind, Tier
-from runner import gates, integrity, interference
+from runner import config_policy, gates, integrity, interference
 from runner.diff import Diff, FileKind, compute
 from runner.ladder import judge
 
 if TYPE_CHECKING:
     from runner.ladder.climb import Ladder
 
-PYTHON_FILES = ("test_*.py", "*_test.py")
+
+def test_modules(ladder: Ladder) -> tuple[str, ...]:
+    """What pytest takes for a test module, as the trusted tests' configuration says it
+    (``python_files``, and any file the pytest arguments name: ``tests.py``,
+    ``pkg/tests.py``): every rung asks which files are tests, and all must answer alike -- a
+    test file taken for source would run on B as B had it, not as the trusted tests have it."""
+    co, invocation = ladder.co, ladder.invocation
+    trusted, _label = co.trusted_tests(invocation.tests_from)
+    return config_policy.test_modules_at(str(co.repo), trusted, invocation.pytest_args)
 
 
 def present(diff: Diff) -> list[str]:
@@ -37,22 +44,22 @@ def gate(ladder: Ladder, tier: Tier, run: Callable[[], gates.GateResult]) -> Non
     ladder.tier(tier, status, start, len(result.results), len(result.results), None, result.note, result.findings)
 
 
-def parsed_by_t0(path: str) -> bool:
+def parsed_by_t0(path: str, modules: tuple[str, ...]) -> bool:
     """Whether T0 parses ``path``: code and configuration, not test data.
 
     A parser's tests ship files that must not parse (an invalid TOML fixture of a TOML library);
     under a test directory only test modules and conftests are code. Any other file there is data
     the tests read -- a broken helper module still shows, as a collection error at T3.
+    ``modules``: what pytest takes for a test module (``test_modules``).
     """
-    if not overlay.is_test_file(path, PYTHON_FILES):
+    if not overlay.is_test_file(path, modules):
         return True
-    name = posixpath.basename(path)
-    return name == "conftest.py" or any(fnmatch.fnmatch(name, pattern) for pattern in PYTHON_FILES)
+    return posixpath.basename(path) == "conftest.py" or overlay.named_by(path, modules)
 
 
 def parse(ladder: Ladder, diff: Diff) -> None:
     co = ladder.co
-    paths = [p for p in present(diff) if parsed_by_t0(p)]
+    paths = [p for p in present(diff) if parsed_by_t0(p, ladder.test_modules)]
     gate(ladder, Tier.T0, lambda: gates.parse_gate(co.read_candidate, paths, co.candidate))
 
 
@@ -72,7 +79,7 @@ def protect(ladder: Ladder, diff: Diff) -> Diff:
         return diff
     trusted, label = co.trusted_tests(invocation.tests_from)
     report = integrity.verify_test_integrity(
-        str(co.repo), co.baseline, trusted, co.candidate, PYTHON_FILES, invocation.expected_changes
+        str(co.repo), co.baseline, trusted, co.candidate, ladder.test_modules, invocation.expected_changes
     )
     ladder.evidence.detect(report.detections)
     ladder.trusted = report.trusted
@@ -91,7 +98,7 @@ def protect(ladder: Ladder, diff: Diff) -> Diff:
         "dropped": sorted(report.dropped),
         "tested_commit": co.tested,
     }
-    return diff if co.tested == co.candidate else compute(str(co.repo), co.baseline, co.tested, PYTHON_FILES)
+    return diff if co.tested == co.candidate else compute(str(co.repo), co.baseline, co.tested, ladder.test_modules)
 
 
 def lint(ladder: Ladder, diff: Diff) -> None:
