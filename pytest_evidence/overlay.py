@@ -36,10 +36,22 @@ def is_test_file(path: str, python_files: Sequence[str]) -> bool:
 
 
 def named_by(path: str, python_files: Sequence[str]) -> bool:
-    """Whether a ``python_files`` pattern names ``path``: a pattern with a ``/`` matches the whole
-    path (``pkg/tests.py``), any other the file's name (``test_*.py``)."""
+    """Whether a ``python_files`` pattern names ``path`` (relative to the root), as pytest matches
+    one: a pattern with a ``/`` the path's last parts (``pkg/tests.py`` names
+    ``src/pkg/tests.py`` too), any other the file's name (``test_*.py``). A pattern starting with
+    ``/`` is no pytest pattern: it is a file named on pytest's command line, that path only
+    (``/tests.py``: the root's ``tests.py``, not ``calc/tests.py``)."""
     name = posixpath.basename(path)
-    return any(fnmatch.fnmatch(path if "/" in pattern else name, pattern) for pattern in python_files)
+    for pattern in python_files:
+        if pattern.startswith("/"):
+            hit = path == pattern[1:]
+        elif "/" in pattern:
+            hit = fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(path, "*/" + pattern)
+        else:
+            hit = fnmatch.fnmatch(name, pattern)
+        if hit:
+            return True
+    return False
 
 
 @dataclass(frozen=True)

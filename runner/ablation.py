@@ -17,11 +17,13 @@ out of the verdict:
   ablated arm is the battery itself, and the ablation shows it (a zero delta flags it).
 * ``typing`` -- bare booleans: B still runs like for like and its outcome is recorded, but no
   result carries a role or a B/C class, nothing is bug-discriminating, and every tier is judged
-  on C's outcomes alone (``bare``).
-* ``baseline-replay`` -- no B/C contrast: no test runs on B (no reproducer run, no stability run,
-  no like-for-like confirmation), no result has a B outcome, and every tier is judged on C's
-  outcomes alone. B's stored suite run is still read for what selection needs from it (the
-  tests' dependencies, a different mechanism held fixed), never for its outcomes.
+  on C's outcomes alone (``bare``). The flake policy still sees both sides (another mechanism,
+  held fixed): a reproducer flaky on B is quarantined on C too.
+* ``baseline-replay`` -- no B/C contrast: no test is compared on B (no reproducer run, no
+  stability run, no like-for-like confirmation), no result has a B outcome, no loopback endpoint
+  counts as new on C, and every tier is judged on C's outcomes alone. B's suite run, which
+  selection needs for the tests' dependencies (a different mechanism, held fixed), is still made
+  once per B and store, or reused from it; its outcomes are never read.
 
 The two share one judge: without types, or without B, a tier can only ask whether its tests pass
 on C -- a reproducer passing on C passes T3, any test failing on C fails its tier (a failure B had

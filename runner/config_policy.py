@@ -146,6 +146,9 @@ class Collection:
     python_files: tuple[str, ...] = DEFAULT_PYTHON_FILES
     python_classes: tuple[str, ...] = DEFAULT_PYTHON_CLASSES
     python_functions: tuple[str, ...] = DEFAULT_PYTHON_FUNCTIONS
+    #: Files pytest collects by their path whatever the patterns and ``testpaths`` say, each as
+    #: ``/PATH`` (``overlay.named_by``): those named on its command line, and those ``testpaths`` lists.
+    by_path: tuple[str, ...] = ()
 
     def under_testpaths(self, path: str) -> bool:
         """Whether pytest's default run (no arguments) reaches ``path``: under a ``testpaths`` entry."""
@@ -168,30 +171,48 @@ class Collection:
 
 
 def collection(settings: Settings | None, python_files: Sequence[str] = DEFAULT_PYTHON_FILES) -> Collection:
-    """What ``settings`` collect; ``python_files`` where they do not say."""
+    """What ``settings`` collect; ``python_files`` where they do not say. A ``/PATH`` among
+    ``python_files`` (``test_modules``: a file named on the command line) is collected by path
+    whatever the settings say."""
     values = settings.values if settings is not None and not settings.unparseable else {}
+    testpaths = tuple(_args(values.get("testpaths")))
+    listed = ["/" + posixpath.normpath(p) for p in testpaths if p.endswith(".py")]
     return Collection(
-        tuple(_args(values.get("testpaths"))),
-        tuple(_args(values.get("python_files"))) or tuple(python_files),
+        testpaths,
+        tuple(_args(values.get("python_files"))) or tuple(p for p in python_files if not p.startswith("/")),
         tuple(_args(values.get("python_classes"))) or DEFAULT_PYTHON_CLASSES,
         tuple(_args(values.get("python_functions"))) or DEFAULT_PYTHON_FUNCTIONS,
+        tuple(dict.fromkeys([*listed, *(p for p in python_files if p.startswith("/"))])),
     )
 
 
+#: pytest options whose value may come as the next word (``--ignore x.py``): that word names no
+#: file to collect.
+_VALUED = frozenset(
+    {"--ignore", "--ignore-glob", "--deselect", "-k", "-m", "-p", "-c", "--rootdir", "--confcutdir", "-o"}
+)
+
+
 def named_files(pytest_args: Sequence[str]) -> tuple[str, ...]:
-    """The Python files ``pytest_args`` name (``tests.py``, ``pkg/tests.py::Case::test_x``): pytest
-    collects a file named on its command line whatever ``python_files`` say. A word that is an
-    option's separate value (``--ignore x.py``) counts too: a file taken for a test module needlessly
-    is laid and compared as one, which costs nothing a test module would not."""
-    words = (w.split("::", 1)[0] for w in pytest_args if not w.startswith("-"))
-    return tuple(dict.fromkeys(w for w in words if w.endswith(".py")))
+    """The Python files ``pytest_args`` name (``tests.py``, ``./pkg/tests.py::Case::test_x``, as
+    root-relative paths): pytest collects a file named on its command line whatever
+    ``python_files`` and ``testpaths`` say."""
+    found = []
+    for i, word in enumerate(pytest_args):
+        path = posixpath.normpath(word.split("::", 1)[0])
+        if not word.startswith("-") and (i == 0 or pytest_args[i - 1] not in _VALUED) and path.endswith(".py"):
+            found.append(path)
+    return tuple(dict.fromkeys(found))
 
 
 def test_modules(read_file: Callable[[str], bytes | None], pytest_args: Sequence[str]) -> tuple[str, ...]:
     """What pytest takes for a test module in the tree ``read_file`` reads, as ``python_files``
     patterns (``overlay.named_by``): its configuration's ``python_files`` (pytest's defaults where
-    it sets none), and the files ``pytest_args`` name."""
-    return tuple(dict.fromkeys([*collection(effective(read_file)[1]).python_files, *named_files(pytest_args)]))
+    it sets none), and, each as its own path only (``/PATH``), every file pytest collects by name:
+    those ``pytest_args`` name and the files its ``testpaths`` list."""
+    named = ["/" + p for p in named_files(pytest_args)]
+    collect = collection(effective(read_file)[1], [*DEFAULT_PYTHON_FILES, *named])
+    return (*collect.python_files, *collect.by_path)
 
 
 def test_modules_at(repo: str, commit: str, pytest_args: Sequence[str]) -> tuple[str, ...]:

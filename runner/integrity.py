@@ -136,6 +136,8 @@ def _kind(
         return "plugin"
     if path.endswith(".py") and overlay.named_by(path, collect.python_files) and collect.under_testpaths(path):
         return "test"
+    if overlay.named_by(path, collect.by_path):  # collected by name: no pattern or testpath applies
+        return "test"
     directory = _test_dir(path)
     if directory is not None and collect.near_testpaths(directory):
         return "test" if path.endswith(".py") else "data"

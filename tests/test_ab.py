@@ -141,30 +141,39 @@ def test_ab_runs_both_arms_reports_the_decision_and_resumes(
     assert "done before, skipped" in said.err and "report in" in said.out
 
 
-def test_a_run_of_a_candidate_derived_otherwise_is_judged_again(
+def test_a_run_is_judged_again_when_what_it_judged_changed(
     ab_run: tuple[list[str], pathlib.Path, pathlib.Path], tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Resuming reuses a run only for the very candidate it judged: a derivation changed since (another
-    tree), or a run written before runs named their tree, is judged again; the rest is not."""
+    """Resuming reuses a run only for what it judged: a candidate derived otherwise since (another
+    tree), or a run written before runs said what they judged, is judged again; the rest is not.
+    A corrected case line judges every candidate of the case again."""
     args, done, corpus_file = ab_run
     out = tmp_path / "ab"
     shutil.copytree(done, out)
     runs = out / "runs" / "calc-half"
     stale, legacy = runs / "fix-plus-skip" / "17battery.json", runs / "fix" / "pytestbool.json"
-    tree = json.loads(stale.read_text())["tree"]
-    write = {stale: {"tree": "0" * 40}, legacy: {}}
+    judged = json.loads(stale.read_text())["judged"]
+    write = {stale: {"judged": "0" * 40 + judged[40:]}, legacy: {}}
     for path, extra in write.items():
-        row = {k: v for k, v in json.loads(path.read_text()).items() if k != "tree"}
+        row = {k: v for k, v in json.loads(path.read_text()).items() if k != "judged"}
         path.write_text(json.dumps({**row, **extra}))
     stamps = {p: p.stat().st_mtime_ns for p in runs.glob("*/*.json") if p not in write}
-    assert main(["ab", "--corpus", str(corpus_file), "--out", str(out), "--cases", "calc-half", *args[-2:]]) == 0
-    assert json.loads(stale.read_text())["tree"] == tree and json.loads(legacy.read_text())["tree"]
+    again = ["ab", "--corpus", str(corpus_file), "--out", str(out), "--cases", "calc-half", *args[-2:]]
+    assert main(again) == 0
+    assert json.loads(stale.read_text())["judged"] == judged and json.loads(legacy.read_text())["judged"]
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
-    assert capsys.readouterr().err.count("derived otherwise since its run, judged again") == 2
+    assert capsys.readouterr().err.count("changed since its run: judged again") == 2
     orphan = runs / "no-longer-derived" / "17battery.json"  # a candidate an older derivation gave
     orphan.parent.mkdir()
     orphan.write_text(json.dumps({**json.loads(stale.read_text()), "candidate": "no-longer-derived"}))
     assert len(harness.finished(out)) == 2 * 5 * 2
+    # the case line corrected (another test command): nothing of the case is reused
+    lines = [json.loads(line) for line in corpus_file.read_text().splitlines()]
+    lines[0]["test_command"] = [*lines[0]["test_command"], "-q"]
+    corpus_file = tmp_path / "corrected.jsonl"
+    corpus_file.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert main(["ab", "--corpus", str(corpus_file), "--out", str(out), "--cases", "calc-half", *args[-2:]]) == 0
+    assert capsys.readouterr().err.count("changed since its run: judged again") == 10
 
 
 def test_a_corpus_line_that_is_not_a_case_is_one_line_of_bad_input(

@@ -10,11 +10,13 @@ INCONCLUSIVE) or T3 found no file to collect (no reproducer: INCONCLUSIVE).
 from __future__ import annotations
 
 import pathlib
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from conftest import Repo, certify, validate
 
+from pytest_evidence import overlay
 from runner import config_policy
 
 BUGGY = {"calc/__init__.py": "", "calc/ops.py": "def half(n):\n    return n // 2 + 1\n"}
@@ -24,14 +26,39 @@ TESTS_C = TESTS_B + "\n\ndef test_even():\n    assert half(4) == 2\n"
 
 
 def test_named_files_are_the_python_files_the_arguments_name() -> None:
-    args = ["-p", "no:randomly", "--ignore=x.py", "tests.py", "pkg/checks.py::Case::test_a", "-q", "pkg"]
-    assert config_policy.named_files(args) == ("tests.py", "pkg/checks.py")
+    args = ["-p", "no:randomly", "--ignore=x.py", "--ignore", "y.py", "./tests.py", "pkg/checks.py::Case::test_a", "-q"]
+    assert config_policy.named_files([*args, "pkg"]) == ("tests.py", "pkg/checks.py")
+    assert config_policy.named_files([]) == ()
 
 
-def test_test_modules_are_configured_patterns_and_named_files() -> None:
-    files = {"setup.cfg": b"[tool:pytest]\npython_files = calc/tests.py check_*.py\n"}
-    assert config_policy.test_modules(files.get, ["tests.py"]) == ("calc/tests.py", "check_*.py", "tests.py")
-    assert config_policy.test_modules({}.get, []) == config_policy.DEFAULT_PYTHON_FILES
+def _read(files: dict[str, bytes]) -> Callable[[str], bytes | None]:
+    return lambda path: files.get(path)
+
+
+def test_test_modules_are_configured_patterns_and_files_collected_by_path() -> None:
+    files = {"setup.cfg": b"[tool:pytest]\npython_files = calc/tests.py check_*.py\ntestpaths = checks.py\n"}
+    assert config_policy.test_modules(_read(files), ["tests.py"]) == (
+        "calc/tests.py",
+        "check_*.py",
+        "/checks.py",
+        "/tests.py",
+    )
+    assert config_policy.test_modules(_read({}), []) == config_policy.DEFAULT_PYTHON_FILES
+
+
+@pytest.mark.parametrize(
+    ("path", "named"),
+    [
+        ("tests.py", True),  # /tests.py: the root's file, named on the command line
+        ("calc/tests.py", False),  # not that one
+        ("src/humanfriendly/tests.py", True),  # humanfriendly/tests.py ends the path, as in pytest
+        ("humanfriendly/tests.py", True),
+        ("other/tests.py", False),
+        ("pkg/test_x.py", True),
+    ],
+)
+def test_patterns_name_paths_as_pytest_does(path: str, named: bool) -> None:
+    assert overlay.named_by(path, ["/tests.py", "humanfriendly/tests.py", "test_*.py"]) is named
 
 
 @pytest.mark.parametrize(
@@ -60,3 +87,33 @@ def test_a_fix_whose_tests_live_in_a_module_pytest_is_told_of_is_certified(
     assert doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
     (res,) = [r for r in doc["results"] if r["test_id"] == reproducer]
     assert (res["baseline_result"], res["candidate_result"], res["bug_discriminating"]) == ("fail", "pass", True)
+
+
+#: The fix breaks ``test_guard`` (half(3) is 1 now), and the candidate skips it.
+GUARD = "def test_guard():\n    assert half(3) == 2\n"
+GUARDED = TESTS_B + "\n\n" + GUARD
+SKIPPED = "import pytest\n" + TESTS_C + "\n\n@pytest.mark.skip(reason='slow')\n" + GUARD
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {},
+        {"setup.cfg": "[tool:pytest]\npython_files = check_*.py\n"},
+        {"setup.cfg": "[tool:pytest]\ntestpaths = tests\n", "tests/test_x.py": "def test_x():\n    pass\n"},
+    ],
+    ids=["no-config", "own-python_files", "testpaths"],
+)
+def test_a_module_named_on_the_command_line_is_protected_whatever_the_configuration(
+    repo: Repo, tmp_path: pathlib.Path, schema: dict[str, Any], config: dict[str, str]
+) -> None:
+    """pytest collects a file it is given by name whatever ``python_files`` and ``testpaths`` say,
+    so a skip marker put in it is tampering there too."""
+    base = repo.commit({**BUGGY, **config, "extra.py": GUARDED})
+    cand = repo.commit({**FIXED, "extra.py": SKIPPED})
+    how = ("--baseline", base, "--candidate", cand, "--reproducer", "extra.py::test_even", "--pytest-arg", "extra.py")
+    code, doc = certify(repo, tmp_path / "e.json", *how)
+    assert doc is not None, code
+    validate(doc, schema)
+    assert doc["verdict"]["verdict"] == "REJECTED", doc["verdict"]
+    assert ("tamper", "skip_marker") in [(d["kind"], d["detail"]) for d in doc["detections"]]

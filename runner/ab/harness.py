@@ -14,6 +14,7 @@ interrupted harness, started again with the same ``--out``, skips what is there.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pathlib
 import shutil
@@ -59,10 +60,10 @@ def finished(out: pathlib.Path) -> list[dict[str, Any]]:
     counted."""
     rows = []
     for marker in sorted((out / "runs").glob("*/candidates.json")):
-        trees = json.loads(marker.read_text()).get("trees") or {}
+        judged = json.loads(marker.read_text()).get("judged") or {}
         for path in sorted(marker.parent.glob("*/*.json")):
             row = json.loads(path.read_text())
-            if row.get("tree") is not None and trees.get(row["candidate"]) == row["tree"]:
+            if row.get("judged") is not None and judged.get(row["candidate"]) == row["judged"]:
                 rows.append(row)
     return rows
 
@@ -77,12 +78,14 @@ def run_case(
 ) -> None:
     """Build the case, derive its candidates, and judge each by every arm not judged yet.
 
-    A run is reused only for the candidate it judged: same derivation version, same tree
-    (``git``'s tree id, which a rebuild gives again where a commit id would not). A run of a
-    candidate derived otherwise since -- or written before runs named their tree -- is run again.
+    A run is reused only for what it judged (``_judged``): the same candidate -- same derivation
+    version, same git tree, which a rebuild gives again where a commit id would not -- under the
+    same case line and ``--audit``. Anything else -- a candidate derived otherwise since, a case
+    whose test command or FAIL_TO_PASS was corrected, a run written before runs said what they
+    judged -- is run again.
     """
     todo_marker = out / "runs" / case["id"] / "candidates.json"
-    if _done(out, case["id"], todo_marker, chosen):
+    if _done(out, case, audit, todo_marker, chosen):
         say("%s: done before, skipped" % case["id"])
         return
     work = pathlib.Path(tempfile.mkdtemp(prefix="evidence-ab-"))
@@ -90,19 +93,20 @@ def run_case(
         say("%s: building (%s case)" % (case["id"], case["format"]))
         built = corpus.build(case, work, cache)
         found, missing = derive.candidates(built)
-        trees = {c.name: corpus.git(built.path, "rev-parse", c.sha + "^{tree}") for c in found}
-        marker = {"derivation": derive.VERSION, "candidates": [c.name for c in found], "trees": trees}
+        judged = {c.name: _judged(case, audit, corpus.git(built.path, "rev-parse", c.sha + "^{tree}")) for c in found}
+        marker = {"derivation": derive.VERSION, "candidates": [c.name for c in found], "judged": judged}
         write_json(str(todo_marker), {**marker, "missing": missing})
         for why in missing:
             say("%s: no candidate %s" % (case["id"], why))
         for candidate in found:
             for arm in chosen:
                 target = run_file(out, case["id"], candidate.name, arm)
-                if _tree(target) == trees[candidate.name]:
+                if _read_judged(target) == judged[candidate.name]:
                     continue
                 if target.is_file():
-                    say("%s %s [%s]: derived otherwise since its run, judged again" % (case["id"], candidate.name, arm))
-                row = {**judge(built, candidate, arm, work, audit), "tree": trees[candidate.name]}
+                    changed = "its candidate, case line or --audit changed since its run: judged again"
+                    say("%s %s [%s]: %s" % (case["id"], candidate.name, arm, changed))
+                row = {**judge(built, candidate, arm, work, audit), "judged": judged[candidate.name]}
                 write_json(str(target), row)
                 say(
                     "%s %s [%s]: %s (truth: %s) %.1fs"
@@ -112,20 +116,35 @@ def run_case(
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _tree(run: pathlib.Path) -> str | None:
-    """The tree of the candidate a finished run judged (None: no run, or one that names none)."""
-    return json.loads(run.read_text()).get("tree") if run.is_file() else None
+def _judged(case: Mapping[str, Any], audit: bool, tree: str) -> str:
+    """What a run judges: the candidate's git tree, under this case line and ``--audit``."""
+    return "%s:%s" % (tree, _digest(case, audit))
 
 
-def _done(out: pathlib.Path, case: str, marker: pathlib.Path, chosen: Sequence[str]) -> bool:
-    """Every arm judged every candidate of this derivation version: nothing to build."""
+def _digest(case: Mapping[str, Any], audit: bool) -> str:
+    return hashlib.sha256(json.dumps([case, audit], sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _read_judged(run: pathlib.Path) -> str | None:
+    """What a finished run judged (None: no run, or one that does not say)."""
+    return json.loads(run.read_text()).get("judged") if run.is_file() else None
+
+
+def _done(out: pathlib.Path, case: Mapping[str, Any], audit: bool, marker: pathlib.Path, chosen: Sequence[str]) -> bool:
+    """Every arm judged every candidate of this derivation version, under this case line and
+    ``--audit``: nothing to build."""
     if not marker.is_file():
         return False
     derived = json.loads(marker.read_text())
-    trees = derived.get("trees") or {}
-    if derived.get("derivation") != derive.VERSION or set(trees) != set(derived["candidates"]):
+    judged: dict[str, str] = derived.get("judged") or {}
+    if derived.get("derivation") != derive.VERSION or set(judged) != set(derived["candidates"]):
         return False
-    return all(_tree(run_file(out, case, n, a)) == trees[n] for n in trees for a in chosen)
+    digest = _digest(case, audit)
+    return all(
+        key.endswith(":" + digest) and _read_judged(run_file(out, case["id"], n, a)) == key
+        for n, key in judged.items()
+        for a in chosen
+    )
 
 
 def judge(

@@ -182,7 +182,8 @@ class Ladder:
         if env_b is not None and env_b.fingerprint != env_c.fingerprint:
             self.evidence.detect([Detection(DetectionKind.ENVIRONMENT_DRIFT, _drift(env_b, env_c))])
         attempts = self.evidence.attempts
-        allow = self.invocation.allow_new_network
+        # Without the B/C contrast (an ablation) no endpoint is known to be new on C.
+        allow = self.invocation.allow_new_network or not self.sides.replayed
         self.evidence.detect(judge.network_attempts(attempts["B"], attempts["C"], allow))
         bare = ablation.bare(self.invocation)
         verdict = decide(self.evidence.tiers, self.evidence.results, self.evidence.detections, bare) if judged else None

@@ -97,14 +97,8 @@ def collection(
     if run.content.collected is not None:
         return list(run.content.collected)
     what = "suite does not" if files is None else "test files (%s) do not" % ", ".join(files)
-    if not sides.replayed:  # the A/B harness's ablation: nothing to ask B
-        note = "the candidate's %s collect (pytest exit %d: %s); B not asked (baseline replay ablated)" % (
-            what,
-            run.exit_code,
-            run.said,
-        )
-        ladder.tier(tier, TierStatus.FAILED, start, 0, 0, None, note)
-        return None
+    # B only collects here (no test runs, so the baseline-replay ablation asks it too): a
+    # collection that fails on both sides is the environment's, never the candidate's.
     b_tests = co.baseline_with_tests(sides.plan)
     on_b = sides.pytest(b_tests, None, answer=False, reruns=0, collect_only=True, files=files)
     if on_b.content.collected is not None:
