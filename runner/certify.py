@@ -314,8 +314,11 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
         progress("wrote %s" % ", ".join(written))
     verdict = record.verdict
     assert verdict is not None
-    where = " at %s" % verdict.halted_at.value if verdict.halted_at else ""
-    return EXIT_CODES[verdict.verdict], "%s%s: %s" % (verdict.verdict.value, where, verdict.reasons[0]), record
+    where, reason = "", verdict.reasons[0]
+    if verdict.halted_at is not None:  # "REJECTED at T3: no-fix: ...", the tier said once
+        where = " at %s" % verdict.halted_at.value
+        reason = reason.removeprefix("%s: " % verdict.halted_at.value)
+    return EXIT_CODES[verdict.verdict], "%s%s: %s" % (verdict.verdict.value, where, reason), record
 
 
 def testexec(args: argparse.Namespace) -> str:

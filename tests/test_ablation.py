@@ -7,6 +7,7 @@ passes on B too, a failure B had too -- and in the record: no types, or no B out
 from __future__ import annotations
 
 import pathlib
+import re
 from typing import Any
 
 import pytest
@@ -29,7 +30,11 @@ def _verdict(repo: Repo, out: pathlib.Path, base: str, cand: str, schema: dict[s
 
 @pytest.mark.parametrize("ablate", [TYPING, REPLAY], ids=["typing", "baseline-replay"])
 def test_without_types_or_b_a_vacuous_test_certifies_and_a_failure_b_had_rejects(
-    repo: Repo, tmp_path: pathlib.Path, schema: dict[str, Any], ablate: tuple[str, ...]
+    repo: Repo,
+    tmp_path: pathlib.Path,
+    schema: dict[str, Any],
+    ablate: tuple[str, ...],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     base = repo.commit(PKG)
     vacuous = repo.commit(VACUOUS)
@@ -49,6 +54,9 @@ def test_without_types_or_b_a_vacuous_test_certifies_and_a_failure_b_had_rejects
     assert vacuous_doc["invocation"]["ablate"] == [ablate[1]]
     assert legacy_doc["verdict"]["verdict"] == "REJECTED"
     assert any("test_legacy fail on C (judged on C's outcomes alone)" in r for r in legacy_doc["verdict"]["reasons"])
+    # the verdict line names the tier once: "REJECTED at T5: tests/...", not "at T5: T5: tests/..."
+    said = capsys.readouterr().out
+    assert re.search(r"^REJECTED at (T\d): tests/test_legacy.py::test_legacy fail on C", said, re.M), said
     # Static gates keep their role: they never had a B/C contrast to lose.
     results = [r for doc in (vacuous_doc, legacy_doc) for r in doc["results"] if r["role"] != "STATIC_GATE"]
     assert len(results) == 5 and not any(r["bug_discriminating"] for r in results)
