@@ -62,10 +62,11 @@ def t3_files(ladder: Ladder) -> list[str]:
     # line, test-named or not, and T3 must not run a test the suite does not have. A file the
     # suite's arguments name is collected wherever it is; any other, under ``testpaths`` only.
     collect = config_policy.collection(config_policy.effective(read)[1])
-    given = set(config_policy.named_files(ladder.invocation.pytest_args))
+    by_path = [p for p in ladder.test_modules if p.startswith("/")]  # ``config_policy.Collection.by_path``
 
     def collected(path: str) -> bool:
-        return path in given or (overlay.named_by(path, ladder.test_modules) and collect.under_testpaths(path))
+        by_pattern = overlay.named_by(path, ladder.test_modules) and collect.under_testpaths(path)
+        return by_pattern or overlay.named_by(path, by_path)
 
     named = {s.split("::", 1)[0] for s in (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)}
     changed = set(sides.plan.changed)
