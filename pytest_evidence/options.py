@@ -30,6 +30,7 @@ REPRODUCER = "--reproducer"
 STORE = "--evidence-store"
 RECORD_MODE = "--evidence-record-mode"
 SELECT = "--evidence-select"
+COLLECT = "--evidence-collect"
 CONTROL = "--evidence-control"
 DEPS = "--evidence-deps"
 DEPS_ENGINE = "--evidence-deps-engine"
@@ -157,6 +158,14 @@ def add_options(parser: pytest.Parser) -> None:
         help="internal: run only the node ids listed in FILE, one per line.",
     )
     group.addoption(
+        COLLECT,
+        dest="evidence_collect",
+        metavar="FILE",
+        default=None,
+        help="internal: collect only the test files listed in FILE, one per line, whatever other paths "
+        "the command line names.",
+    )
+    group.addoption(
         CONTROL,
         dest="evidence_control",
         metavar="R,W",
@@ -221,6 +230,7 @@ class Settings:
     stream_fd: Optional[int] = None  # the stream goes to this inherited descriptor, not to ``stream``
     key_fd: Optional[int] = None  # where the key came from (the key itself is never kept here)
     control: Optional[str] = None  # ``R,W``: the runner's command and wake descriptors (``groups``)
+    collect: Optional[Tuple[str, ...]] = None  # the only test files to collect (``scope``)
 
     @property
     def proves_something(self) -> bool:
@@ -261,6 +271,7 @@ def is_active(config: pytest.Config) -> bool:
             "evidence_store_timeout",
             "evidence_record_mode",
             "evidence_select",
+            "evidence_collect",
             "evidence_control",
             "evidence_deps",
             "evidence_watch",
@@ -314,6 +325,7 @@ def settings(config: pytest.Config) -> Settings:
         stream_fd=stream_fd,
         key_fd=key_fd,
         control=config.getoption("evidence_control"),
+        collect=_listed(COLLECT, _absolute(here, config.getoption("evidence_collect"))),
     )
 
 
@@ -330,6 +342,16 @@ def _read_lines(path: Optional[str]) -> Tuple[str, ...]:
         return ()
     with open(path, encoding="utf-8") as fh:
         return tuple(line.strip() for line in fh if line.strip())
+
+
+def _listed(option: str, path: Optional[str]) -> Optional[Tuple[str, ...]]:
+    """The lines of the file an option names, or None when not given (``BadInput`` if unreadable)."""
+    if not path:
+        return None
+    try:
+        return _read_lines(path)
+    except OSError as exc:
+        raise BadInput("%s %s: %s" % (option, path, exc.strerror)) from None
 
 
 def default_store(rootdir: str) -> str:

@@ -42,6 +42,7 @@ from pytest_evidence.groups import GroupedRun, descriptors
 from pytest_evidence.junit_properties import JunitProperties
 from pytest_evidence.netguard import NetworkGuard, Report
 from pytest_evidence.recorder import Recorder
+from pytest_evidence.scope import CollectionScope
 from pytest_evidence.select import Selector
 from pytest_evidence.store import Store
 
@@ -202,6 +203,9 @@ def pytest_configure(config: pytest.Config) -> None:
     is_controller = config.pluginmanager.has_plugin("dsession")
     if settings.select:
         config.pluginmanager.register(Selector(settings.select), "evidence-selector")
+    if settings.collect is not None:
+        scope = CollectionScope(settings.collect, str(config.invocation_params.dir))
+        config.pluginmanager.register(scope, "evidence-collection-scope")
     if not is_controller:
         config.pluginmanager.register(FlakePolicy(settings.reruns), "evidence-flake-policy")
     if is_worker:

@@ -128,7 +128,11 @@ def command(
         cmd.append(f"--evidence-select={scratch / 'select.txt'}")
     cmd.extend(target.pytest_args)
     if files is not None:
-        cmd.extend(f for f in files if (checkout / f).exists())
+        present = [f for f in files if (checkout / f).exists()]
+        # The operator's arguments may name the whole suite (``tests``): collect these files only.
+        (scratch / "collect.txt").write_text("".join(f + "\n" for f in present))
+        cmd.append(f"--evidence-collect={scratch / 'collect.txt'}")
+        cmd.extend(present)
     return cmd
 
 

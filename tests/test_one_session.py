@@ -37,12 +37,19 @@ def processes(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     return started
 
 
+@pytest.mark.parametrize(
+    "args",
+    [(), ("--pytest-arg=tests",), ("--pytest-arg=--tb", "--pytest-arg=short", "--pytest-arg=tests/")],
+    ids=["no-arguments", "the-suite-named", "the-suite-named-after-a-valued-option"],
+)
 def test_a_patch_falsified_at_t3_never_collects_the_suite(
-    repo: Repo, tmp_path: pathlib.Path, schema: dict[str, Any], processes: list[dict[str, Any]]
+    repo: Repo, tmp_path: pathlib.Path, schema: dict[str, Any], processes: list[dict[str, Any]], args: tuple[str, ...]
 ) -> None:
+    """Not even when the operator's pytest arguments name the whole suite, as ``pytest tests``
+    does: the sessions collect the reproducers' files only (``--evidence-collect``)."""
     base = repo.commit({**PKG, "tests/test_other.py": UNRELATED})
     no_fix = repo.commit({"tests/test_half.py": FIX["tests/test_half.py"]})  # the test, not the fix
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", no_fix)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", no_fix, *args)
     assert doc is not None and code == 1
     jsonschema.validate(doc, schema)
     assert doc["verdict"]["verdict"] == "REJECTED" and doc["verdict"]["halted_at"] == "T3"
