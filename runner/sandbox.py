@@ -33,7 +33,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from packaging.specifiers import SpecifierSet
@@ -254,27 +254,30 @@ def pin_environment(
     network = "netns" if netns.available() else "socket_guard"
     missing = [] if network == "netns" else ["network namespace: not permitted here; the socket guard alone blocks"]
     plugins: dict[str, str] = {}
-    loaded: list[Guard] = []
-    injected: list[Guard] = []
+    problems: dict[str, str | None] = {}
+    copied: list[Guard] = []  # the runner's copies, to be tried in the target
     shim = scratch / "guards"
     installed = target.guard_versions()
     python = target.environment().python
     for guard in GUARDS:
         version = installed.get(guard.distribution, "absent")
-        problem = None
         if guard.name in disabled or guard.module in disabled:
-            problem = "the repository's pytest configuration has -p no:%s" % guard.name
+            problems[guard.name] = "the repository's pytest configuration has -p no:%s" % guard.name
         elif version != "absent":
+            problems[guard.name] = None
             plugins[guard.distribution] = "installed %s" % version
         else:
-            problem = _inject(guard, python, shim) or _imports(target, shim, guard.module)
-            if problem is None:
-                injected.append(guard)
-                plugins[guard.distribution] = "injected %s" % importlib.metadata.version(guard.distribution)
-        if problem is None:
-            loaded.append(guard)
-        else:
-            missing.append("%s: %s" % (guard.guarantee, problem))
+            problems[guard.name] = _inject(guard, python, shim)
+            if problems[guard.name] is None:
+                copied.append(guard)
+    refused = _imports(target, shim, [g.module for g in copied]) if copied else {}
+    injected = [g for g in copied if refused.get(g.module) is None]
+    for guard in copied:
+        problems[guard.name] = refused.get(guard.module)
+        if problems[guard.name] is None:
+            plugins[guard.distribution] = "injected %s" % importlib.metadata.version(guard.distribution)
+    loaded = [g for g in GUARDS if problems[g.name] is None]
+    missing += ["%s: %s" % (g.guarantee, problems[g.name]) for g in GUARDS if problems[g.name] is not None]
     return Sandbox(
         seed,
         test_timeout or None,
@@ -309,18 +312,31 @@ def _inject(guard: Guard, python: str, into: pathlib.Path) -> str | None:
     return None
 
 
-def _imports(target: Target, shim: pathlib.Path, module: str) -> str | None:
-    """Why the injected copy of ``module`` does not import in the target, or None."""
+def _imports(target: Target, shim: pathlib.Path, modules: Sequence[str]) -> dict[str, str]:
+    """Why each injected copy among ``modules`` does not import in the target (those that do are
+    absent): one interpreter start for all of them, as the test processes import them together."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([plugin_root(), str(shim)]))
     proc = subprocess.run(
-        [target.python, "-c", "import " + module],
+        [target.python, "-c", _TRY_IMPORTS, *modules],
         capture_output=True,
         text=True,
         env=env,
         cwd=tempfile.gettempdir(),
         timeout=120,
     )
-    if proc.returncode == 0:
-        return None
-    last = (proc.stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1]
-    return "the runner's copy does not import in the target: %s" % last
+    said = dict(line.split("\t", 1) for line in proc.stdout.splitlines() if "\t" in line)
+    if proc.returncode != 0:  # the interpreter itself failed: every module is unproven
+        last = (proc.stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1]
+        said = {m: said.get(m, last) for m in modules}
+    return {m: "the runner's copy does not import in the target: %s" % why for m, why in said.items() if m in modules}
+
+
+#: Imports each module named in argv, printing ``module<TAB>Error: message`` for each that fails.
+_TRY_IMPORTS = (
+    "import importlib, sys\n"
+    "for name in sys.argv[1:]:\n"
+    "    try:\n"
+    "        importlib.import_module(name)\n"
+    "    except BaseException as exc:\n"
+    "        print('%s\\t%s: %s' % (name, type(exc).__name__, str(exc).replace('\\n', ' ')))\n"
+)

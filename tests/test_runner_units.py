@@ -6,6 +6,7 @@ T4 and T5 selection: ``test_selection.py``.
 from __future__ import annotations
 
 import pathlib
+import sys
 
 import pytest
 
@@ -20,9 +21,11 @@ from pytest_evidence.model import (
     ValidationResult,
     Verdict,
 )
+from runner import sandbox
 from runner.diff import Diff, FileChange, FileKind, _hunk_lines, attribute, definitions, kind_of
 from runner.importgraph import ImportGraph, module_of
 from runner.selection import integration_tests
+from runner.target import Target
 from runner.verdict import decide
 
 SOURCE = """import os
@@ -166,3 +169,17 @@ def test_verdict_rules() -> None:
     failed = [*passed[:3], _tier(Tier.T3, TierStatus.INCONCLUSIVE), _tier(Tier.T4, TierStatus.FAILED)]
     got = decide(failed, [_result(True)], [])
     assert (got.verdict, got.halted_at) == (Verdict.REJECTED, Tier.T4)
+
+
+def test_guard_copies_are_tried_in_the_target_together_and_each_refusal_named(tmp_path: pathlib.Path) -> None:
+    """One interpreter start tries every injected guard; a copy that does not import there is
+    named with the target's own error, and the one that imports is not."""
+    shim = tmp_path / "guards"
+    shim.mkdir()
+    (shim / "guard_ok.py").write_text("")
+    (shim / "guard_bad.py").write_text("raise ImportError('needs a newer pytest')\n")
+    target = Target(sys.executable, ("",), ())
+    assert sandbox._imports(target, shim, ["guard_ok", "guard_bad"]) == {
+        "guard_bad": "the runner's copy does not import in the target: ImportError: needs a newer pytest"
+    }
+    assert sandbox._imports(target, shim, ["guard_ok"]) == {}
