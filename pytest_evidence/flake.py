@@ -63,7 +63,7 @@ class FlakePolicy:
         first_failing: Optional[List[Any]] = None
         reports: List[Any] = []
         while True:
-            reports = runtestprotocol(item, nextitem=nextitem, log=False)
+            reports = _attempt(item, nextitem, again=first_failing is not None)
             outcome = merge(reports)[0]
             attempts.append(outcome)
             if outcome in FAILING and first_failing is None:
@@ -73,11 +73,29 @@ class FlakePolicy:
         flipped = len(attempts) > 1 and len(set(attempts)) > 1
         if flipped:
             show_flaky(item.config)
-        # A flip logs the failing attempt: pytest counts it as failed, never as a pass.
-        logged = first_failing if flipped and first_failing is not None else reports
+        # The first failing attempt is logged, whatever followed: a flip counts as failed, never
+        # as a pass, and only that attempt's failure was formatted in full.
+        logged = first_failing if first_failing is not None else reports
         values = [a.value for a in attempts]
         for rep in logged:
             setattr(rep, ATTEMPTS_ATTR, list(values))
             ihook.pytest_runtest_logreport(report=rep)
         ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
         return True
+
+
+def _attempt(item: pytest.Item, nextitem: Optional[pytest.Item], again: bool) -> List[Any]:
+    """One run of ``item``'s protocol, unlogged. ``again``: a rerun after a failure, of which only
+    the outcome is read, so pytest formats its traceback natively (``--tb=native``: Python's
+    own formatter). pytest's default style reparses the source of every frame; for a deep
+    traceback (a ``RecursionError``: thousands of frames) that took seconds per attempt, paid
+    again on every rerun though only the first failure is ever shown."""
+    if not again:
+        return runtestprotocol(item, nextitem=nextitem, log=False)
+    option = item.config.option
+    style = getattr(option, "tbstyle", "auto")
+    option.tbstyle = "native"
+    try:
+        return runtestprotocol(item, nextitem=nextitem, log=False)
+    finally:
+        option.tbstyle = style

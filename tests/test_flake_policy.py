@@ -52,6 +52,45 @@ def test_consistent_failure_uses_every_rerun_and_stays_a_failure(
     )
 
 
+#: Fails on every attempt, saying which; the conftest notes each attempt's traceback style.
+COUNTED = """
+import pathlib
+P = pathlib.Path(__file__).with_name("count.txt")
+
+def test_always():
+    n = int(P.read_text()) if P.exists() else 0
+    P.write_text(str(n + 1))
+    assert n == -1, "attempt %d" % (n + 1)
+"""
+STYLES = """
+import pathlib
+import pytest
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        with pathlib.Path(__file__).with_name("styles.txt").open("a") as fh:
+            fh.write(type(report.longrepr.reprtraceback).__name__ + " ")
+"""
+
+
+def test_a_consistent_failure_is_reported_with_its_first_attempt_and_only_that_one_formatted_in_full(
+    pytester: pytest.Pytester, run_evidence: RunEvidence
+) -> None:
+    pytester.makepyfile(test_counted=COUNTED)
+    pytester.makeconftest(STYLES)
+    result, doc = run_evidence("--evidence-reruns=2")
+    always = by_name(doc)["test_always"]
+    assert always["candidate_result"] == "fail" and "attempt 1" in always["failure"]["message"], always
+    assert doc["annotations"]["test_counted.py::test_always"]["attempts"] == ["fail"] * 3
+    styles = (pytester.path / "styles.txt").read_text().split()
+    assert styles == ["ReprTraceback", "ReprTracebackNative", "ReprTracebackNative"], styles
+    result.stdout.fnmatch_lines(["*assert n == -1*"])  # the terminal shows pytest's own long style
+    assert pytester.parseconfig().option.tbstyle == "auto"
+
+
 def test_passing_tests_are_never_rerun(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
     pytester.makepyfile("def test_ok():\n    pass\n")
     _, doc = run_evidence("--evidence-reruns=5")
