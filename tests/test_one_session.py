@@ -96,6 +96,43 @@ def test_a_reproducer_failing_on_c_in_every_attempt_is_refuted_by_two_runs(
     assert t3["status"] == "failed" and "no-fix" in t3["note"], t3
 
 
+#: The changed test file: the reproducer first, then a test it does not change.
+HALF_THEN_DOUBLE = (
+    "from calc.ops import double, half\n\n\ndef test_half():\n    assert half(4) == 2\n\n\n"
+    "def test_double():\n    assert double(2) == 4\n"
+)
+
+
+@pytest.mark.parametrize("fixed", [False, True], ids=["no-fix", "honest-fix"])
+def test_the_tests_after_the_last_reproducer_run_only_once_it_did_not_falsify_the_patch(
+    repo: Repo, tmp_path: pathlib.Path, schema: dict[str, Any], processes: list[dict[str, Any]], fixed: bool
+) -> None:
+    """T3 runs the changed files' tests in their own order, in two groups on each side: up to the
+    last reproducer, then the rest. A patch its reproducers falsify stops at the barrier, so it
+    pays for them only; any other goes on, in the same process, to the rest."""
+    base = repo.commit(PKG)
+    change = {"tests/test_ops.py": HALF_THEN_DOUBLE, **({"calc/ops.py": FIX["calc/ops.py"]} if fixed else {})}
+    cand = repo.commit(change)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--stability-runs", "1")
+    assert doc is not None and code == (0 if fixed else 1), doc and doc["verdict"]
+    jsonschema.validate(doc, schema)
+    t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
+    sessions = [p for p in processes if p["files"] == ["tests/test_ops.py"] and "--collect-only" not in p["extra"]]
+    assert len(sessions) == 2, sessions  # one on C, one on B, each with both groups if any
+    results = {r["test_id"]: r for r in doc["results"]}
+    double = results.get("tests/test_ops.py::test_double")
+    half = results["tests/test_ops.py::test_half"]
+    if fixed:
+        assert doc["verdict"]["verdict"] == "CERTIFIED" and t3["selected"] == 2, t3
+        assert (half["baseline_result"], half["candidate_result"]) == ("fail", "pass")
+        assert double is not None and (double["baseline_result"], double["candidate_result"]) == ("pass", "pass")
+    else:
+        assert (doc["verdict"]["verdict"], doc["verdict"]["halted_at"]) == ("REJECTED", "T3")
+        assert t3["selected"] == 1 and "the 1 other test(s) of the changed files did not run" in t3["note"], t3
+        assert (half["baseline_result"], half["candidate_result"]) == ("fail", "fail")
+        assert double is None  # run on neither side
+
+
 def test_an_honest_fix_collects_the_suite_once_on_c_and_climbs_it_in_groups(
     repo: Repo, tmp_path: pathlib.Path, schema: dict[str, Any], processes: list[dict[str, Any]]
 ) -> None:

@@ -8,6 +8,7 @@ suite. A collection pytest cannot finish is the candidate's doing only when B's 
 
 from __future__ import annotations
 
+import contextlib
 import pathlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -271,15 +272,40 @@ def reproducers(
             note = "no reproducer: none designated, and the candidate added or changed no test"
             ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, note)
             return
-        session.plan([chosen.ids])
-        if not abnormal:
-            sides.group(session, 0, "C")
-        c_run = sides.checked(session.close(), ladder.co.c_dir)
-    b_run = sides.run_b(chosen.ids, files) if sides.replayed else None
-    # Falsified already by the first runs (``judge.falsifying``): no stability runs.
-    b_collected = set((b_run or c_run).content.collected or ())
-    falsified = any(judge.falsifying(c_run.observation(t), sides.held, b_collected) for t in chosen.watched)
-    _judge(ladder, diff, start, chosen, files, resolver, c_run, b_run, baseline, steady=not falsified)
+        groups = _groups(chosen)
+        session.plan(groups)
+        c_head = None if abnormal else sides.group(session, 0, "C")
+        with contextlib.ExitStack() as on_b:
+            b_session = on_b.enter_context(sides.b_session(files)) if sides.replayed else None
+            b_head = None if b_session is None else sides.first_group(b_session, groups)
+            # Falsified already by the first runs (``judge.falsifying``): no stability runs, and
+            # no run of the tests after the last reproducer.
+            first = b_head or c_head
+            b_collected = set() if first is None else set(first.content.collected or ())
+            falsified = c_head is not None and any(
+                judge.falsifying(c_head.observation(t), sides.held, b_collected) for t in chosen.watched
+            )
+            if len(groups) > 1 and not falsified:
+                for side, grouped in (("C", session), ("B", b_session)):
+                    if grouped is not None and grouped.final is None:
+                        sides.group(grouped, 1, side)
+            c_run = sides.checked(session.close(), ladder.co.c_dir)
+            b_run = None if b_session is None else sides.checked(b_session.close(), sides.b_dir)
+    cut = len(groups[1]) if falsified and len(groups) > 1 else 0
+    if cut:
+        chosen = chosen.up_to(groups[0])
+    _judge(ladder, diff, start, chosen, files, resolver, c_run, b_run, baseline, steady=not falsified, cut=cut)
+
+
+def _groups(chosen: _Chosen) -> list[list[str]]:
+    """T3's run order in two groups: every test up to the last reproducer or expected change,
+    then the rest of the changed files' tests. The order is the selection's own, unchanged (a
+    test may depend on what ran before it); the barrier between lets a patch its reproducers
+    falsify stop before the rest, on both sides."""
+    watched = set(chosen.watched)
+    last = max((i for i, t in enumerate(chosen.ids) if t in watched), default=len(chosen.ids) - 1)
+    head, tail = chosen.ids[: last + 1], chosen.ids[last + 1 :]
+    return [head, tail] if tail else [head]
 
 
 @dataclass(frozen=True)
@@ -296,6 +322,18 @@ class _Chosen:
     def watched(self) -> list[str]:
         """The tests whose failure on C fails T3 whatever B says: reproducers, expected changes."""
         return [*self.chosen, *self.expected]
+
+    def up_to(self, ran: Sequence[str]) -> _Chosen:
+        """This selection cut to the tests that ran (``ran``: a prefix of ``ids`` holding every
+        watched test), when the reproducers falsified the patch before the rest ran."""
+        keep = set(ran)
+        return _Chosen(
+            list(ran),
+            self.designated,
+            self.expected,
+            [t for t in self.new if t in keep],
+            self.chosen,
+        )
 
 
 def _chosen(ladder: Ladder, resolver: overlay.OriginResolver, c_suite: Sequence[str]) -> _Chosen:
@@ -330,9 +368,11 @@ def _judge(
     b_run: PytestRun | None,
     baseline: Callable[[], SuiteRun | None],
     steady: bool,
+    cut: int = 0,
 ) -> None:
     """T3's status from the reproducers' runs on C and on B (None: baseline replay ablated), each
-    steadied when new (and ``steady``)."""
+    steadied when new (and ``steady``). ``cut``: how many tests after the last reproducer did not
+    run, the patch falsified before them."""
     invocation, sides = ladder.invocation, ladder.sides
     ids, designated, expected, new = chosen.ids, chosen.designated, chosen.expected, chosen.new
     # New evidence counts only once it is stable: each new or designated test runs again on each side.
@@ -367,6 +407,8 @@ def _judge(
             "no reproducer: the candidate added or changed no test; the %d new test(s) of the trusted tests ran "
             "and are recorded, and count as evidence only when designated with --reproducer" % len(new)
         )
+    if cut:
+        note += "; the %d other test(s) of the changed files did not run: the reproducers falsified the patch" % cut
     ladder.tier(
         Tier.T3,
         status,

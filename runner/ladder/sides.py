@@ -143,11 +143,30 @@ class Sides:
         """Whether tests run on B at all: not when the A/B harness ablates the B/C contrast."""
         return not self.invocation.ablated("baseline-replay")
 
-    def run_b(self, ids: Sequence[str], files: Sequence[str] | None, reruns: int | None = None) -> pytest_run.PytestRun:
-        """``ids`` on B with C's test files laid over it, in this selection and order."""
+    @property
+    def b_dir(self) -> pathlib.Path:
+        """B with C's test files laid over it: where every test runs on B."""
         assert self.plan is not None, "the overlay is planned before anything runs on B"
         assert self.replayed, "no test runs on B when baseline replay is ablated"
-        return self.one_group(self.co.baseline_with_tests(self.plan), ids, files, reruns)
+        return self.co.baseline_with_tests(self.plan)
+
+    def run_b(self, ids: Sequence[str], files: Sequence[str] | None, reruns: int | None = None) -> pytest_run.PytestRun:
+        """``ids`` on B with C's test files laid over it, in this selection and order."""
+        return self.one_group(self.b_dir, ids, files, reruns)
+
+    def b_session(self, files: Sequence[str] | None) -> GroupedSession:
+        """A grouped session on B with C's test files laid over it."""
+        return self.session(self.b_dir, files)
+
+    def first_group(self, session: GroupedSession, groups: Sequence[Sequence[str]]) -> pytest_run.PytestRun:
+        """Collect, plan ``groups`` (a C session's, for a like-for-like B) and run the first on B:
+        its view at the barrier, or the ended process's run."""
+        try:
+            session.collected()
+        except SessionEnded as ended:
+            return ended.run
+        session.plan(groups)
+        return self.group(session, 0, "B")
 
     def ledger(self, observations: Iterable[Observation | None], side: str) -> None:
         if self.invocation.ablated("flake-policy"):  # the A/B harness's ablation: nothing quarantined
