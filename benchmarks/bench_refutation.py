@@ -1,14 +1,18 @@
 """What a falsified patch costs (issue 10, target (b)): a no-fix candidate against one plain run.
 
 Usage: python benchmarks/bench_refutation.py [--corpus FILE] [--cases ID,ID] [--repeats N]
-       [--before DIR] [--out FILE.json]
+       [--before DIR] [--honest] [--out FILE.json]
 
 Per case (``_corpus.py`` builds B and C), all in the same run: *naive* is one plain pytest run of
 C's whole suite (the case's own test command); *no fix* is ``evidence-runner certify`` of C's
-tests on B's sources ("the test without the fix"), which the ladder must reject at T3. Each is
-run ``--repeats`` times, interleaved, and the medians are compared. With ``--before DIR`` (a
-worktree of an older commit) that checkout's runner judges the same candidate in the same
-rounds, so a change to the ladder is measured side by side with what it replaced.
+tests on B's sources ("the test without the fix"), which the ladder must reject at T3, each from
+a fresh store. Each is run ``--repeats`` times, interleaved, and the medians are compared. With
+``--before DIR`` (a worktree of an older commit) that checkout's runner judges the same candidate
+in the same rounds, so a change to the ladder is measured side by side with what it replaced.
+
+``--honest`` judges the real fix (C) instead, warm (target (a) without B's share): each runner
+first certifies it once into its own store, unmeasured, so B's suite run is stored, and every
+measured round reuses it.
 """
 
 from __future__ import annotations
@@ -27,18 +31,26 @@ from _suite import ROOT, certify
 from bench_corpus import naive, verdict
 
 
-def measure(case: dict[str, Any], repeats: int, runners: dict[str, pathlib.Path]) -> dict[str, Any]:
+def measure(case: dict[str, Any], repeats: int, runners: dict[str, pathlib.Path], honest: bool) -> dict[str, Any]:
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench-refutation-"))
     try:
         repo = prepare(case, work)
-        no_fix = repo.commit_from("C's tests alone", repo.changed_paths()[0])
+        judged_commit = repo.candidate if honest else repo.commit_from("C's tests alone", repo.changed_paths()[0])
+
+        def store(name: str, i: int) -> pathlib.Path:
+            # honest: one store per runner, B's run stored by a first certify; else nothing carried
+            return work / ("store-%s.sqlite3" % name if honest else "store-%s-%d.sqlite3" % (name, i))
+
+        if honest:
+            for name, root in runners.items():
+                certify(repo.certify_args(judged_commit, work / ("%s-cold.json" % name), store(name, 0)), root)
         plain: list[tuple[float, float]] = []
         judged: dict[str, list[Any]] = {name: [] for name in runners}
         for i in range(repeats):
             plain.append(naive(repo))
             for name, root in runners.items():
-                store = work / ("store-%s-%d.sqlite3" % (name, i))  # nothing carried between rounds
-                judged[name].append(certify(repo.certify_args(no_fix, work / ("%s-%d.json" % (name, i)), store), root))
+                out = work / ("%s-%d.json" % (name, i))
+                judged[name].append(certify(repo.certify_args(judged_commit, out, store(name, i)), root))
         naive_s = statistics.median(w for w, _ in plain)
         row: dict[str, Any] = {
             "case": case["id"],
@@ -67,12 +79,13 @@ def main() -> None:
     parser.add_argument("--cases", default="", help="comma-separated case ids (default: all)")
     parser.add_argument("--repeats", type=int, default=3, help="rounds per case (medians; default 3)")
     parser.add_argument("--before", default=None, help="a checkout of an older commit, judged side by side")
+    parser.add_argument("--honest", action="store_true", help="judge the real fix, warm, instead of the no-fix")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     runners = {"after": ROOT, **({"before": pathlib.Path(args.before).resolve()} if args.before else {})}
     rows = measure_cases(
         args.cases,
-        lambda case: measure(case, args.repeats, runners),
+        lambda case: measure(case, args.repeats, runners, args.honest),
         pathlib.Path(args.corpus) if args.corpus else None,
     )
     if args.out:
