@@ -110,7 +110,9 @@ def certify(args: Sequence[str], root: pathlib.Path = ROOT) -> Certified:
     usage = out.with_suffix(".rusage.json")
     env = dict(os.environ, BENCH_RUSAGE=str(usage), PYTHONPATH=str(root))
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", _WRAPPER, *args], env=env, capture_output=True, text=True)
+    # In ``root``: ``python -c`` puts its working directory first on sys.path, before PYTHONPATH,
+    # so run from this checkout's root it imported this checkout's runner whatever ``root`` said.
+    proc = subprocess.run([sys.executable, "-c", _WRAPPER, *args], env=env, capture_output=True, text=True, cwd=root)
     wall = time.perf_counter() - start
     if not out.exists():
         raise SystemExit("certify wrote no record (exit %d): %s" % (proc.returncode, proc.stderr[-2000:]))

@@ -1,6 +1,11 @@
 """Overhead of ``-p evidence`` on 2,000 trivial tests, against plain pytest in the same run.
 
 Usage: python benchmarks/bench_plugin_overhead.py [--runs N] [--bytecode {as-is,cached}]
+       [--case ID [--corpus FILE]]
+
+``--case``: a real suite instead -- a corpus case's C checkout (``_corpus.py`` builds it), run
+with the case's own interpreter and test command, the plugin taken from this checkout (no
+baseline; the cached-B configuration needs the trivial suite's setup and is left out).
 
 Prints the median wall time of each configuration and its ratio to plain pytest (the plugin
 kept out with ``-p no:evidence``), then the spread of each configuration's runs. Targets: no
@@ -25,25 +30,54 @@ import statistics
 import sys
 import tempfile
 
-from _suite import PYTEST, report, timed, trivial_suite
+from _corpus import cases, prepare
+from _suite import PYTEST, ROOT, git, report, timed, trivial_suite
+
+
+def case_suite(case_id: str, corpus: pathlib.Path | None) -> tuple[pathlib.Path, list[str], str]:
+    """A corpus case's C checkout, the case's own pytest command in its own venv, and a title;
+    this checkout's plugin goes on the path (the venv does not install it)."""
+    case = next((c for c in cases(corpus) if c["id"] == case_id), None)
+    if case is None:
+        raise SystemExit("no case %s in the corpus" % case_id)
+    repo = prepare(case, pathlib.Path(tempfile.mkdtemp(prefix="bench-overhead-case-")))
+    git(repo.path, "checkout", "-q", repo.candidate)
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(repo.path / case["pythonpath_root"]), str(ROOT)])
+    return repo.path, [str(repo.python), "-m", "pytest", *case["test_command"]], "%s's own suite" % case_id
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--bytecode", choices=("as-is", "cached"), default="as-is")
+    parser.add_argument("--case", default=None, help="a corpus case id: its own suite, instead of 2,000 trivial tests")
+    parser.add_argument("--corpus", default=None, help="a cases.jsonl (default: ../shared/corpus)")
     args = parser.parse_args()
     if args.bytecode == "cached":
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # inherited by every pytest run below
-    root = pathlib.Path(tempfile.mkdtemp(prefix="bench-overhead-")) / "suite"
-    base = trivial_suite(root)
-    out = root.parent / "e.json"
-    configs = {
-        "plain pytest": [*PYTEST, "-p", "no:evidence"],
-        "-p evidence": [*PYTEST, "-p", "evidence", f"--evidence-out={out}"],
-        "-p evidence --baseline (cached B)": [*PYTEST, "-p", "evidence", f"--evidence-out={out}", f"--baseline={base}"],
-    }
-    timed(configs["-p evidence --baseline (cached B)"], root)  # fills the B cache (and the bytecode cache)
+    if args.case:
+        root, command, title = case_suite(args.case, pathlib.Path(args.corpus) if args.corpus else None)
+        out = root.parent / "e.json"
+        evidence = [*command, "-p", "pytest_evidence.plugin", f"--evidence-out={out}"]
+        configs = {"plain pytest": command, "-p evidence": evidence}
+        timed(configs["-p evidence"], root)  # a first run, unmeasured, as for the trivial suite
+    else:
+        root = pathlib.Path(tempfile.mkdtemp(prefix="bench-overhead-")) / "suite"
+        base = trivial_suite(root)
+        out = root.parent / "e.json"
+        title = "2000 trivial tests"
+        configs = {
+            "plain pytest": [*PYTEST, "-p", "no:evidence"],
+            "-p evidence": [*PYTEST, "-p", "evidence", f"--evidence-out={out}"],
+            "-p evidence --baseline (cached B)": [
+                *PYTEST,
+                "-p",
+                "evidence",
+                f"--evidence-out={out}",
+                f"--baseline={base}",
+            ],
+        }
+        timed(configs["-p evidence --baseline (cached B)"], root)  # fills the B cache (and the bytecode cache)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in configs}
     for _ in range(args.runs):
         for name, cmd in configs.items():
@@ -52,8 +86,8 @@ def main() -> None:
     if args.bytecode == "as-is":
         bytecode += " (PYTHONDONTWRITEBYTECODE=%s)" % (os.environ.get("PYTHONDONTWRITEBYTECODE") or "unset")
     report(
-        "2000 trivial tests, median of %d interleaved runs each; Python %s, bytecode %s"
-        % (args.runs, sys.version.split()[0], bytecode),
+        "%s, median of %d interleaved runs each; Python %s, bytecode %s"
+        % (title, args.runs, sys.version.split()[0], bytecode),
         times,
         "plain pytest",
     )
