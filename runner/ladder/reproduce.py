@@ -297,14 +297,22 @@ def reproducers(
     _judge(ladder, diff, start, chosen, files, resolver, c_run, b_run, baseline, steady=not falsified, cut=cut)
 
 
+def _through(ids: Sequence[str], last_of: Sequence[str]) -> list[str]:
+    """``ids`` up to the last of ``last_of`` among them: what the stability runs repeat. A test
+    runs after those it is to steady, so it cannot change their outcomes; the files collected
+    stay the same (a module's import-time effects apply to every test)."""
+    wanted = set(last_of)
+    end = max((i for i, t in enumerate(ids) if t in wanted), default=len(ids) - 1)
+    return list(ids[: end + 1])
+
+
 def _groups(chosen: _Chosen) -> list[list[str]]:
     """T3's run order in two groups: every test up to the last reproducer or expected change,
     then the rest of the changed files' tests. The order is the selection's own, unchanged (a
     test may depend on what ran before it); the barrier between lets a patch its reproducers
     falsify stop before the rest, on both sides."""
-    watched = set(chosen.watched)
-    last = max((i for i, t in enumerate(chosen.ids) if t in watched), default=len(chosen.ids) - 1)
-    head, tail = chosen.ids[: last + 1], chosen.ids[last + 1 :]
+    head = _through(chosen.ids, chosen.watched)
+    tail = chosen.ids[len(head) :]
     return [head, tail] if tail else [head]
 
 
@@ -378,7 +386,7 @@ def _judge(
     # New evidence counts only once it is stable: each new or designated test runs again on each side.
     fresh = [t for t in ids if (t in designated or t in new) and c_run.observation(t) is not None]
     if steady and fresh and invocation.stability_runs > 1:
-        sides.steady(ids, files, fresh, c_run, b_run)
+        sides.steady(_through(ids, fresh), files, fresh, c_run, b_run)
     ladder.measure_baseline()
     b_obs: dict[str, Observation | None] | None = None
     if b_run is not None:
