@@ -13,6 +13,9 @@ in the same rounds, so a change to the ladder is measured side by side with what
 ``--honest`` judges the real fix (C) instead, warm (target (a) without B's share): each runner
 first certifies it once into its own store, unmeasured, so B's suite run is stored, and every
 measured round reuses it.
+
+``--designate`` names the case's FAIL_TO_PASS tests with ``--reproducer``, as a harness that
+knows them does (SWE-bench); without it the reproducers are the tests the candidate changed.
 """
 
 from __future__ import annotations
@@ -31,11 +34,18 @@ from _suite import ROOT, certify
 from bench_corpus import naive, verdict
 
 
-def measure(case: dict[str, Any], repeats: int, runners: dict[str, pathlib.Path], honest: bool) -> dict[str, Any]:
+def measure(
+    case: dict[str, Any], repeats: int, runners: dict[str, pathlib.Path], honest: bool, designate: bool
+) -> dict[str, Any]:
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench-refutation-"))
     try:
         repo = prepare(case, work)
         judged_commit = repo.candidate if honest else repo.commit_from("C's tests alone", repo.changed_paths()[0])
+
+        designated = ["--reproducer=%s" % t for t in case["fail_to_pass"]] if designate else []
+
+        def args(out: pathlib.Path, store: pathlib.Path) -> list[str]:
+            return [*repo.certify_args(judged_commit, out, store), *designated]
 
         def store(name: str, i: int) -> pathlib.Path:
             # honest: one store per runner, B's run stored by a first certify; else nothing carried
@@ -43,14 +53,14 @@ def measure(case: dict[str, Any], repeats: int, runners: dict[str, pathlib.Path]
 
         if honest:
             for name, root in runners.items():
-                certify(repo.certify_args(judged_commit, work / ("%s-cold.json" % name), store(name, 0)), root)
+                certify(args(work / ("%s-cold.json" % name), store(name, 0)), root)
         plain: list[tuple[float, float]] = []
         judged: dict[str, list[Any]] = {name: [] for name in runners}
         for i in range(repeats):
             plain.append(naive(repo))
             for name, root in runners.items():
                 out = work / ("%s-%d.json" % (name, i))
-                judged[name].append(certify(repo.certify_args(judged_commit, out, store(name, i)), root))
+                judged[name].append(certify(args(out, store(name, i)), root))
         naive_s = statistics.median(w for w, _ in plain)
         row: dict[str, Any] = {
             "case": case["id"],
@@ -80,12 +90,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="rounds per case (medians; default 3)")
     parser.add_argument("--before", default=None, help="a checkout of an older commit, judged side by side")
     parser.add_argument("--honest", action="store_true", help="judge the real fix, warm, instead of the no-fix")
+    parser.add_argument("--designate", action="store_true", help="name the case's FAIL_TO_PASS with --reproducer")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     runners = {"after": ROOT, **({"before": pathlib.Path(args.before).resolve()} if args.before else {})}
     rows = measure_cases(
         args.cases,
-        lambda case: measure(case, args.repeats, runners, args.honest),
+        lambda case: measure(case, args.repeats, runners, args.honest, args.designate),
         pathlib.Path(args.corpus) if args.corpus else None,
     )
     if args.out:
