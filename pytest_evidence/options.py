@@ -162,8 +162,8 @@ def add_options(parser: pytest.Parser) -> None:
         dest="evidence_collect",
         metavar="FILE",
         default=None,
-        help="internal: collect only the test files listed in FILE, one per line, whatever other paths "
-        "the command line names.",
+        help="internal: collect only the test files listed in FILE, one per line, and nothing else under "
+        "the directories the command line names.",
     )
     group.addoption(
         CONTROL,

@@ -9,8 +9,10 @@ falsified patch paid for the suite's collection, twice (C and B), which is what 
 Dropping the operator's paths from the command line instead would mean telling paths from option
 values in arguments any plugin may define (``--cov src``, ``--junitxml out.xml``); pytest already
 knows which is which, so the scope is applied where pytest asks whether to collect a path. A
-directory is kept when it leads to a listed file; anything else is ignored, also what lies under
-a path the operator named: an empty list collects nothing.
+directory is kept when it leads to a listed file, and so is a package's ``__init__.py`` on the
+way; anything else is ignored, also what lies under a directory the operator named: an empty
+list collects nothing. A file named on the command line itself is still collected: pytest does
+not ask about the paths it was given.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -41,5 +43,9 @@ class CollectionScope:
     def pytest_ignore_collect(self, collection_path: Path) -> Optional[bool]:
         where = str(collection_path)
         if where in self.files or where in self.leading:
+            return None
+        # A package's __init__.py on the way: pytest 7 builds the Package node (its
+        # setup_module, its package-scoped fixtures) only when this file is not ignored.
+        if collection_path.name == "__init__.py" and str(collection_path.parent) in self.leading:
             return None
         return True

@@ -52,6 +52,24 @@ def test_without_the_scope_the_same_command_collects_the_modules_outside_it(
     assert "outside the scope" in result.stdout.str()  # pytest 7 stops at the conftest, 8 goes on
 
 
+def test_a_package_on_the_way_keeps_its_setup_and_its_package_fixtures(
+    pytester: pytest.Pytester, run_evidence: RunEvidence
+) -> None:
+    """pytest 7 builds a Package node only when its __init__.py is not ignored: without it, the
+    package's setup_module never ran and an honest reproducer failed on both sides."""
+    pytester.path.joinpath("tests").mkdir()
+    pytester.path.joinpath("tests/__init__.py").write_text(
+        "import os\n\n\ndef setup_module(module):\n    os.environ['EVIDENCE_PACKAGE_SET_UP'] = '1'\n"
+    )
+    pytester.path.joinpath("tests/test_a.py").write_text(
+        "import os\n\n\ndef test_package_set_up():\n    assert os.environ.get('EVIDENCE_PACKAGE_SET_UP') == '1'\n"
+    )
+    (pytester.path / "collect.txt").write_text("tests/test_a.py\n")
+    result, record = run_evidence("--evidence-collect=collect.txt", "tests", subprocess=True)
+    result.assert_outcomes(passed=1)
+    assert [r["candidate_result"] for r in record["results"]] == ["pass"]
+
+
 def test_an_empty_list_collects_nothing_and_says_so(suite: pytest.Pytester, run_evidence: RunEvidence) -> None:
     (suite.path / "collect.txt").write_text("")
     result, record = run_evidence("--evidence-collect=collect.txt", "tests")

@@ -133,20 +133,28 @@ def test_the_tests_after_the_last_reproducer_run_only_once_it_did_not_falsify_th
         assert double is None  # run on neither side
 
 
-def test_stability_runs_repeat_the_selection_only_through_the_last_test_they_steady(
+def test_stability_runs_repeat_the_selection_only_through_the_test_after_the_last_they_steady(
     repo: Repo, tmp_path: pathlib.Path
 ) -> None:
-    """A test after the last new one cannot change its outcome: the further runs stop before it."""
+    """Tests after the next one cannot change a new test's outcome: the further runs stop there.
+    The next one stays, since pytest tears a test's fixtures down as the next test needs."""
     log = tmp_path / "runs.log"
-    double = (
-        "\n\ndef test_double():\n    import sys\n"
-        "    where = 'T3' if any(a.startswith('--evidence-collect') for a in sys.argv) else 'suite'\n"
-        "    open(%r, 'a').write(where + '\\n')\n    assert double(2) == 4\n" % str(log)
-    )
+
+    def logged(name: str) -> str:
+        return (
+            "\n\ndef %s():\n    import sys\n"
+            "    where = 'T3' if any(a.startswith('--evidence-collect') for a in sys.argv) else 'suite'\n"
+            "    open(%r, 'a').write('%s-' + where + '\\n')\n    assert double(2) == 4\n" % (name, str(log), name)
+        )
+
+    head = "from calc.ops import double, half\n"
     half = "\n\ndef test_half():\n    assert half(4) == 2\n"
-    base = repo.commit({**PKG, "tests/test_ops.py": "from calc.ops import double, half\n" + double})
+    base = repo.commit({**PKG, "tests/test_ops.py": head + logged("test_next") + logged("test_last")})
     fix = repo.commit(
-        {"tests/test_ops.py": "from calc.ops import double, half\n" + half + double, "calc/ops.py": FIX["calc/ops.py"]}
+        {
+            "tests/test_ops.py": head + half + logged("test_next") + logged("test_last"),
+            "calc/ops.py": FIX["calc/ops.py"],
+        }
     )
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fix, "--stability-runs", "3")
     assert doc is not None and code == 0, doc and doc["verdict"]
@@ -157,7 +165,8 @@ def test_stability_runs_repeat_the_selection_only_through_the_last_test_they_ste
         True,
     )
     runs = log.read_text().split()
-    assert runs.count("T3") == 2, runs  # T3's first run on each side; no stability run reached it
+    assert runs.count("test_next-T3") == 6, runs  # T3's first run and two stability runs, per side
+    assert runs.count("test_last-T3") == 2, runs  # T3's first run on each side only
 
 
 def test_an_honest_fix_collects_the_suite_once_on_c_and_climbs_it_in_groups(

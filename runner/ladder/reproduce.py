@@ -298,9 +298,7 @@ def reproducers(
 
 
 def _through(ids: Sequence[str], last_of: Sequence[str]) -> list[str]:
-    """``ids`` up to the last of ``last_of`` among them: what the stability runs repeat. A test
-    runs after those it is to steady, so it cannot change their outcomes; the files collected
-    stay the same (a module's import-time effects apply to every test)."""
+    """``ids`` up to the last of ``last_of`` among them."""
     wanted = set(last_of)
     end = max((i for i, t in enumerate(ids) if t in wanted), default=len(ids) - 1)
     return list(ids[: end + 1])
@@ -386,7 +384,9 @@ def _judge(
     # New evidence counts only once it is stable: each new or designated test runs again on each side.
     fresh = [t for t in ids if (t in designated or t in new) and c_run.observation(t) is not None]
     if steady and fresh and invocation.stability_runs > 1:
-        sides.steady(_through(ids, fresh), files, fresh, c_run, b_run)
+        # Through the test after the last fresh one: pytest tears a test's fixtures down as its
+        # next test needs, so cutting right after it would move teardown errors onto it.
+        sides.steady(ids[: len(_through(ids, fresh)) + 1], files, fresh, c_run, b_run)
     ladder.measure_baseline()
     b_obs: dict[str, Observation | None] | None = None
     if b_run is not None:

@@ -186,15 +186,16 @@ class Sides:
         c_first: pytest_run.PytestRun,
         b_first: pytest_run.PytestRun | None,
     ) -> None:
-        """Run the selection ``ids`` (T3's, through its last fresh test) again, collecting
-        ``files``, in the same order, until it ran ``stability_runs`` times on each side; a
-        ``fresh`` test whose outcome differs between a side's runs is ``flaky`` in that side's first
-        run (quarantined, never evidence). The further runs interleave B and C in an order drawn
-        from the run id, so a test that counts its runs in shared state cannot pass on C and fail on
-        B by design. The further runs do not rerun a failure in process: each is itself a repeat of
-        every test, and a failure that passes in any of them makes the test flaky just as an
-        in-process rerun would -- at a third of the cost of a failing reproducer on B, where
-        failing is what it should do.
+        """Run the selection ``ids`` (T3's, through the test after its last fresh one: later tests
+        cannot change a fresh test's outcome, the next one can, by what pytest tears down before it)
+        again, collecting ``files`` (a module's import-time effects reach every test), in the same
+        order, until it ran ``stability_runs`` times on each side; a ``fresh`` test whose outcome
+        differs between a side's runs is ``flaky`` in that side's first run (quarantined, never
+        evidence). The further runs interleave B and C in an order drawn from the run id, so a test
+        that counts its runs in shared state cannot pass on C and fail on B by design. The further
+        runs do not rerun a failure in process: each is itself a repeat of every test, and a failure
+        that passes in any of them makes the test flaky just as an in-process rerun would -- at a
+        third of the cost of a failing reproducer on B, where failing is what it should do.
 
         A fresh test that a further C run, ended normally, did not collect has an id that changes
         from one collection to the next: it leaves C's first run too, as never collected, and
