@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import pathlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from pytest_evidence import gitops, overlay
@@ -277,7 +277,7 @@ def reproducers(
         c_head = None if abnormal else sides.group(session, 0, "C")
         with contextlib.ExitStack() as on_b:
             b_session = on_b.enter_context(sides.b_session(files)) if sides.replayed else None
-            b_head = None if b_session is None else sides.first_group(b_session, groups)
+            b_head = None if b_session is None else sides.first_group(b_session, groups, "B")
             # Falsified already by the first runs (``judge.falsifying``): no stability runs, and
             # no run of the tests after the last reproducer.
             first = b_head or c_head
@@ -333,13 +333,7 @@ class _Chosen:
         """This selection cut to the tests that ran (``ran``: a prefix of ``ids`` holding every
         watched test), when the reproducers falsified the patch before the rest ran."""
         keep = set(ran)
-        return _Chosen(
-            list(ran),
-            self.designated,
-            self.expected,
-            [t for t in self.new if t in keep],
-            self.chosen,
-        )
+        return replace(self, ids=list(ran), new=[t for t in self.new if t in keep])
 
 
 def _chosen(ladder: Ladder, resolver: overlay.OriginResolver, c_suite: Sequence[str]) -> _Chosen:

@@ -127,12 +127,7 @@ class Sides:
     ) -> pytest_run.PytestRun:
         """``ids`` in this order, in one session collecting ``files`` (None: the whole suite)."""
         with self.session(checkout, files, reruns) as session:
-            try:
-                session.collected()
-                session.plan([ids])
-                self.group(session, 0, self.co.side(checkout))
-            except SessionEnded:
-                pass
+            self.first_group(session, [ids], self.co.side(checkout))
             return self.checked(session.close(), checkout)
 
     def run_c(self, ids: Sequence[str], files: Sequence[str] | None, reruns: int | None = None) -> pytest_run.PytestRun:
@@ -158,15 +153,15 @@ class Sides:
         """A grouped session on B with C's test files laid over it."""
         return self.session(self.b_dir, files)
 
-    def first_group(self, session: GroupedSession, groups: Sequence[Sequence[str]]) -> pytest_run.PytestRun:
-        """Collect, plan ``groups`` (a C session's, for a like-for-like B) and run the first on B:
-        its view at the barrier, or the ended process's run."""
+    def first_group(self, session: GroupedSession, groups: Sequence[Sequence[str]], side: str) -> pytest_run.PytestRun:
+        """Collect, plan ``groups`` (on B, a C session's: like for like) and run the first on
+        ``side``: its view at the barrier, or the ended process's run."""
         try:
             session.collected()
         except SessionEnded as ended:
             return ended.run
         session.plan(groups)
-        return self.group(session, 0, "B")
+        return self.group(session, 0, side)
 
     def ledger(self, observations: Iterable[Observation | None], side: str) -> None:
         if self.invocation.ablated("flake-policy"):  # the A/B harness's ablation: nothing quarantined
