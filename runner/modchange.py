@@ -7,7 +7,10 @@ the changed lines of one file, what else changed:
 * a changed module-level statement, class-body statement or definition header (decorators,
   bases, defaults, the ``def``/``class`` line: a definition added, removed or renamed) changes
   the *names* it binds -- and, inside a class, the class's name; a change that is not a pure
-  binding (``names.Binding``) is a *side effect*;
+  binding (``names.Binding``) is a *side effect*. The header of a method that is on both sides
+  under one name, not a dunder, changes that name only: whoever calls it reached it on B (its
+  span holds its header), whoever reads it without calling reads the name, while the class's
+  set of names -- what an override, ``hasattr`` or duck typing sees -- is as it was;
 * a definition that runs a changed line outside its own body is an *executor*: a class whose
   header or body outside its methods changed (its methods live in a changed class), a function
   whose nested definition's header changed (the function runs that header each time it runs).
@@ -24,7 +27,7 @@ import ast
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from runner.names import defined, first_line, header_end, units
+from runner.names import Unit, defined, first_line, header_end, units
 
 #: Module-level functions that serve names nobody can list.
 _DYNAMIC = frozenset({"__getattr__", "__dir__"})
@@ -54,7 +57,7 @@ def module_change(
             if not touched or (unit.binding.imports and not rebound):
                 continue  # an import line that gained or lost other names: these are bound as before
             scope = unit.scope.split(".") if unit.scope else []
-            names.update(rebound - {""} or unit.binding.names, scope)
+            names.update(rebound - {""} or unit.binding.names, () if _kept_method(unit, found[other]) else scope)
             if not unit.function:
                 executors.update(".".join(scope[: i + 1]) for i in range(len(scope)))
             if unit.binding.effect:
@@ -76,6 +79,13 @@ def module_change(
                     "%s rebinds module-level %s through global (on %s)" % (qualname, ", ".join(rebinds), side)
                 )
     return ModuleChange(frozenset(names), tuple(effects), frozenset(executors))
+
+
+def _kept_method(unit: Unit, other: Collection[Unit]) -> bool:
+    """``unit`` is the header of a method, not a dunder, that the other side has too."""
+    if not (unit.function and unit.scope) or any(n.startswith("__") and n.endswith("__") for n in unit.binding.names):
+        return False
+    return any(o.function and o.scope == unit.scope and o.binding.names == unit.binding.names for o in other)
 
 
 def _bodies(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:

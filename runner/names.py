@@ -87,11 +87,12 @@ class Reads:
     words: frozenset[str] = frozenset()  # every identifier above: what a name must be among to be read
 
 
-def reads(*nodes: ast.AST, annotations: bool = True) -> Reads:
+def reads(*nodes: ast.AST, annotations: bool = True, strings_read: bool = True) -> Reads:
     """What ``nodes`` read: names and attributes loaded (a store is not a read; ``X += 1`` is
     both), what an import inside them takes, ``global`` names, strings that are dotted names
-    (``usefixtures("db")``, ``mock.patch("pkg.m.X")``, ``__all__`` entries), and parameters.
-    Annotations are not read when ``annotations`` is False (``from __future__ import annotations``)."""
+    (``usefixtures("db")``, ``mock.patch("pkg.m.X")``), and parameters. Annotations are not read
+    when ``annotations`` is False (``from __future__ import annotations``), strings when
+    ``strings_read`` is False (an ``__all__`` entry names a binding; it reads no value)."""
     names: set[str] = set()
     qualified: set[tuple[str, str]] = set()
     imported: set[Imported] = set()
@@ -123,7 +124,12 @@ def reads(*nodes: ast.AST, annotations: bool = True) -> Reads:
             names.update(sub.names)
         elif isinstance(sub, ast.arg):
             parameters.add(sub.arg)
-        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and _DOTTED_STRING.fullmatch(sub.value):
+        elif (
+            strings_read
+            and isinstance(sub, ast.Constant)
+            and isinstance(sub.value, str)
+            and _DOTTED_STRING.fullmatch(sub.value)
+        ):
             strings.update(sub.value.split("."))
         for field, value in ast.iter_fields(sub):
             if annotations or field not in ("annotation", "returns"):
@@ -252,8 +258,12 @@ def units(tree: ast.Module) -> list[Unit]:
                 read = reads(*node.decorator_list, *_evaluated(node, not lazy))
                 found.append(Unit(first_line(node), header_end(node), owner, read, binding(node), function=True))
             else:
-                read = Reads() if isinstance(node, (ast.Import, ast.ImportFrom)) else reads(node, annotations=not lazy)
-                found.append(Unit(node.lineno, node.end_lineno or node.lineno, owner, read, binding(node)))
+                bound = binding(node)
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    read = Reads()
+                else:  # ``__all__`` lists names for a star import: changing what they hold changes no entry
+                    read = reads(node, annotations=not lazy, strings_read="__all__" not in bound.names)
+                found.append(Unit(node.lineno, node.end_lineno or node.lineno, owner, read, bound))
 
     walk(tree.body, "")
     return found

@@ -203,6 +203,30 @@ def test_a_changed_name_is_its_modules_not_every_namesake(repo: Repo) -> None:
     assert "tests/test_more.py::test_own" in sel.left_out
 
 
+def test_an_all_list_naming_a_changed_name_changes_none_of_its_entries(repo: Repo) -> None:
+    """``__all__`` holds names, not values: a version bump re-exported beside every function
+    selected the whole suite (humanize's ``__all__`` lists ``"__version__"``)."""
+    before = {
+        **LIMITS,
+        "pkg/_version.py": "__version__ = '1.0'\n",
+        "pkg/__init__.py": (
+            "from pkg._version import __version__\nfrom pkg.m import f, g\n\n__all__ = ['__version__', 'f', 'g']\n"
+        ),
+        "pkg/api.py": "from pkg import *  # noqa\n\n\ndef version():\n    return __version__\n",
+        "tests/test_top.py": (
+            "import pkg\nfrom pkg import api\n\n\ndef test_g():\n    assert pkg.g(1) == 1\n\n\n"
+            "def test_version():\n    assert api.version()\n"
+        ),
+    }
+    reached = {"tests/test_top.py::test_g": ["pkg/m.py::g"], "tests/test_top.py::test_version": ["pkg/api.py::version"]}
+    sel = _select(repo, before, {"pkg/_version.py": "__version__ = '1.1'\n"}, reached)
+    # the star import still binds the changed __version__; g, listed beside it, did not change
+    assert sel.reasons == {
+        "tests/test_top.py::test_version": "read changed pkg/_version.py::__version__ via pkg/api.py::version"
+    }
+    assert "tests/test_top.py::test_g" in sel.left_out
+
+
 PLUGINS = {
     "pkg/__init__.py": "",
     "pkg/plugins.py": "REGISTRY = []\n\n\ndef register(name):\n    REGISTRY.append(name)\n\n\nregister('a')\n",
@@ -325,6 +349,24 @@ def test_a_class_body_change_selects_tests_that_reached_any_of_its_methods(repo:
     sel = _select(repo, BOX, after, reached)
     assert sel.t4 == ("tests/test_box.py::test_other",)
     assert sel.reasons["tests/test_box.py::test_other"] == "reached changed function pkg/box.py::Box"
+
+
+def test_an_existing_methods_header_selects_its_callers_and_readers_not_every_user_of_its_class(repo: Repo) -> None:
+    """semver's ``_nat_cmp`` gained annotations: every test naming ``Version`` ran, not only
+    those that reached the method."""
+    after = {"pkg/box.py": BOX["pkg/box.py"].replace("def grow(self):", "def grow(self) -> int:")}
+    before = {**BOX, "pkg/use.py": "def grower(box):\n    return box.grow\n"}
+    reached = {
+        "tests/test_box.py::test_other": ["pkg/box.py::Box::other"],
+        "tests/test_box.py::test_outer": ["pkg/box.py::Box::grow"],  # stands in for a caller of grow
+        "tests/test_box.py::test_untouched": ["pkg/use.py::grower"],  # reads grow without calling it
+    }
+    sel = _select(repo, before, after, reached)
+    assert sel.reasons == {
+        "tests/test_box.py::test_outer": "reached changed function pkg/box.py::Box.grow",
+        "tests/test_box.py::test_untouched": "read changed pkg/box.py::grow via pkg/use.py::grower",
+    }
+    assert "tests/test_box.py::test_other" in sel.left_out  # it built a Box, never touched grow
 
 
 def test_a_nested_definitions_header_is_run_by_the_function_around_it(repo: Repo) -> None:
@@ -487,6 +529,15 @@ def test_a_module_change_names_what_it_rebinds_and_who_runs_it() -> None:
     change = module_change(ast.parse(b), ast.parse(c), lines, lines)
     assert change.names == {"size", "grow", "Box"}
     assert change.executors == {"Box", "f", "g"}  # not Box for grow's header: grow's own span holds it
+    # an existing method's header: its name only; an added method or a dunder's header: the class's too
+    box = "class Box:\n    def grow(self, by=1):\n        return by\n\n"
+    box += "    def __eq__(self, other):\n        return True\n"
+    header = module_change(ast.parse(box), ast.parse(box.replace("by=1", "by: int = 1")), {2}, {2})
+    assert header.names == {"grow"} and not header.executors
+    added = box.replace("    def __eq__", "    def shrink(self):\n        return 0\n\n    def __eq__")
+    assert module_change(ast.parse(box), ast.parse(added), set(), {5, 6}).names == {"shrink", "Box"}
+    dunder = box.replace("other):", "other, /):")
+    assert module_change(ast.parse(box), ast.parse(dunder), {5}, {5}).names == {"__eq__", "Box"}
     assert change.side_effects == (
         "f rebinds module-level COUNT through global (on B)",
         "decorated by @register (line 4 on C)",
