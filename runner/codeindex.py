@@ -20,11 +20,24 @@ import functools
 import posixpath
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import _pytest.hookspec
 
-from runner.names import DefNode, Imported, Reads, Unit, defined, first_line, imports, own_code, reads, units
+from runner.names import (
+    DefNode,
+    Imported,
+    Reads,
+    Unit,
+    defined,
+    first_line,
+    header,
+    imports,
+    local_names,
+    own_code,
+    reads,
+    units,
+)
 from runner.pyscan import dotted
 
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
@@ -59,8 +72,13 @@ class Definition:
 
     @functools.cached_property
     def reads(self) -> Reads:
-        """What its own code reads (``names.own_code``), and the fixtures it requests."""
-        return reads(*own_code(self.node))
+        """What its own code reads (``names.own_code``), and the fixtures it requests; a
+        function's bare names less its locals (``names.local_names``)."""
+        found = reads(*own_code(self.node))
+        if isinstance(self.node, ast.ClassDef):
+            return found
+        outside = reads(*header(self.node)).names  # its defaults and decorators read the module's
+        return replace(found, names=found.names - (local_names(self.node) - outside))
 
 
 @dataclass(frozen=True)

@@ -26,18 +26,25 @@ its module fall back; so does a changed test module (other test files import it)
 
 from __future__ import annotations
 
+import ast
 import enum
 import posixpath
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from runner.codeindex import STAR, Definition, Project
 from runner.diff import Diff, FileKind, Span
 from runner.importgraph import ImportGraph
-from runner.names import Imported, Reads, Unit
+from runner.names import Imported, Reads, Unit, closures, outside_closures, passes_through, reads
+from runner.pyscan import dotted
 
 #: Module-level names pytest itself reads from a test module or conftest.
 PYTEST_NAMES = frozenset({"pytestmark", "pytest_plugins", "collect_ignore", "collect_ignore_glob", "__test__"})
+
+#: What creating a class runs of its bases besides ``type``'s own code (and every method of a
+#: metaclass): while none of these may run changed code, a class statement naming a tainted base
+#: only makes a class that may run it -- as calling it would.
+CREATION_HOOKS = frozenset({"__init_subclass__", "__set_name__", "__mro_entries__", "__prepare__", "__class_getitem__"})
 
 
 @dataclass(frozen=True)
@@ -110,7 +117,9 @@ class _Walk:
         self.spans = changed_spans(diff)
         self.changed = _Names(objects_any=True)
         self.tainted = _Names(objects_any=False)
+        self.factories = _Names(objects_any=False)  # functions whose changed code only the closures they return hold
         self.fixtures: dict[str, str] = {}
+        self.hooks: dict[str, str] = {}  # tainted methods that run when a class is created -> label
         self.fallback: dict[str, str] = {}
         self.scopes: dict[str, str] = {}
         self.plugins: set[str] = set()
@@ -128,7 +137,8 @@ class _Walk:
                 self.fallback.setdefault(change.path, "a changed test module")
 
     def size(self) -> tuple[int, ...]:
-        return self.changed.size(), self.tainted.size(), len(self.fixtures), len(self.fallback), len(self.scopes)
+        names = self.changed.size(), self.tainted.size(), self.factories.size()
+        return (*names, len(self.fixtures), len(self.fallback), len(self.scopes))
 
     def fall_back(self, path: str, why: str) -> None:
         index = self.project.index(path)
@@ -140,7 +150,7 @@ class _Walk:
     def settle(self) -> None:
         while True:
             before = self.size()
-            words = {*self.changed.anywhere, *self.tainted.anywhere, *self.fixtures, STAR}
+            words = {*self.changed.anywhere, *self.tainted.anywhere, *self.factories.anywhere, *self.fixtures, STAR}
             for path in sorted({*self.project.mentioning(words), *self.spans}):
                 index = self.project.index(path)
                 if index is None:
@@ -235,6 +245,8 @@ class _Walk:
             self.tainted.add(path, parts[0], label)
         elif d.kind == "method":
             self.tainted.member(parts[-1], label)
+            if parts[-1] in CREATION_HOOKS or self._metaclass(path, ".".join(parts[:-1])):
+                self.hooks.setdefault(parts[-1], label)
             if parts[-1].startswith("__") and parts[-1].endswith("__"):
                 if len(parts) == 2:
                     self.tainted.add(path, parts[0], label)
@@ -244,9 +256,12 @@ class _Walk:
     def definition(self, path: str, d: Definition, words: Collection[str]) -> None:
         named = not d.words.isdisjoint(words)  # else its code need not be read
         read = self.read(path, d.reads, requests=True) if named else []
-        runs = self.lookup(self.tainted, path, d.reads, False) if named else []
-        holds = any(d.start <= s.start and s.end <= d.end for s in self.spans.get(path, ()))
-        if read or runs or (holds and d.kind != "class"):
+        runs = self.runs(path, d.reads) if named else []
+        held = [s for s in self.spans.get(path, ()) if d.start <= s.start and s.end <= d.end]
+        holds = bool(held)
+        if not d.shared and (read or runs or held) and self.makes(path, d, held):
+            self.factories.add(path, d.name, "%s::%s" % (path, d.qualname))
+        elif read or runs or (holds and d.kind != "class"):
             self.taint(path, d)
         if not d.shared or not (read or runs or holds):
             return
@@ -260,6 +275,22 @@ class _Walk:
         why = "%s %s runs for every test it applies to and %s" % (d.shared, where, cause)
         self.scopes.setdefault("" if scope is None else scope, why)
 
+    def runs(self, path: str, r: Reads) -> list[str]:
+        """What ``r`` may run of the changed code: tainted names, and factories (their products)."""
+        return self.lookup(self.tainted, path, r, False) + self.lookup(self.factories, path, r, False)
+
+    def makes(self, path: str, d: Definition, held: Collection[Span]) -> bool:
+        """Whether the module-level function ``d`` holds, reads or may run changed code only in
+        closures it returns (``_comparator`` returning its ``wrapper``): calling it runs none of
+        it, what it returns may."""
+        if d.kind != "function" or "." in d.qualname or not isinstance(d.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        inner = ["%s.%s" % (d.qualname, name) for name in closures(d.node)]
+        if not inner or not all(any(s.qualname == n or s.qualname.startswith(n + ".") for n in inner) for s in held):
+            return False
+        own = reads(*outside_closures(d.node))
+        return not self.read(path, own, requests=True) and not self.runs(path, own)
+
     def imports(self, path: str, u: Unit) -> None:
         """``from m import X`` binds ``m``'s ``X``: changed or tainted in ``m``, so here (an
         import nested in an ``if`` or a ``try`` too)."""
@@ -269,16 +300,109 @@ class _Walk:
             where = self.source(path, imported)
             if where is _Outside.EXTERNAL:
                 continue
-            for names in (self.changed, self.tainted):
+            for names in (self.changed, self.tainted, self.factories):
                 found = names.anywhere if isinstance(where, _Outside) else names.of(where)
                 wanted = found.keys() if imported.name == STAR else {imported.name} & found.keys()
                 for got in sorted(wanted):
                     names.add(path, got if imported.name == STAR else imported.bound, found[got])
 
+    def _metaclass(self, path: str, qualname: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether the class ``qualname`` of ``path`` derives from ``type``: a base named ``type``
+        or ``...Meta``, or a metaclass of the same file."""
+        index = self.project.index(path)
+        for d in index.definitions if index is not None else ():
+            if d.qualname == qualname and isinstance(d.node, ast.ClassDef):
+                bases = [dotted(b, calls=False) for b in d.node.bases]
+                if any(b == "type" or b.endswith("Meta") for b in bases):
+                    return True
+                seen = seen | {qualname}
+                return any(self._metaclass(path, b, seen) for b in bases if b and b not in seen)
+        return False
+
+    def _function(self, path: str, func: ast.expr) -> Definition | None:
+        """The project's module-level function that the callee ``func``, in ``path``, names."""
+        name = dotted(func, calls=False)
+        base, _, attr = name.rpartition(".")
+        where: str | _Outside = path
+        if base:
+            where = self.base(path, base)
+        else:
+            index = self.project.index(path)
+            for imported in index.imports if index is not None else ():
+                if imported.bound == name and imported.name not in ("", STAR):
+                    where, attr = self.source(path, imported), imported.name
+        index = self.project.index(where) if isinstance(where, str) and attr else None
+        found = [d for d in index.definitions if d.qualname == attr] if index is not None else []
+        return found[0] if found and found[0].kind == "function" else None
+
+    def contained(self, path: str, u: Unit) -> bool:
+        """Whether running ``u`` runs none of the tainted names it reads. Each must stand where it
+        is only handed on: a base of the class it creates (while no class-creation hook is
+        tainted), an index without a call (``Type[Table]``: the subscripted object gets it, as a
+        dict gets a key), or an argument of a project function that is not tainted, not
+        decorated, and only returns or tests its parameters (``with_typehint(Table)``) -- whose
+        result must then stand so too, or be bound, or be dropped. What ``u`` binds may then
+        hold a tainted name: calling it may run changed code, importing it does not."""
+        parents = dict(_with_parents(u.code))
+        indexed = {id(n) for n in _indices(u.code)}
+
+        def handed_on(node: ast.AST) -> bool:
+            parent = parents[node]
+            if parent is None:
+                return any(node is b for b in u.bases) and not self.hooks
+            if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Expr)) and node is parent.value:
+                return True
+            if not isinstance(parent, ast.Call) or not any(
+                node is a for a in (*parent.args, *(k.value for k in parent.keywords))
+            ):
+                return False
+            callee = self._function(path, parent.func)
+            if callee is None or not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return False
+            if callee.node.decorator_list or self.lookup(self.tainted, path, reads(parent.func), False):
+                return False
+            return passes_through(callee.node) and handed_on(parent)
+
+        for node, parent in parents.items():
+            if (
+                not isinstance(node, (ast.Name, ast.Attribute))
+                or not isinstance(node.ctx, ast.Load)
+                or id(node) in indexed
+            ):
+                continue
+            if self.lookup(self.tainted, path, reads(node), False):
+                if not handed_on(node):
+                    return False
+            elif self.lookup(self.factories, path, reads(node), False):
+                applied = parent is None and any(node is x for x in u.decorators)
+                if not (applied or (isinstance(parent, ast.Call) and node is parent.func and handed_on(parent))):
+                    return False
+        return True
+
+    def bind_tainted(self, path: str, u: Unit, label: str) -> None:
+        """What ``u`` binds may run changed code when called: a module-level name by its name,
+        a class-level one as an attribute (a dunder: by its class's name too, as ``taint``)."""
+        scope = u.scope.split(".") if u.scope else []
+        for name in sorted(u.binding.names):
+            own = bool(scope) and scope[-1] == name  # a class's own header binds the class
+            inside = scope[:-1] if own else scope  # the classes the name is an attribute of
+            if inside:
+                self.tainted.member(name, label)
+            else:
+                self.tainted.add(path, name, label)
+            if inside and name.startswith("__") and name.endswith("__"):
+                if len(inside) == 1:
+                    self.tainted.add(path, inside[0], label)
+                else:
+                    self.tainted.member(inside[-1], label)
+
     def unit(self, path: str, u: Unit) -> None:
         read = self.read(path, u.reads)
-        ran = self.lookup(self.tainted, path, u.reads, False) if u.binding.runs else []
+        ran = self.runs(path, u.reads) if u.binding.runs else []
         if not read and not ran:
+            return
+        if not read and self.contained(path, u):
+            self.bind_tainted(path, u, ran[0])
             return
         cause = "reads changed %s" % read[0] if read else "calls %s, which may run changed code" % ran[0]
         bound = u.binding.names | set(u.scope.split(".") if u.scope else ())
@@ -310,6 +434,25 @@ class _Walk:
                     if index.innermost[line] == at:
                         lines[line] = (d.qualname, read[0])
         return found
+
+
+def _with_parents(nodes: Collection[ast.AST]) -> Iterator[tuple[ast.AST, ast.AST | None]]:
+    """Each node under ``nodes`` with the node holding it (None for ``nodes`` themselves)."""
+    todo: list[tuple[ast.AST, ast.AST | None]] = [(n, None) for n in nodes]
+    while todo:
+        node, parent = todo.pop()
+        yield node, parent
+        todo.extend((child, node) for child in ast.iter_child_nodes(node))
+
+
+def _indices(nodes: Collection[ast.AST]) -> Iterator[ast.AST]:
+    """What stands in a subscript's index, where that index calls nothing."""
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Subscript):
+                inside = list(ast.walk(sub.slice))
+                if not any(isinstance(n, ast.Call) for n in inside):
+                    yield from inside
 
 
 def impact(diff: Diff, project: Project, test_files: Collection[str], graph: ImportGraph) -> Impact:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from runner.pyscan import dotted
@@ -131,8 +131,8 @@ def reads(*nodes: ast.AST, annotations: bool = True, strings_read: bool = True) 
             and _DOTTED_STRING.fullmatch(sub.value)
         ):
             strings.update(sub.value.split("."))
-        for field, value in ast.iter_fields(sub):
-            if annotations or field not in ("annotation", "returns"):
+        for attr, value in ast.iter_fields(sub):
+            if annotations or attr not in ("annotation", "returns"):
                 todo.extend(v for v in (value if isinstance(value, list) else [value]) if isinstance(v, ast.AST))
     words = {*names, *(a for _, a in qualified), *(i.name for i in imported), *attributes, *strings, *parameters}
     return Reads(
@@ -144,6 +144,40 @@ def reads(*nodes: ast.AST, annotations: bool = True, strings_read: bool = True) 
         frozenset(parameters),
         frozenset(words),
     )
+
+
+def local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """Names ``node``'s own scope binds -- parameters, assignment and loop targets, imports,
+    nested definitions, ``except ... as`` -- less those it declares ``global``: a bare name among
+    them is a local (or, read in a nested function, a closure's), never a module-level name."""
+    args = node.args
+    found = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
+    declared: set[str] = set()
+    todo: list[ast.AST] = list(node.body)
+    while todo:
+        sub = todo.pop()
+        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(sub.name)
+            todo.extend(header(sub))  # its body is a scope of its own
+            continue
+        if isinstance(sub, ast.Lambda):
+            todo.extend([*sub.args.defaults, *(d for d in sub.args.kw_defaults if d)])
+            continue
+        if isinstance(sub, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            todo.append(sub.generators[0].iter)  # its targets are its own; its first iterable is ours
+            continue
+        if isinstance(sub, ast.Global):
+            declared.update(sub.names)
+        elif isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            found.add(sub.id)
+        elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+            found.update(a.asname or a.name.split(".")[0] for a in sub.names if a.name != "*")
+        elif isinstance(sub, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and sub.name:
+            found.add(sub.name)
+        elif isinstance(sub, ast.MatchMapping) and sub.rest:
+            found.add(sub.rest)
+        todo.extend(ast.iter_child_nodes(sub))
+    return frozenset(found - declared)
 
 
 def own_code(node: DefNode) -> list[ast.AST]:
@@ -236,6 +270,9 @@ class Unit:
     reads: Reads  # what running it reads (an import's names: ``binding.imports``)
     binding: Binding
     function: bool = False  # a function's header: the function's own span holds it too
+    code: tuple[ast.AST, ...] = field(default=(), compare=False, repr=False)  # what running it evaluates
+    bases: tuple[ast.expr, ...] = field(default=(), compare=False, repr=False)  # a class header's bases
+    decorators: tuple[ast.expr, ...] = field(default=(), compare=False, repr=False)  # a definition's
 
 
 def units(tree: ast.Module) -> list[Unit]:
@@ -252,21 +289,112 @@ def units(tree: ast.Module) -> list[Unit]:
             if isinstance(node, ast.ClassDef):
                 qualname = owner + "." + node.name if owner else node.name
                 head = Binding(frozenset({node.name}), _class_header_effect(node), bool(header(node)))
-                found.append(Unit(first_line(node), header_end(node), qualname, reads(*header(node)), head))
+                code = tuple(header(node))
+                found.append(
+                    Unit(
+                        first_line(node),
+                        header_end(node),
+                        qualname,
+                        reads(*code),
+                        head,
+                        code=code,
+                        bases=tuple(node.bases),
+                        decorators=tuple(node.decorator_list),
+                    )
+                )
                 walk(node.body, qualname)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                read = reads(*node.decorator_list, *_evaluated(node, not lazy))
-                found.append(Unit(first_line(node), header_end(node), owner, read, binding(node), function=True))
+                code = (*node.decorator_list, *_evaluated(node, not lazy))
+                span = (first_line(node), header_end(node))
+                unit = Unit(
+                    *span, owner, reads(*code), binding(node), True, code, decorators=tuple(node.decorator_list)
+                )
+                found.append(unit)
             else:
                 bound = binding(node)
                 if isinstance(node, (ast.Import, ast.ImportFrom)):
                     read = Reads()
                 else:  # ``__all__`` lists names for a star import: changing what they hold changes no entry
                     read = reads(node, annotations=not lazy, strings_read="__all__" not in bound.names)
-                found.append(Unit(node.lineno, node.end_lineno or node.lineno, owner, read, bound))
+                found.append(Unit(node.lineno, node.end_lineno or node.lineno, owner, read, bound, code=(node,)))
 
     walk(tree.body, "")
     return found
+
+
+#: Calls that copy a function's metadata onto a wrapper, calling neither.
+_WRAPS = frozenset({"wraps", "functools.wraps", "update_wrapper", "functools.update_wrapper"})
+#: Calls that bind arguments for a later call, making none.
+_PARTIAL = frozenset({"partial", "functools.partial"})
+
+
+def _pairs(body: list[ast.stmt], deferred: frozenset[str]) -> Iterator[tuple[ast.AST, ast.AST]]:
+    """``(parent, child)`` under ``body``; of a function named in ``deferred``, its header only
+    (its body runs when it is called, not here)."""
+    todo: list[ast.AST] = list(body)
+    for stmt in body:
+        yield stmt, stmt
+    while todo:
+        parent = todo.pop()
+        children: list[ast.AST] = list(ast.iter_child_nodes(parent))
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and parent.name in deferred:
+            children = list(header(parent))
+        for child in children:
+            yield parent, child
+            todo.append(child)
+
+
+def closures(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """Functions defined in ``node``'s body that its own code only returns (``return wrapper``):
+    calling ``node`` defines them and runs none of their bodies."""
+    deferred = frozenset(s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    while True:  # a closure that code outside the deferred ones uses is not deferred; to a fixpoint
+        used = {
+            c.id
+            for p, c in _pairs(node.body, deferred)
+            if isinstance(c, ast.Name)
+            and c.id in deferred
+            and isinstance(c.ctx, ast.Load)
+            and not isinstance(p, ast.Return)
+        }
+        if not used:
+            return deferred
+        deferred -= used
+
+
+def outside_closures(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """What calling ``node`` runs, and its header: its code but the bodies of its ``closures``."""
+    deferred = closures(node)
+    own: list[ast.AST] = list(header(node))
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in deferred:
+            own.extend(header(stmt))
+        else:
+            own.append(stmt)
+    return own
+
+
+def passes_through(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether calling ``node`` runs nothing of what it is given: its code only returns or tests
+    its parameters (``return base``, ``if x is None``), hands them to ``functools.wraps``, or
+    uses them in the closures it returns (a decorator: they run when the closure does). Any
+    other use -- a call, an attribute, an argument passed on, a value stored -- may run them."""
+    args = node.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
+    parents = {id(child): parent for parent, child in _pairs(node.body, closures(node))}
+    for parent, child in _pairs(node.body, closures(node)):
+        if not (isinstance(child, ast.Name) and child.id in params and isinstance(child.ctx, ast.Load)):
+            continue
+        tested = isinstance(parent, (ast.If, ast.IfExp, ast.While)) and child is parent.test
+        identity = isinstance(parent, ast.Compare) and all(isinstance(o, (ast.Is, ast.IsNot)) for o in parent.ops)
+        negated = isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)
+        wrapped = isinstance(parent, ast.Call) and dotted(parent.func) in _WRAPS and child in parent.args
+        call = parents.get(id(parent)) if isinstance(parent, ast.keyword) else parent
+        bound = isinstance(call, ast.Call) and dotted(call.func) in _PARTIAL and child is not call.func
+        later = bound and isinstance(parents.get(id(call)), ast.Return)  # ``return partial(f, x)``
+        if not (tested or identity or negated or wrapped or later or isinstance(parent, (ast.Return, ast.BoolOp))):
+            return False
+    return True
 
 
 def binding(node: ast.stmt) -> Binding:
@@ -357,6 +485,9 @@ def _calls(*nodes: ast.AST) -> tuple[str, bool]:
             if isinstance(sub, ast.Call):
                 runs = True
                 name = dotted(sub.func)
+                owner = sub.func.value if isinstance(sub.func, ast.Attribute) else None
+                if isinstance(owner, ast.Constant) and isinstance(owner.value, (str, bytes)):
+                    continue  # a method of a text literal (``"|".join(...)``) builds a value
                 if name not in PURE_CALLS:
                     return "calls %s()" % (name or "an expression"), True
     return "", runs

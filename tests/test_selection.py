@@ -19,7 +19,7 @@ from runner.config_policy import DEFAULT_PYTHON_FILES
 from runner.diff import Diff, FileChange, FileKind, Span, compute, definitions
 from runner.importgraph import ImportGraph
 from runner.modchange import module_change
-from runner.names import Imported, binding, reads
+from runner.names import Imported, binding, local_names, passes_through, reads
 from runner.selection import LEFT_OUT, Selection, select_impacted_tests
 
 
@@ -265,6 +265,54 @@ def test_a_changed_function_run_at_import_falls_back_to_the_importers(repo: Repo
     assert "tests/test_other.py::test_one" in sel.left_out
 
 
+HANDED = {
+    "pkg/__init__.py": "",
+    "pkg/lru.py": "class LRU:\n    def set(self, key):\n        return key\n",
+    "pkg/table.py": (
+        "from pkg.lru import LRU\n\n\nclass Table:\n    def __init__(self):\n        LRU().set(1)\n\n\n"
+        "def fresh():\n    return Table()\n"
+    ),
+    "pkg/hint.py": "def hint(base, strict=None):\n    if strict is None:\n        return base\n    return object\n",
+    "pkg/db.py": (
+        "from typing import Type\n\nfrom pkg.hint import hint\nfrom pkg.table import Table, fresh\n\n"
+        "Base: Type[Table] = hint(hint(Table))\n\n\nclass DB(Base):\n    pass\n\n\ndef size():\n    return 0\n"
+    ),
+    "tests/test_db.py": "from pkg import db\n\n\ndef test_size():\n    assert db.size() == 0\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("line", "runs"),
+    [
+        ("Base: Type[Table] = hint(hint(Table))", False),  # handed on: a pass-through, an index, a base
+        ("Base = fresh()", True),  # calls a function that may run changed code
+        ("Base = hint(Table)()", True),  # calls what the pass-through returned
+        ("Base = hint(fresh)\nBase()", True),  # the bound name, called later at import
+    ],
+)
+def test_module_code_that_only_hands_a_tainted_class_on_runs_none_of_it(repo: Repo, line: str, runs: bool) -> None:
+    """tinydb: ``TableBase = with_typehint(Table)`` and ``class TinyDB(TableBase)`` at import made
+    every importer of ``database.py`` run, as if ``Table()`` were called there (149 of 204 tests)."""
+    before = {**HANDED, "pkg/db.py": HANDED["pkg/db.py"].replace("Base: Type[Table] = hint(hint(Table))", line)}
+    after = {"pkg/lru.py": HANDED["pkg/lru.py"].replace("return key", "return key + 1")}
+    sel = _select(repo, before, after, {"tests/test_db.py::test_size": ["pkg/db.py::size"]})
+    assert ("tests/test_db.py::test_size" in sel.reasons) is runs
+    if runs:
+        assert sel.reasons["tests/test_db.py::test_size"].startswith("imports pkg/db.py: its module-level code")
+
+
+def test_a_tainted_class_creation_hook_makes_a_subclass_statement_run_it(repo: Repo) -> None:
+    before = {
+        **HANDED,
+        "pkg/table.py": HANDED["pkg/table.py"].replace(
+            "class Table:\n", "class Table:\n    def __init_subclass__(cls):\n        LRU().set(2)\n\n"
+        ),
+    }
+    after = {"pkg/lru.py": HANDED["pkg/lru.py"].replace("return key", "return key + 1")}
+    sel = _select(repo, before, after, {"tests/test_db.py::test_size": ["pkg/db.py::size"]})
+    assert sel.reasons["tests/test_db.py::test_size"].startswith("imports pkg/db.py: its module-level code (line 9)")
+
+
 def test_added_and_deleted_modules_fall_back_to_their_importers(repo: Repo) -> None:
     before = {
         **PLUGINS,
@@ -478,6 +526,7 @@ def test_the_precise_tier_and_the_safe_tier_from_a_handmade_diff(tmp_path: pathl
         ("from a import *", set(), "star import from a"),
         ("X = frozenset({1})", {"X"}, ""),
         ("X = compute()", {"X"}, "calls compute()"),
+        ("X = '|'.join(NAMES)", {"X"}, ""),  # a method of a text literal builds a value
         ("h = lambda: register()", {"h"}, ""),
         ("obj.attr = 1", set(), "assigns to an attribute or an item"),
         ("register(1)", set(), "calls register()"),
@@ -543,3 +592,68 @@ def test_a_module_change_names_what_it_rebinds_and_who_runs_it() -> None:
         "decorated by @register (line 4 on C)",
         "f rebinds module-level COUNT through global (on C)",
     )
+
+
+@pytest.mark.parametrize(
+    ("source", "through"),
+    [
+        ("def f(base):\n    if CHECKING:\n        return base\n    return object\n", True),
+        ("def f(x=None):\n    if x is None or not x:\n        return 0\n    return x\n", True),
+        ("def f(x=None, *, k=None):\n    if x is None:\n        return partial(f, k=k)\n    return x\n", True),
+        ("def f(x):\n    later = partial(x)\n    return later\n", False),  # not returned as made
+        ("def f(x):\n    return x()\n", False),  # calls it
+        ("def f(x):\n    return g(x)\n", False),  # passes it on
+        ("def f(x):\n    REGISTRY.append(x)\n", False),  # stores it
+        ("def f(x):\n    return -x\n", False),  # runs its __neg__
+        ("def f(x):\n    return x == 1\n", False),  # runs its __eq__
+        ("def f(x):\n    @wraps(x)\n    def inner():\n        return x()\n    return inner\n", True),  # a decorator
+        ("def f(x):\n    def inner():\n        return x()\n    return inner()\n", False),  # it calls the closure
+    ],
+)
+def test_a_function_passes_through_its_parameters_only_returning_or_testing_them(source: str, through: bool) -> None:
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    assert passes_through(node) is through
+
+
+FACTORY = {
+    "pkg/__init__.py": "",
+    "pkg/cmp.py": (
+        "from functools import wraps\n\nLIMIT = 3\n\n\ndef checked(op):\n    @wraps(op)\n    def wrapper(a, b):\n"
+        "        return op(a, b)\n\n    return wrapper\n\n\nclass V:\n    @checked\n    def __eq__(self, other):\n"
+        "        return True\n\n\ndef size(LIMIT=0):\n    return LIMIT\n"
+    ),
+    "tests/test_cmp.py": "from pkg import cmp\n\n\ndef test_size():\n    assert cmp.size() == 0\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("extra", "runs"),
+    [
+        ("", False),  # applying the decorator runs checked(), not the changed wrapper
+        ("\nSAME = checked(max)(1, 2)\n", True),  # calls what checked() made, at import
+    ],
+)
+def test_a_decorator_whose_closure_changed_runs_none_of_it_when_applied(repo: Repo, extra: str, runs: bool) -> None:
+    """semver's ``@_comparator`` on ``Version.__eq__``: only the nested ``wrapper`` changed, yet
+    applying the decorator at import made every importer of ``version.py`` run."""
+    before = {**FACTORY, "pkg/cmp.py": FACTORY["pkg/cmp.py"] + extra}
+    after = {"pkg/cmp.py": before["pkg/cmp.py"].replace("return op(a, b)", "return bool(op(a, b))")}
+    reached = {"tests/test_cmp.py::test_size": ["pkg/cmp.py::size"]}
+    sel = _select(repo, before, after, reached)
+    assert ("tests/test_cmp.py::test_size" in sel.reasons) is runs
+
+
+def test_a_parameter_named_like_a_changed_global_reads_no_global(repo: Repo) -> None:
+    after = {"pkg/cmp.py": FACTORY["pkg/cmp.py"].replace("LIMIT = 3", "LIMIT = 4")}
+    reached = {"tests/test_cmp.py::test_size": ["pkg/cmp.py::size"]}
+    sel = _select(repo, FACTORY, after, reached)  # size's LIMIT is its parameter, not the module's
+    assert "tests/test_cmp.py::test_size" in sel.left_out
+    defaulted = {"pkg/cmp.py": FACTORY["pkg/cmp.py"].replace("def size(LIMIT=0)", "def size(LIMIT=LIMIT)")}
+    again = _select(
+        repo, {**FACTORY, **defaulted}, {"pkg/cmp.py": defaulted["pkg/cmp.py"].replace("= 3", "= 4")}, reached
+    )
+    assert "tests/test_cmp.py::test_size" in again.reasons  # its default reads the module's LIMIT
+    function = ast.parse("def f(a, *b):\n    global G\n    G = c = 1\n    for d in a: pass\n").body[0]
+    assert isinstance(function, ast.FunctionDef)
+    assert local_names(function) == {"a", "b", "c", "d"}  # G is declared global
