@@ -401,9 +401,11 @@ class _Walk:
         ran = self.runs(path, u.reads) if u.binding.runs else []
         if not read and not ran:
             return
-        if not read and self.contained(path, u):
+        if ran and (not read or not u.binding.effect) and self.contained(path, u):
             self.bind_tainted(path, u, ran[0])
-            return
+            if not read:
+                return
+            ran = []  # what it names of the tainted is handed on; it binds from what it read
         cause = "reads changed %s" % read[0] if read else "calls %s, which may run changed code" % ran[0]
         bound = u.binding.names | set(u.scope.split(".") if u.scope else ())
         scope = scope_of(path, self.test_files)

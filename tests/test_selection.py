@@ -313,6 +313,29 @@ def test_a_tainted_class_creation_hook_makes_a_subclass_statement_run_it(repo: R
     assert sel.reasons["tests/test_db.py::test_size"].startswith("imports pkg/db.py: its module-level code (line 9)")
 
 
+def test_a_subclass_of_a_changed_tainted_class_is_changed_not_run_at_import(repo: Repo) -> None:
+    """cachetools: ``class TTLCache(_TimedCache)`` at import, ``_TimedCache`` changed in its body
+    and tainted through its methods, made every importer of the package run (155 of 454)."""
+    before = {
+        **HANDED,
+        "pkg/table.py": HANDED["pkg/table.py"].replace("class Table:\n", "class Table:\n    LIMIT = 1\n\n"),
+        "pkg/db.py": "from pkg.table import Table\n\n\nclass DB(Table):\n    pass\n\n\ndef size():\n    return 0\n",
+        "pkg/use.py": "from pkg.db import DB\n\n\ndef limit():\n    return DB.LIMIT\n",
+        "tests/test_use.py": "from pkg import use\n\n\ndef test_limit():\n    assert use.limit()\n",
+    }
+    after = {
+        "pkg/table.py": before["pkg/table.py"].replace("LIMIT = 1", "LIMIT = 2"),
+        "pkg/lru.py": HANDED["pkg/lru.py"].replace("return key", "return key + 1"),
+    }
+    reached = {
+        "tests/test_db.py::test_size": ["pkg/db.py::size"],
+        "tests/test_use.py::test_limit": ["pkg/use.py::limit"],
+    }
+    sel = _select(repo, before, after, reached)
+    assert "tests/test_db.py::test_size" in sel.left_out
+    assert sel.reasons["tests/test_use.py::test_limit"].startswith("read changed pkg/")  # DB.LIMIT, by name
+
+
 def test_added_and_deleted_modules_fall_back_to_their_importers(repo: Repo) -> None:
     before = {
         **PLUGINS,
