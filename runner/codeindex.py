@@ -33,6 +33,7 @@ from runner.names import (
     first_line,
     header,
     imports,
+    literal_names,
     local_names,
     own_code,
     reads,
@@ -88,6 +89,7 @@ class FileIndex:
     imports: tuple[Imported, ...]  # every import in the file, wherever it stands
     innermost: tuple[int, ...]  # per line (index 0 unused): the innermost definition holding it, -1 none
     plugin: bool  # it defines a pytest hook or a fixture
+    literals: frozenset[str] = frozenset()  # names bound to built-in containers only (``names.literal_names``)
 
 
 def _constant(node: ast.expr) -> str:
@@ -168,7 +170,7 @@ def index_source(text: str, conftest: bool = False) -> FileIndex | None:
         for line in range(definition.start, min(definition.end, len(innermost) - 1) + 1):
             innermost[line] = at
     every = tuple(i for node in _statements(tree.body) for i in imports(node))
-    return FileIndex(tuple(found), tuple(units(tree)), every, tuple(innermost), plugin)
+    return FileIndex(tuple(found), tuple(units(tree)), every, tuple(innermost), plugin, literal_names(tree))
 
 
 class Project:

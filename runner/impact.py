@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from runner.codeindex import STAR, Definition, Project
 from runner.diff import Diff, FileKind, Span
 from runner.importgraph import ImportGraph
-from runner.names import Imported, Reads, Unit, closures, outside_closures, passes_through, reads
+from runner.names import STORING, Imported, Reads, Unit, closures, outside_closures, passes_through, reads
 from runner.pyscan import dotted
 
 #: Module-level names pytest itself reads from a test module or conftest.
@@ -340,11 +340,20 @@ class _Walk:
         is only handed on: a base of the class it creates (while no class-creation hook is
         tainted), an index without a call (``Type[Table]``: the subscripted object gets it, as a
         dict gets a key), or an argument of a project function that is not tainted, not
-        decorated, and only returns or tests its parameters (``with_typehint(Table)``) -- whose
-        result must then stand so too, or be bound, or be dropped. What ``u`` binds may then
-        hold a tainted name: calling it may run changed code, importing it does not."""
+        decorated, and only returns or tests its parameters (``with_typehint(Table)``), or of a
+        built-in container's storing method (``SCOPE.update(...)``, ``SCOPE`` bound to displays
+        only), or an element of a display -- whose result must then stand so too, or be bound,
+        or be dropped. A method read through such a container is the built-in one. What ``u``
+        binds may then hold a tainted name: calling it may run changed code, importing it does
+        not."""
         parents = dict(_with_parents(u.code))
         indexed = {id(n) for n in _indices(u.code)}
+        index = self.project.index(path)
+        literals = index.literals if index is not None else frozenset()
+
+        def builtin(func: ast.AST) -> bool:
+            """``func`` is a method of a container the file binds to displays only."""
+            return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in literals
 
         def handed_on(node: ast.AST) -> bool:
             parent = parents[node]
@@ -352,10 +361,14 @@ class _Walk:
                 return any(node is b for b in u.bases) and not self.hooks
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Expr)) and node is parent.value:
                 return True
+            if isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+                return handed_on(parent)  # a display holds its elements, calling none
             if not isinstance(parent, ast.Call) or not any(
                 node is a for a in (*parent.args, *(k.value for k in parent.keywords))
             ):
                 return False
+            if builtin(parent.func):
+                return isinstance(parent.func, ast.Attribute) and parent.func.attr in STORING and handed_on(parent)
             callee = self._function(path, parent.func)
             if callee is None or not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 return False
@@ -368,6 +381,7 @@ class _Walk:
                 not isinstance(node, (ast.Name, ast.Attribute))
                 or not isinstance(node.ctx, ast.Load)
                 or id(node) in indexed
+                or builtin(node)
             ):
                 continue
             if self.lookup(self.tainted, path, reads(node), False):

@@ -146,6 +146,43 @@ def reads(*nodes: ast.AST, annotations: bool = True, strings_read: bool = True) 
     )
 
 
+#: Methods of the built-in containers that store what they are given, calling none of it.
+STORING = frozenset({"append", "extend", "add", "insert", "update", "setdefault"})
+#: What builds a built-in container or a literal, and nothing else.
+_DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp, ast.Constant)
+_BUILDERS = frozenset({"dict", "list", "set", "tuple", "frozenset"})
+
+
+def literal_names(tree: ast.Module) -> frozenset[str]:
+    """Names that every binding in ``tree`` binds to a display or a literal (``SCOPE = {...}``,
+    and no other assignment, parameter, import or definition of that name anywhere in the file):
+    a method read through one is the built-in container's (``SCOPE.update``), no project code."""
+    literal_targets: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            built = isinstance(value, ast.Call) and dotted(value.func) in _BUILDERS
+            if len(targets) == 1 and isinstance(targets[0], ast.Name) and (isinstance(value, _DISPLAYS) or built):
+                literal_targets.add(id(targets[0]))
+    literal: set[str] = set()
+    other: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            (literal if id(node) in literal_targets else other).add(node.id)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            other.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            other.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            other.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+    return frozenset(literal - other)
+
+
 def local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     """Names ``node``'s own scope binds -- parameters, assignment and loop targets, imports,
     nested definitions, ``except ... as`` -- less those it declares ``global``: a bare name among

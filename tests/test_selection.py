@@ -19,7 +19,7 @@ from runner.config_policy import DEFAULT_PYTHON_FILES
 from runner.diff import Diff, FileChange, FileKind, Span, compute, definitions
 from runner.importgraph import ImportGraph
 from runner.modchange import module_change
-from runner.names import Imported, binding, local_names, passes_through, reads
+from runner.names import Imported, binding, literal_names, local_names, passes_through, reads
 from runner.selection import LEFT_OUT, Selection, select_impacted_tests
 
 
@@ -680,3 +680,30 @@ def test_a_parameter_named_like_a_changed_global_reads_no_global(repo: Repo) -> 
     function = ast.parse("def f(a, *b):\n    global G\n    G = c = 1\n    for d in a: pass\n").body[0]
     assert isinstance(function, ast.FunctionDef)
     assert local_names(function) == {"a", "b", "c", "d"}  # G is declared global
+
+
+@pytest.mark.parametrize(
+    ("line", "runs"),
+    [
+        ("SCOPE = {}\nSCOPE.update({'table': Table})", False),  # a dict stores it: glom's _DEFAULT_SCOPE
+        ("SCOPE = []\nSCOPE.append(Table)", False),
+        ("SCOPE = make()\nSCOPE.update({'table': Table})", True),  # no display: any object's update
+        ("SCOPE = {}\nSCOPE.update(fresh())", True),  # the argument is a call that may run it
+        ("SCOPE = {}\nSCOPE.pop(Table)", True),  # not a storing method
+    ],
+)
+def test_a_built_in_container_storing_a_tainted_name_runs_none_of_it(repo: Repo, line: str, runs: bool) -> None:
+    """boltons' ``_defaults.update(...)``: a dict's ``update`` was any tainted method named
+    ``update``, and the module's importers ran (45 of 445 tests)."""
+    db = "from pkg.table import Table, fresh\n\n\ndef make():\n    return {}\n\n\n%s\n\n\ndef size():\n    return 0\n"
+    before = {**HANDED, "pkg/db.py": db % line}
+    after = {"pkg/lru.py": HANDED["pkg/lru.py"].replace("return key", "return key + 1")}
+    sel = _select(repo, before, after, {"tests/test_db.py::test_size": ["pkg/db.py::size"]})
+    assert ("tests/test_db.py::test_size" in sel.reasons) is runs
+
+
+def test_names_bound_to_displays_only_are_built_in_containers() -> None:
+    tree = ast.parse(
+        "A = {}\nB = []\nB = [1]\nC = {}\nC = load()\nD = dict(x=1)\nE = ()\n\n\ndef f(E):\n    return E\n"
+    )
+    assert literal_names(tree) == {"A", "B", "D"}  # C is rebound to a call; E is also a parameter
