@@ -335,6 +335,43 @@ class _Walk:
         found = [d for d in index.definitions if d.qualname == attr] if index is not None else []
         return found[0] if found and found[0].kind == "function" else None
 
+    def inert_base(self, path: str, u: Unit, base: ast.AST) -> bool:
+        """Whether creating ``u``'s class runs nothing of its tainted ``base``: the statement has
+        no decorator, keyword or call (no effect), no file of the project mentions a
+        class-creation hook or a metaclass, and the base is a project class whose ancestry is
+        project classes, ``object`` and the abstract bases of ``abc``, ``collections.abc`` and
+        ``typing`` (whose metaclasses call nothing of a class's)."""
+        if u.binding.effect or self.project.mentioning({*CREATION_HOOKS, "metaclass"}):
+            return False
+        return self._plain(path, dotted(base, calls=False), frozenset())
+
+    def _plain(self, path: str, name: str, seen: frozenset[str]) -> bool:
+        """Whether ``name``, read in ``path``, is a class of the ancestry ``inert_base`` allows."""
+        index = self.project.index(path)
+        if index is None or not name:
+            return False
+        if name == "object":
+            return True
+        first, _, rest = name.partition(".")
+        module, wanted = "", name
+        for imported in index.imports:
+            if imported.bound != first:
+                continue
+            module = self.graph.absolute(path, imported.module, imported.level)
+            wanted = ".".join(p for p in (imported.name, rest) if p)
+        if module and module not in self.graph.module_file:
+            return module.split(".")[0] in _ABSTRACT  # outside the project: only abstract bases
+        where = self.graph.module_file[module] if module else path
+        found = self.project.index(where)
+        key = "%s::%s" % (where, wanted)
+        for d in found.definitions if found is not None and key not in seen else ():
+            if d.qualname == wanted and isinstance(d.node, ast.ClassDef):
+                if d.node.keywords or d.node.decorator_list:
+                    return False
+                bases = [b.value if isinstance(b, ast.Subscript) else b for b in d.node.bases]
+                return all(self._plain(where, dotted(b, calls=False), seen | {key}) for b in bases)
+        return False
+
     def contained(self, path: str, u: Unit) -> bool:
         """Whether running ``u`` runs none of the tainted names it reads. Each must stand where it
         is only handed on: a base of the class it creates (while no class-creation hook is
@@ -358,7 +395,7 @@ class _Walk:
         def handed_on(node: ast.AST) -> bool:
             parent = parents[node]
             if parent is None:
-                return any(node is b for b in u.bases) and not self.hooks
+                return any(node is b for b in u.bases) and self.inert_base(path, u, node)
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Expr)) and node is parent.value:
                 return True
             if isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
@@ -372,6 +409,12 @@ class _Walk:
             callee = self._function(path, parent.func)
             if callee is None or not isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 return False
+            if (
+                u.scope
+                and index is not None
+                and any(d.qualname == "%s.%s" % (u.scope, callee.name) for d in index.definitions)
+            ):
+                return False  # in a class body, the class's own helper of that name is the one called
             if callee.node.decorator_list or self.lookup(self.tainted, path, reads(parent.func), False):
                 return False
             return passes_through(callee.node) and handed_on(parent)
@@ -382,8 +425,9 @@ class _Walk:
                 or not isinstance(node.ctx, ast.Load)
                 or id(node) in indexed
                 or builtin(node)
+                or (isinstance(parent, ast.Attribute) and builtin(parent) and parent.attr in STORING)
             ):
-                continue
+                continue  # a built-in method, or the container a storing method fills
             if self.lookup(self.tainted, path, reads(node), False):
                 if not handed_on(node):
                     return False
@@ -393,11 +437,12 @@ class _Walk:
                     return False
         return True
 
-    def bind_tainted(self, path: str, u: Unit, label: str) -> None:
-        """What ``u`` binds may run changed code when called: a module-level name by its name,
-        a class-level one as an attribute (a dunder: by its class's name too, as ``taint``)."""
+    def bind_tainted(self, path: str, u: Unit, label: str, names: Collection[str] | None = None) -> None:
+        """What ``u`` binds (or ``names``, the containers it fills) may run changed code when
+        called: a module-level name by its name, a class-level one as an attribute (a dunder: by
+        its class's name too, as ``taint``)."""
         scope = u.scope.split(".") if u.scope else []
-        for name in sorted(u.binding.names):
+        for name in sorted(u.binding.names if names is None else names):
             own = bool(scope) and scope[-1] == name  # a class's own header binds the class
             inside = scope[:-1] if own else scope  # the classes the name is an attribute of
             if inside:
@@ -417,6 +462,7 @@ class _Walk:
             return
         if ran and (not read or not u.binding.effect) and self.contained(path, u):
             self.bind_tainted(path, u, ran[0])
+            self.bind_tainted(path, u, ran[0], _filled(u.code))  # the containers it fills
             if not read:
                 return
             ran = []  # what it names of the tainted is handed on; it binds from what it read
@@ -461,11 +507,36 @@ def _with_parents(nodes: Collection[ast.AST]) -> Iterator[tuple[ast.AST, ast.AST
         todo.extend((child, node) for child in ast.iter_child_nodes(node))
 
 
-def _indices(nodes: Collection[ast.AST]) -> Iterator[ast.AST]:
-    """What stands in a subscript's index, where that index calls nothing."""
+#: Subscripted names whose index is a type, held and never called (``Type[Table]``).
+_GENERICS = frozenset(
+    {
+        *("Type", "Optional", "Union", "List", "Dict", "Set", "FrozenSet", "Tuple", "Callable", "ClassVar"),
+        *("Final", "Annotated", "Iterable", "Iterator", "Sequence", "Mapping", "type", "list", "dict"),
+        *("set", "frozenset", "tuple"),
+    }
+)
+
+
+#: Standard-library modules whose abstract bases' metaclasses call nothing of a class's.
+_ABSTRACT = frozenset({"abc", "collections", "typing", "typing_extensions"})
+
+
+def _filled(nodes: Collection[ast.AST]) -> set[str]:
+    """The names a storing method is called on (``SCOPE`` in ``SCOPE.update(...)``)."""
+    found = set()
     for node in nodes:
         for sub in ast.walk(node):
-            if isinstance(sub, ast.Subscript):
+            func = sub.func if isinstance(sub, ast.Call) else None
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in STORING:
+                found.add(func.value.id)
+    return found
+
+
+def _indices(nodes: Collection[ast.AST]) -> Iterator[ast.AST]:
+    """What stands in the index of a typing generic or a built-in type, where it calls nothing."""
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Subscript) and dotted(sub.value, calls=False).rpartition(".")[2] in _GENERICS:
                 inside = list(ast.walk(sub.slice))
                 if not any(isinstance(n, ast.Call) for n in inside):
                     yield from inside

@@ -8,9 +8,10 @@ the changed lines of one file, what else changed:
   bases, defaults, the ``def``/``class`` line: a definition added, removed or renamed) changes
   the *names* it binds -- and, inside a class, the class's name; a change that is not a pure
   binding (``names.Binding``) is a *side effect*. The header of a method that is on both sides
-  under one name, not a dunder, changes that name only: whoever calls it reached it on B (its
-  span holds its header), whoever reads it without calling reads the name, while the class's
-  set of names -- what an override, ``hasattr`` or duck typing sees -- is as it was;
+  under one name and the same decorators, not a dunder, changes that name only: whoever calls
+  it reached it on B (its span holds its header), whoever reads it without calling reads the
+  name, while the class's set of names -- what an override, ``hasattr`` or duck typing sees --
+  is as it was;
 * a definition that runs a changed line outside its own body is an *executor*: a class whose
   header or body outside its methods changed (its methods live in a changed class), a function
   whose nested definition's header changed (the function runs that header each time it runs).
@@ -82,10 +83,18 @@ def module_change(
 
 
 def _kept_method(unit: Unit, other: Collection[Unit]) -> bool:
-    """``unit`` is the header of a method, not a dunder, that the other side has too."""
+    """``unit`` is the header of a method, not a dunder, that the other side has too, under the
+    same decorators (``@abstractmethod`` added changes what every subclass may do)."""
     if not (unit.function and unit.scope) or any(n.startswith("__") and n.endswith("__") for n in unit.binding.names):
         return False
-    return any(o.function and o.scope == unit.scope and o.binding.names == unit.binding.names for o in other)
+    decorators = [ast.dump(d) for d in unit.decorators]
+    return any(
+        o.function
+        and o.scope == unit.scope
+        and o.binding.names == unit.binding.names
+        and [ast.dump(d) for d in o.decorators] == decorators
+        for o in other
+    )
 
 
 def _bodies(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
