@@ -41,9 +41,7 @@ from runner.pyscan import dotted
 #: Module-level names pytest itself reads from a test module or conftest.
 PYTEST_NAMES = frozenset({"pytestmark", "pytest_plugins", "collect_ignore", "collect_ignore_glob", "__test__"})
 
-#: What creating a class runs of its bases besides ``type``'s own code (and every method of a
-#: metaclass): while none of these may run changed code, a class statement naming a tainted base
-#: only makes a class that may run it -- as calling it would.
+#: Methods that run when a class is created: a class statement may run them through its bases.
 CREATION_HOOKS = frozenset({"__init_subclass__", "__set_name__", "__mro_entries__", "__prepare__", "__class_getitem__"})
 
 
@@ -119,7 +117,8 @@ class _Walk:
         self.tainted = _Names(objects_any=False)
         self.factories = _Names(objects_any=False)  # functions whose changed code only the closures they return hold
         self.fixtures: dict[str, str] = {}
-        self.hooks: dict[str, str] = {}  # tainted methods that run when a class is created -> label
+        # whether some file may run code of its own when a class is created (``inert_base``)
+        self.creation_hooks = bool(project.mentioning({*CREATION_HOOKS, "metaclass"}))
         self.fallback: dict[str, str] = {}
         self.scopes: dict[str, str] = {}
         self.plugins: set[str] = set()
@@ -245,8 +244,6 @@ class _Walk:
             self.tainted.add(path, parts[0], label)
         elif d.kind == "method":
             self.tainted.member(parts[-1], label)
-            if parts[-1] in CREATION_HOOKS or self._metaclass(path, ".".join(parts[:-1])):
-                self.hooks.setdefault(parts[-1], label)
             if parts[-1].startswith("__") and parts[-1].endswith("__"):
                 if len(parts) == 2:
                     self.tainted.add(path, parts[0], label)
@@ -306,19 +303,6 @@ class _Walk:
                 for got in sorted(wanted):
                     names.add(path, got if imported.name == STAR else imported.bound, found[got])
 
-    def _metaclass(self, path: str, qualname: str, seen: frozenset[str] = frozenset()) -> bool:
-        """Whether the class ``qualname`` of ``path`` derives from ``type``: a base named ``type``
-        or ``...Meta``, or a metaclass of the same file."""
-        index = self.project.index(path)
-        for d in index.definitions if index is not None else ():
-            if d.qualname == qualname and isinstance(d.node, ast.ClassDef):
-                bases = [dotted(b, calls=False) for b in d.node.bases]
-                if any(b == "type" or b.endswith("Meta") for b in bases):
-                    return True
-                seen = seen | {qualname}
-                return any(self._metaclass(path, b, seen) for b in bases if b and b not in seen)
-        return False
-
     def _function(self, path: str, func: ast.expr) -> Definition | None:
         """The project's module-level function that the callee ``func``, in ``path``, names."""
         name = dotted(func, calls=False)
@@ -341,7 +325,7 @@ class _Walk:
         class-creation hook or a metaclass, and the base is a project class whose ancestry is
         project classes, ``object`` and the abstract bases of ``abc``, ``collections.abc`` and
         ``typing`` (whose metaclasses call nothing of a class's)."""
-        if u.binding.effect or self.project.mentioning({*CREATION_HOOKS, "metaclass"}):
+        if u.binding.effect or self.creation_hooks:
             return False
         return self._plain(path, dotted(base, calls=False), frozenset())
 

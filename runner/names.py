@@ -183,12 +183,16 @@ def literal_names(tree: ast.Module) -> frozenset[str]:
     return frozenset(literal - other)
 
 
+def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    args = node.args
+    return {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
+
+
 def local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     """Names ``node``'s own scope binds -- parameters, assignment and loop targets, imports,
     nested definitions, ``except ... as`` -- less those it declares ``global``: a bare name among
     them is a local (or, read in a nested function, a closure's), never a module-level name."""
-    args = node.args
-    found = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
+    found = parameters(node)
     declared: set[str] = set()
     todo: list[ast.AST] = list(node.body)
     while todo:
@@ -416,10 +420,10 @@ def passes_through(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     its parameters (``return base``, ``if x is None``), hands them to ``functools.wraps``, or
     uses them in the closures it returns (a decorator: they run when the closure does). Any
     other use -- a call, an attribute, an argument passed on, a value stored -- may run them."""
-    args = node.args
-    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
-    parents = {id(child): parent for parent, child in _pairs(node.body, closures(node))}
-    for parent, child in _pairs(node.body, closures(node)):
+    params = parameters(node)
+    pairs = list(_pairs(node.body, closures(node)))
+    parents = {id(child): parent for parent, child in pairs}
+    for parent, child in pairs:
         if not (isinstance(child, ast.Name) and child.id in params and isinstance(child.ctx, ast.Load)):
             continue
         tested = isinstance(parent, (ast.If, ast.IfExp, ast.While)) and child is parent.test
