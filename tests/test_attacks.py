@@ -92,6 +92,19 @@ def test_threat_reproducer_module_that_does_not_import_on_c_is_a_failure_not_an_
     assert doc["verdict"]["reasons"] == ["T3: no-fix: reproducer %s fails on B and on C" % REPRODUCER]
 
 
+def test_threat_a_fix_that_breaks_another_test_modules_import_is_rejected(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """The candidate removes a name an unchanged test module imports: pytest reports a collection
+    error and goes on, and that module's passing tests would drop out of C's suite unseen."""
+    base = repo.commit(PKG)
+    cand = repo.commit({**FIX, "calc/ops.py": FIX["calc/ops.py"].replace("def double(n):\n    return n * 2\n", "")})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
+    assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
+    assert doc["verdict"]["halted_at"] == "T4"
+    crashes = _kinds(doc)["crash"]
+    assert [(d["path"], d["detail"]) for d in crashes] == [("tests/test_ops.py", "collection_error")]
+    assert "ImportError" in crashes[0]["message"] or "cannot import" in crashes[0]["message"]
+
+
 @pytest.mark.parametrize(
     ("module", "detail"),
     [

@@ -119,13 +119,49 @@ def collection(
 
 def suite_collected(ladder: Ladder, start: float, run: PytestRun) -> bool:
     """The suite session collected (``ladder.collected``), and an empty collection says so;
-    False when T4 already failed because the suite does not collect."""
+    False when T4 already failed because the suite does not collect, or a module of it that
+    collects on B does not on C."""
     collected = collection(ladder, Tier.T4, start, run, None)
     if collected is None:
         return False
     ladder.collected = collected
     if not collected:
         ladder.evidence.detect([Detection(DetectionKind.EMPTY_COLLECTION, "the candidate's suite collects no test")])
+    return not _broken_modules(ladder, start, run)
+
+
+def _broken_modules(ladder: Ladder, start: float, run: PytestRun) -> bool:
+    """Whether T4 failed (recorded) because test modules that do not collect on C collect on B
+    with the same tests: the candidate broke their import, and their tests would otherwise
+    drop out of the suite unseen. A module that errors on B too is the environment's."""
+    errored = {n.split("::", 1)[0]: f for n, f in run.content.collect_errors.items()}
+    errored.pop("", None)
+    errored.pop(".", None)
+    if not errored:
+        return False
+    sides = ladder.sides
+    assert sides.plan is not None
+    files = sorted(errored)
+    on_b = sides.pytest(
+        ladder.co.baseline_with_tests(sides.plan), None, answer=False, reruns=0, collect_only=True, files=files
+    )
+    if on_b.content.collected is None:
+        return False
+    still = {n.split("::", 1)[0] for n in on_b.content.collect_errors}
+    broken = [f for f in files if f not in still]
+    if not broken:
+        return False
+    ladder.evidence.detect(
+        Detection(
+            DetectionKind.CRASH,
+            "%s does not collect on C (%s); it does on B with the same tests" % (f, errored[f].message),
+            path=f,
+            detail="collection_error",
+        )
+        for f in broken
+    )
+    note = "test module(s) %s do not collect on C; they do on B with the same tests" % ", ".join(broken)
+    ladder.tier(Tier.T4, TierStatus.FAILED, start, 0, 0, len(ladder.collected), note)
     return True
 
 
