@@ -47,14 +47,14 @@ def measure_cases(
     selection: str, measure: Callable[[dict[str, Any]], dict[str, Any]], corpus: pathlib.Path | None = None
 ) -> list[dict[str, Any]]:
     """``measure`` each case of ``corpus`` (default: the shared one) named in ``selection``
-    (comma-separated ids; empty: all), printing rows."""
+    (comma-separated ids; empty: all), printing rows (lists, such as test ids, go to ``--out`` only)."""
     wanted = [c for c in selection.split(",") if c]
     rows = []
     for case in cases(corpus):
         if wanted and case["id"] not in wanted:
             continue
         rows.append(measure(case))
-        print(json.dumps(rows[-1]), flush=True)
+        print(json.dumps({k: v for k, v in rows[-1].items() if not isinstance(v, list)}), flush=True)
     return rows
 
 

@@ -5,8 +5,9 @@ Usage: python benchmarks/bench_testmon.py [--corpus FILE] [--cases ID,ID] [--out
 Per case: pytest-testmon (installed into the case's venv) records on B with ``--testmon``, the
 working tree moves to C, and ``--testmon`` runs again; the tests it lets run are counted from this
 project's plugin stream (record mode alongside), never from pytest's text. Reported: how many
-tests testmon selected, of how many collected on C (the suite), and whether every FAIL_TO_PASS
-test of the case was among them. bench_corpus.py gives the runner's T5 selection on the same diff.
+tests testmon selected (and, in ``--out``, their ids, to set beside T5's), of how many collected
+on C (the suite), and whether every FAIL_TO_PASS test of the case was among them.
+bench_corpus.py gives the runner's T5 selection on the same diff.
 """
 
 from __future__ import annotations
@@ -72,7 +73,13 @@ def measure(case: dict[str, Any]) -> dict[str, Any]:
         # "-q" lists node ids; the case's own "-q" makes it "-qq": "path.py: N" per file
         suite = sum(1 if "::" in ln else int(ln.rsplit(": ", 1)[1]) for ln in collected.splitlines() if _ID.match(ln))
         missed = [t for t in case["fail_to_pass"] if t not in ran]
-        return {"case": case["id"], "testmon_selected": len(ran), "suite": suite, "f2p_missed": len(missed)}
+        return {
+            "case": case["id"],
+            "testmon_selected": len(ran),
+            "suite": suite,
+            "f2p_missed": len(missed),
+            "testmon_ids": sorted(ran),
+        }
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -43,6 +43,8 @@ from runner.pyscan import dotted
 
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _STAR_IMPORT = re.compile(r"\bimport\s+\*")
+#: What runs a string as code.
+_RUNS_TEXT = frozenset({"exec", "eval", "compile", "builtins.exec", "builtins.eval", "builtins.compile"})
 
 #: The word a file holds when it star-imports: what it binds is named in another file.
 STAR = "*"
@@ -90,6 +92,7 @@ class FileIndex:
     innermost: tuple[int, ...]  # per line (index 0 unused): the innermost definition holding it, -1 none
     plugin: bool  # it defines a pytest hook or a fixture
     literals: frozenset[str] = frozenset()  # names bound to built-in containers only (``names.literal_names``)
+    named: frozenset[str] = frozenset()  # the words its code names (``named``): not its comments or docstrings
 
 
 def _constant(node: ast.expr) -> str:
@@ -170,7 +173,29 @@ def index_source(text: str, conftest: bool = False) -> FileIndex | None:
         for line in range(definition.start, min(definition.end, len(innermost) - 1) + 1):
             innermost[line] = at
     every = tuple(i for node in _statements(tree.body) for i in imports(node))
-    return FileIndex(tuple(found), tuple(units(tree)), every, tuple(innermost), plugin, literal_names(tree))
+    return FileIndex(
+        tuple(found), tuple(units(tree)), every, tuple(innermost), plugin, literal_names(tree), named(tree)
+    )
+
+
+def named(tree: ast.AST) -> frozenset[str]:
+    """The identifiers ``tree``'s code holds -- names, attributes, parameters, keywords, imported
+    names -- and the words of its string values (``setattr(cls, "__init_subclass__", f)`` names a
+    hook too). A comment or a string standing alone as a statement (a docstring) names nothing at
+    run time: ``# ABCMeta as metaclass`` in a comment is no metaclass -- unless the file may run
+    text as code (``exec(__doc__)``)."""
+    alone = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    if any(isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) in _RUNS_TEXT for n in ast.walk(tree)):
+        alone = set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in alone:
+            continue
+        for _, value in ast.iter_fields(node):
+            for text in value if isinstance(value, list) else [value]:
+                if isinstance(text, str):
+                    found.update(_IDENTIFIER.findall(text))
+    return frozenset(found)
 
 
 class Project:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pytest_evidence import gitops, overlay
 from runner.modchange import module_change
 from runner.names import defined, first_line
+from runner.testchange import applied_unnamed
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -78,7 +79,7 @@ class FileChange:
     names: frozenset[str] = frozenset()  # module-level and class-level names whose binding changed
     side_effects: tuple[str, ...] = ()  # why the change may act beyond ``names`` and the spans
     executors: tuple[Span, ...] = ()  # definitions on B that run a changed line outside their own body
-    b_source: str | None = None  # B's text of a changed source file (None: added, or not source)
+    b_source: str | None = None  # B's text of a changed Python file, source or test (None: added, or not Python)
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,7 @@ def compute(repo: str, b: str, c: str, python_files: tuple[str, ...]) -> Diff:
     for status, path in zip(parts[0::2], parts[1::2], strict=True):
         kind = kind_of(path, python_files)
         change = FileChange(path, status[0], kind)
-        if kind is FileKind.SOURCE and path.endswith(".py"):
+        if kind in (FileKind.SOURCE, FileKind.TEST) and path.endswith(".py"):
             change = _symbols(repo, b, c, change)
         changes.append(change)
     return Diff(tuple(changes))
@@ -185,6 +186,9 @@ def _symbols(repo: str, b: str, c: str, change: FileChange) -> FileChange:
     c_spans, c_module = attribute(new_lines, _spans(c_tree))
     module = module_change(b_tree, c_tree, *_hunk_lines(patch, neighbours=False))
     executors = tuple(s for s in b_defs if s.qualname in module.executors)
+    effects = module.side_effects
+    if kind is FileKind.TEST:
+        effects += applied_unnamed(b_tree, c_tree, module.names)
     return FileChange(
         path,
         status,
@@ -194,7 +198,7 @@ def _symbols(repo: str, b: str, c: str, change: FileChange) -> FileChange:
         b_module or c_module,
         written,
         module.names,
-        module.side_effects,
+        effects,
         executors,
         b_text,
     )

@@ -21,12 +21,14 @@ dotted string may name any module's or object's (``names.Reads``).
   an autouse fixture, a setup or a hook selects every test it applies to.
 
 A diff's own side effects (a module added, deleted, unparsable, or changed beyond its names) make
-its module fall back; so does a changed test module (other test files import it).
+its module fall back. A changed test module is read as code like a source module; what pytest
+applies to its tests unnamed (``testchange``) is a side effect of it.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import enum
 import posixpath
 from collections.abc import Collection, Iterator, Mapping
@@ -35,14 +37,20 @@ from dataclasses import dataclass
 from runner.codeindex import STAR, Definition, Project
 from runner.diff import Diff, FileKind, Span
 from runner.importgraph import ImportGraph
-from runner.names import STORING, Imported, Reads, Unit, closures, outside_closures, passes_through, reads
+from runner.names import (
+    CREATION_HOOKS,
+    STORING,
+    Imported,
+    Reads,
+    Unit,
+    closures,
+    outside_closures,
+    passes_through,
+    reads,
+    returned_parameters,
+)
 from runner.pyscan import dotted
-
-#: Module-level names pytest itself reads from a test module or conftest.
-PYTEST_NAMES = frozenset({"pytestmark", "pytest_plugins", "collect_ignore", "collect_ignore_glob", "__test__"})
-
-#: Methods that run when a class is created: a class statement may run them through its bases.
-CREATION_HOOKS = frozenset({"__init_subclass__", "__set_name__", "__mro_entries__", "__prepare__", "__class_getitem__"})
+from runner.testchange import PYTEST_NAMES
 
 
 @dataclass(frozen=True)
@@ -51,12 +59,14 @@ class Impact:
     fallback: Mapping[str, str]  # module path -> why every test importing it runs
     scopes: Mapping[str, str]  # test file path, conftest directory + "/", or "" (all) -> why all its tests run
     readers: Mapping[str, Mapping[int, tuple[str, str]]]  # path -> line on B -> (definition, what it reads)
+    bound: Mapping[str, Mapping[str, str]]  # path -> module-level name changed or tainted there -> why
 
 
 def changed_spans(diff: Diff) -> dict[str, tuple[Span, ...]]:
-    """Definitions on B holding a changed line, or running one outside their own body, per source file."""
+    """Definitions on B holding a changed line, or running one outside their own body, per Python
+    file (a test module's too: a test whose own code changed reached a changed definition)."""
     found: dict[str, tuple[Span, ...]] = {}
-    for change in diff.of_kind(FileKind.SOURCE):
+    for change in diff.of_kind(FileKind.SOURCE, FileKind.TEST):
         if change.b_spans or change.executors:
             found[change.path] = tuple(dict.fromkeys((*change.b_spans, *change.executors)))
     return found
@@ -117,31 +127,40 @@ class _Walk:
         self.tainted = _Names(objects_any=False)
         self.factories = _Names(objects_any=False)  # functions whose changed code only the closures they return hold
         self.fixtures: dict[str, str] = {}
-        # whether some file may run code of its own when a class is created (``inert_base``)
-        self.creation_hooks = bool(project.mentioning({*CREATION_HOOKS, "metaclass"}))
+        # whether some file may run code of its own when a class is created (``inert_base``); a
+        # file that does not parse may hold anything
+        hooks = {*CREATION_HOOKS, "metaclass"}
+        indexes = [project.index(path) for path in project.mentioning(hooks)]
+        self.creation_hooks = any(index is None or not index.named.isdisjoint(hooks) for index in indexes)
         self.fallback: dict[str, str] = {}
         self.scopes: dict[str, str] = {}
         self.plugins: set[str] = set()
         self._aliases: dict[str, dict[str, str]] = {}
         self._bases: dict[tuple[str, str], str | _Outside] = {}
-        for change in diff.of_kind(FileKind.SOURCE):
+        for change in diff.of_kind(FileKind.SOURCE, FileKind.TEST):
             for name in sorted(change.names):
                 self.changed.add(change.path, name, "%s::%s" % (change.path, name))
             if any(n.startswith("pytest_") for n in change.names):
                 self.plugins.add(change.path)
             if change.side_effects:
                 self.fall_back(change.path, "; ".join(change.side_effects))
-        for change in diff.of_kind(FileKind.TEST):
-            if change.path.endswith(".py"):
-                self.fallback.setdefault(change.path, "a changed test module")
+        for path, spans in self.spans.items():
+            index = project.index(path)
+            for d in index.definitions if index is not None else ():
+                if _memoised(d.node) and any(d.start <= s.start and s.end <= d.end for s in spans):
+                    self.fall_back(
+                        path, "memoised %s changed: B's record has it for its first caller only" % d.qualname
+                    )
 
     def size(self) -> tuple[int, ...]:
         names = self.changed.size(), self.tainted.size(), self.factories.size()
         return (*names, len(self.fixtures), len(self.fallback), len(self.scopes))
 
     def fall_back(self, path: str, why: str) -> None:
+        """Every test importing ``path`` runs; every test, when it is a plugin. A test module's
+        fixtures and hooks apply to its own tests and its importers' only."""
         index = self.project.index(path)
-        if path in self.plugins or (index is not None and index.plugin):
+        if path not in self.test_files and (path in self.plugins or (index is not None and index.plugin)):
             self.scopes.setdefault("", "pytest plugin %s may apply to any test: %s" % (path, why))
         else:
             self.fallback.setdefault(path, why)
@@ -249,6 +268,23 @@ class _Walk:
                     self.tainted.add(path, parts[0], label)
                 else:
                     self.tainted.member(parts[-2], label)
+            owner = ".".join(parts[:-1])
+            if _special(parts[-1]) and not self.created_plainly(path, owner):
+                self.fall_back(
+                    path, "%s may run changed code, and the metaclass making %s may call it" % (label, owner)
+                )
+
+    def created_plainly(self, path: str, qualname: str) -> bool:
+        """Whether the class statement ``qualname`` calls none of its own methods: no keyword,
+        and bases of the ancestry ``_plain`` allows (an ``Enum``'s metaclass calls ``__init__``
+        and ``_generate_next_value_`` of the class it makes, member by member)."""
+        index = self.project.index(path)
+        found = [d.node for d in index.definitions if d.qualname == qualname] if index is not None else []
+        node = found[0] if found else None
+        if not isinstance(node, ast.ClassDef) or node.keywords:
+            return False
+        bases = [b.value if isinstance(b, ast.Subscript) else b for b in node.bases]
+        return all(self._plain(path, dotted(b, calls=False), frozenset()) for b in bases)
 
     def definition(self, path: str, d: Definition, words: Collection[str]) -> None:
         named = not d.words.isdisjoint(words)  # else its code need not be read
@@ -321,10 +357,10 @@ class _Walk:
 
     def inert_base(self, path: str, u: Unit, base: ast.AST) -> bool:
         """Whether creating ``u``'s class runs nothing of its tainted ``base``: the statement has
-        no decorator, keyword or call (no effect), no file of the project mentions a
-        class-creation hook or a metaclass, and the base is a project class whose ancestry is
-        project classes, ``object`` and the abstract bases of ``abc``, ``collections.abc`` and
-        ``typing`` (whose metaclasses call nothing of a class's)."""
+        no decorator, keyword or call (no effect), no file of the project names a class-creation
+        hook or a metaclass in its code (``codeindex.named``), and the base is a project class
+        whose ancestry is project classes, ``object`` and the abstract bases of ``abc``,
+        ``collections.abc`` and ``typing`` (whose metaclasses call nothing of a class's)."""
         if u.binding.effect or self.creation_hooks:
             return False
         return self._plain(path, dotted(base, calls=False), frozenset())
@@ -345,6 +381,8 @@ class _Walk:
             wanted = ".".join(p for p in (imported.name, rest) if p)
         if module and module not in self.graph.module_file:
             return module.split(".")[0] in _ABSTRACT  # outside the project: only abstract bases
+        if not module and name in _BUILTIN_CLASSES and not any(name in u.binding.names for u in index.units):
+            return True  # made by ``type``, which calls nothing of a class's
         where = self.graph.module_file[module] if module else path
         found = self.project.index(where)
         key = "%s::%s" % (where, wanted)
@@ -354,7 +392,29 @@ class _Walk:
                     return False
                 bases = [b.value if isinstance(b, ast.Subscript) else b for b in d.node.bases]
                 return all(self._plain(where, dotted(b, calls=False), seen | {key}) for b in bases)
-        return False
+        binders = [u for u in found.units if not u.scope and wanted in u.binding.names] if found else []
+        if key in seen or len(binders) != 1 or len(binders[0].code) != 1:
+            return False
+        return self._passed(where, binders[0].code[0], seen | {key})
+
+    def _passed(self, path: str, statement: ast.AST, seen: frozenset[str]) -> bool:
+        """Whether ``statement`` binds a class of the ancestry ``_plain`` allows by calling a
+        project function that returns only what it is given, or ``object``
+        (``names.returned_parameters``), with such classes only: tinydb's ``TableBase =
+        with_typehint(Table)`` is ``Table`` or ``object``."""
+        value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
+        if not isinstance(value, ast.Call) or self.lookup(self.tainted, path, reads(value.func), False):
+            return False
+        callee = self._function(path, value.func)
+        node = callee.node if callee is not None else None
+        given = [*value.args, *(k.value for k in value.keywords)]
+        return (
+            isinstance(node, ast.FunctionDef)
+            and not node.decorator_list
+            and returned_parameters(node) is not None
+            and all(isinstance(a, (ast.Name, ast.Attribute)) for a in given)
+            and all(self._plain(path, dotted(a, calls=False), seen) for a in given)
+        )
 
     def contained(self, path: str, u: Unit) -> bool:
         """Whether running ``u`` runs none of the tainted names it reads. Each must stand where it
@@ -501,6 +561,26 @@ _GENERICS = frozenset(
 )
 
 
+#: Decorators that keep a function's result: later callers never run its body.
+_MEMOISING = frozenset(
+    {*("cache", "functools.cache", "lru_cache", "functools.lru_cache", "cached_property", "functools.cached_property")}
+)
+
+
+def _memoised(node: ast.AST) -> bool:
+    decorators = node.decorator_list if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+    return any(dotted(d) in _MEMOISING for d in decorators)
+
+
+#: The built-in classes, made by ``type``.
+_BUILTIN_CLASSES = frozenset(n for n, v in vars(builtins).items() if isinstance(v, type) and type(v) is type)
+
+
+def _special(name: str) -> bool:
+    """A dunder or a sunder (``_missing_``): a name the language or a metaclass calls."""
+    return len(name) > 2 and name.startswith("_") and name.endswith("_")
+
+
 #: Standard-library modules whose abstract bases' metaclasses call nothing of a class's.
 _ABSTRACT = frozenset({"abc", "collections", "typing", "typing_extensions"})
 
@@ -531,4 +611,8 @@ def impact(diff: Diff, project: Project, test_files: Collection[str], graph: Imp
     ``graph`` says which file a module name is."""
     walk = _Walk(diff, project, test_files, graph)
     walk.settle()
-    return Impact(walk.spans, walk.fallback, walk.scopes, walk.readers())
+    bound: dict[str, dict[str, str]] = {}
+    for names in (walk.factories, walk.tainted, walk.changed):  # a changed name's own label wins
+        for path, held in names.by_module.items():
+            bound.setdefault(path, {}).update(held)
+    return Impact(walk.spans, walk.fallback, walk.scopes, walk.readers(), bound)

@@ -160,6 +160,15 @@ class ImportGraph:
             todo.extend(self.edges(path) - seen)
         return seen
 
+    def packages_of(self, path: str) -> list[str]:
+        """The ``__init__.py`` of each package holding a file, innermost first: pytest imports
+        them before the test module it collects there."""
+        parts, found = path.split("/")[:-1], []
+        while parts and (self.checkout / "/".join(parts) / "__init__.py").is_file():
+            found.append("/".join([*parts, "__init__.py"]))
+            parts.pop()
+        return found
+
     def conftests_for(self, path: str) -> list[str]:
         """conftest.py files that apply to a test file: its directory and every parent."""
         parts = path.split("/")[:-1]

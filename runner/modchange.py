@@ -16,8 +16,10 @@ the changed lines of one file, what else changed:
   header or body outside its methods changed (its methods live in a changed class), a function
   whose nested definition's header changed (the function runs that header each time it runs).
   A function's own header is held by its own span already;
-* a changed function that rebinds module-level names through ``global``, and a changed module
-  ``__getattr__`` or ``__dir__``, act on names nobody can list: side effects too.
+* a changed function that rebinds module-level names through ``global``, a changed module
+  ``__getattr__`` or ``__dir__``, and a class-creation hook added, removed or redefined
+  (``__init_subclass__``: every subclass statement runs it at import) act on names nobody can
+  list: side effects too.
 
 Lines are the exact lines the diff removed (B) or added (C); a pure insertion has no B line.
 """
@@ -28,7 +30,7 @@ import ast
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from runner.names import Unit, defined, first_line, header_end, units
+from runner.names import CREATION_HOOKS, Unit, defined, first_line, header_end, units
 
 #: Module-level functions that serve names nobody can list.
 _DYNAMIC = frozenset({"__getattr__", "__dir__"})
@@ -63,6 +65,9 @@ def module_change(
                 executors.update(".".join(scope[: i + 1]) for i in range(len(scope)))
             if unit.binding.effect:
                 effects.append("%s (line %d on %s)" % (unit.binding.effect, touched[0], side))
+            hooks = sorted(unit.binding.names & CREATION_HOOKS) if scope else []
+            if hooks:  # a subclass statement anywhere runs it, binding nothing changed
+                effects.append("%s.%s changed (line %d on %s)" % (unit.scope, hooks[0], touched[0], side))
             dynamic = sorted(unit.binding.names & _DYNAMIC) if not scope else []
             if dynamic:
                 effects.append("module %s changed (line %d on %s)" % (dynamic[0], touched[0], side))

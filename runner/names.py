@@ -188,6 +188,39 @@ def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
 
 
+def returned_parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str] | None:
+    """The parameters ``node`` may return, when every ``return`` of its own gives one of them
+    (passed, never a default, never ``*args``) or ``object``: tinydb's ``with_typehint(base)``
+    returns ``base`` or ``object``. None when it may return anything else (a parameter it
+    rebinds too), or is a generator or a coroutine function (its call returns no argument of
+    its)."""
+    if isinstance(node, ast.AsyncFunctionDef):
+        return None
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaulted = {a.arg for a in positional[len(positional) - len(args.defaults) :]}
+    defaulted |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None}
+    starred = {a.arg for a in (args.vararg, args.kwarg) if a}
+    found: set[str] = set()
+    todo: list[ast.AST] = list(node.body)
+    while todo:
+        child = todo.pop()
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue  # a nested scope's returns and yields are its own
+        todo.extend(ast.iter_child_nodes(child))
+        if isinstance(child, (ast.Yield, ast.YieldFrom)):
+            return None
+        if not isinstance(child, ast.Return):
+            continue
+        value = child.value
+        if not isinstance(value, ast.Name) or value.id in defaulted | starred:
+            return None
+        if value.id != "object":
+            found.add(value.id)
+    rebound = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    return frozenset(found) if found <= parameters(node) and not found & rebound else None
+
+
 def local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     """Names ``node``'s own scope binds -- parameters, assignment and loop targets, imports,
     nested definitions, ``except ... as`` -- less those it declares ``global``: a bare name among
@@ -538,12 +571,19 @@ def _decorated(node: DefNode) -> str:
     """Why a definition's decorators may do more than wrap it ("" when they do not)."""
     for decorator in node.decorator_list:
         name = dotted(decorator)
-        pure = name in PURE_DECORATORS or name.rpartition(".")[2] in _PROPERTY_PARTS
+        pure = name in PURE_DECORATORS or name.rpartition(".")[2] in _PROPERTY_PARTS or name.startswith(MARKS)
         if isinstance(decorator, ast.Call) and any(k.arg == "autouse" for k in decorator.keywords):
             pure = False  # an autouse fixture applies to tests that never name it
         if not pure or (isinstance(decorator, ast.Call) and _calls(*decorator.args, *decorator.keywords)[0]):
             return "decorated by @%s" % (name or "an expression")
     return ""
+
+
+#: Methods that run when a class is created: a class statement may run them through its bases.
+CREATION_HOOKS = frozenset({"__init_subclass__", "__set_name__", "__mro_entries__", "__prepare__", "__class_getitem__"})
+
+#: pytest's marks: applying one stores it on the function or class, for pytest to read.
+MARKS = ("pytest.mark.",)
 
 
 def _class_header_effect(node: ast.ClassDef) -> str:

@@ -79,7 +79,7 @@ def _project(diff: Diff, graph: ImportGraph) -> Project:
         except OSError:
             return None
 
-    deleted = [c.path for c in diff.of_kind(FileKind.SOURCE) if c.status == "D"]
+    deleted = [c.path for c in diff.of_kind(FileKind.SOURCE, FileKind.TEST) if c.status == "D"]
     return Project([*graph.files, *deleted], read)
 
 
@@ -90,7 +90,8 @@ class _Judge:
         found = impact(diff, _project(diff, graph), {t.split("::", 1)[0] for t in suite_ids}, graph)
         self.baseline, self.graph, self.impact = baseline, graph, found
         self.changed = {c.path for c in diff.files}
-        self.changed_tests = {c.path for c in diff.of_kind(FileKind.TEST)}
+        # a test file the selection cannot read as Python (a changed ``.py`` one is read as code)
+        self.changed_tests = {c.path for c in diff.of_kind(FileKind.TEST) if not c.path.endswith(".py")}
         gone = [p for p in found.fallback if not (graph.checkout / p).is_file()]
         self.deleted = {m: p for p in gone if (m := module_of(p, graph.roots)) is not None}
         self.closures: dict[str, str | None] = {}
@@ -109,12 +110,20 @@ class _Judge:
         opened = sorted(self.changed.intersection(self.baseline.files.get(tid, ())))
         if opened:
             return "opened changed file %s on B" % opened[0]
-        return _read(self.baseline.functions[tid], self.impact.readers) or self.imports(path)
+        return _read(self.baseline.functions[tid], self.impact.readers) or self.own(tid) or self.imports(path)
+
+    def own(self, tid: str) -> str | None:
+        """Whether the test's class changed or may run changed code: pytest itself makes the
+        class, under its bases, marks and setups, which no test's code names."""
+        path, _, rest = tid.partition("::")
+        top, _, method = rest.partition("::")
+        why = self.impact.bound.get(path, {}).get(top) if method else None
+        return "its class %s changed: %s" % (top, why) if why is not None else None
 
     def imports(self, path: str) -> str | None:
-        """Whether ``path`` (or a conftest above it) imports a module that falls back."""
+        """Whether ``path`` (or a conftest or a package ``__init__`` above it) imports a module that falls back."""
         if path not in self.closures:
-            closure = self.graph.closure([path, *self.graph.conftests_for(path)])
+            closure = self.graph.closure([path, *self.graph.conftests_for(path), *self.graph.packages_of(path)])
             hit = sorted(closure & self.impact.fallback.keys())
             if not hit:
                 imported = {name for f in closure for name in self.graph.imports(f)}

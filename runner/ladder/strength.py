@@ -137,7 +137,7 @@ def tier(ladder: Ladder, diff: Diff, suite: SuiteRun) -> None:
     # Only tests that pass on the unmutated code can tell a mutant from it.
     passed = {r.test_id for r in ladder.evidence.results if r.candidate_result is Outcome.PASS}
     ids = [t for t in ladder.collected if t in passed]
-    selected, unseen = (list(filter(passed.__contains__, found)) for found in _selected(ladder))
+    selected, unseen = (list(filter(passed.__contains__, found)) for found in _selected(ladder, diff))
 
     def read(path: str) -> str:
         return (co.c_dir / path).read_text(encoding="utf-8")
@@ -168,12 +168,14 @@ def tier(ladder: Ladder, diff: Diff, suite: SuiteRun) -> None:
 UNSEEN = ("no baseline data", "no dependency data", "its test file changed")
 
 
-def _selected(ladder: Ladder) -> tuple[list[str], list[str]]:
-    """T5's selection in collection order, and the part of it B's run cannot speak for."""
+def _selected(ladder: Ladder, diff: Diff) -> tuple[list[str], list[str]]:
+    """T5's selection in collection order, and the part of it B's run cannot speak for: by its
+    reason, or a test of a changed test module (its run on B was of other code)."""
     selected = cast("dict[str, list[str]]", (ladder.selection or {}).get("selected", {}))
     why = {t: reason for reason, ids in selected.items() for t in ids}
     chosen = [t for t in ladder.collected if t in why]
-    return chosen, [t for t in chosen if why[t].startswith(UNSEEN)]
+    edited = {c.path for c in diff.of_kind(FileKind.TEST)}
+    return chosen, [t for t in chosen if why[t].startswith(UNSEEN) or t.split("::", 1)[0] in edited]
 
 
 def _at(ladder: Ladder, commit: str, path: str) -> str:
