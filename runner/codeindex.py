@@ -19,7 +19,7 @@ import ast
 import functools
 import posixpath
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 import _pytest.hookspec
@@ -106,16 +106,17 @@ def _is_hook(node: DefNode, conftest: bool) -> bool:
     return conftest or marked or node.name in HOOKS
 
 
-def shared(node: DefNode, conftest: bool) -> tuple[str, bool]:
-    """``(why it runs once for many tests, whether it applies unnamed)``; ``("", False)`` if not."""
+def shared(node: DefNode, conftest: bool, aliases: Mapping[str, ast.expr] | None = None) -> tuple[str, bool]:
+    """``(why it runs once for many tests, whether it applies unnamed)``; ``("", False)`` if not.
+    ``aliases``: the file's ``fixture_aliases``."""
     if isinstance(node, ast.ClassDef):
         return "", False
     if _is_hook(node, conftest):
         return "pytest hook", True
     if node.name in _SETUPS:
         return "module or class setup", True
-    for decorator in node.decorator_list:
-        if dotted(decorator).rpartition(".")[2] not in ("fixture", "yield_fixture"):
+    for decorator in (_aliased(d, aliases or {}) for d in node.decorator_list):
+        if dotted(decorator).rpartition(".")[2] not in _FIXTURE:
             continue
         scope, autouse = "function", False
         if isinstance(decorator, ast.Call):
@@ -131,8 +132,38 @@ def shared(node: DefNode, conftest: bool) -> tuple[str, bool]:
     return "", False
 
 
-def _is_fixture(node: DefNode) -> bool:
-    return any(dotted(d).rpartition(".")[2] in ("fixture", "yield_fixture") for d in node.decorator_list)
+_FIXTURE = ("fixture", "yield_fixture")
+
+
+def _is_fixture(node: DefNode, aliases: Mapping[str, ast.expr]) -> bool:
+    return any(dotted(_aliased(d, aliases)).rpartition(".")[2] in _FIXTURE for d in node.decorator_list)
+
+
+def fixture_aliases(tree: ast.Module) -> dict[str, ast.expr]:
+    """Module-level names bound to pytest's fixture decorator, or to a call of it, and what they
+    stand for: ``once = pytest.fixture(scope="module", autouse=True)`` makes ``@once`` a
+    module-scoped autouse fixture; ``from pytest import fixture as fx`` makes ``@fx`` one."""
+    found: dict[str, ast.expr] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if isinstance(target, ast.Name) and dotted(statement.value).rpartition(".")[2] in _FIXTURE:
+                found[target.id] = statement.value
+        for imported in imports(statement) if isinstance(statement, ast.ImportFrom) else ():
+            if imported.name in _FIXTURE and imported.bound != imported.name:
+                found[imported.bound] = ast.Name(imported.name, ast.Load())
+    return found
+
+
+def _aliased(decorator: ast.expr, aliases: Mapping[str, ast.expr]) -> ast.expr:
+    """``decorator`` with an alias of the fixture decorator replaced by what it stands for."""
+    name = decorator.func if isinstance(decorator, ast.Call) else decorator
+    target = aliases.get(dotted(name, calls=False)) if isinstance(name, ast.Name) else None
+    if target is None:
+        return decorator
+    if isinstance(decorator, ast.Call):  # ``@fx(scope=...)``: the call, under the decorator's own name
+        return ast.Call(target, decorator.args, decorator.keywords)
+    return target
 
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -157,8 +188,9 @@ def index_source(text: str, conftest: bool = False) -> FileIndex | None:
     found: list[Definition] = []
     classes: set[str] = set()
     plugin = False
+    aliases = fixture_aliases(tree)
     for qualname, node in defined(tree):
-        why, autouse = shared(node, conftest)
+        why, autouse = shared(node, conftest, aliases)
         start, end = first_line(node), node.end_lineno or node.lineno
         words = frozenset(_IDENTIFIER.findall("\n".join(lines[start - 1 : end])))
         if isinstance(node, ast.ClassDef):
@@ -167,7 +199,7 @@ def index_source(text: str, conftest: bool = False) -> FileIndex | None:
         else:
             kind = "method" if qualname.rpartition(".")[0] in classes else "function"
         found.append(Definition(qualname, start, end, kind, words, why, autouse, node))
-        plugin = plugin or _is_hook(node, conftest) or _is_fixture(node)
+        plugin = plugin or _is_hook(node, conftest) or _is_fixture(node, aliases)
     innermost = [-1] * (len(lines) + 2)
     for at, definition in enumerate(found):  # outer before inner: the inner one writes last
         for line in range(definition.start, min(definition.end, len(innermost) - 1) + 1):

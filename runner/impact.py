@@ -60,6 +60,7 @@ class Impact:
     scopes: Mapping[str, str]  # test file path, conftest directory + "/", or "" (all) -> why all its tests run
     readers: Mapping[str, Mapping[int, tuple[str, str]]]  # path -> line on B -> (definition, what it reads)
     bound: Mapping[str, Mapping[str, str]]  # path -> module-level name changed or tainted there -> why
+    rebound: Mapping[str, Mapping[str, str]]  # path -> module-level name changed there -> why
 
 
 def changed_spans(diff: Diff) -> dict[str, tuple[Span, ...]]:
@@ -144,13 +145,6 @@ class _Walk:
                 self.plugins.add(change.path)
             if change.side_effects:
                 self.fall_back(change.path, "; ".join(change.side_effects))
-        for path, spans in self.spans.items():
-            index = project.index(path)
-            for d in index.definitions if index is not None else ():
-                if _memoised(d.node) and any(d.start <= s.start and s.end <= d.end for s in spans):
-                    self.fall_back(
-                        path, "memoised %s changed: B's record has it for its first caller only" % d.qualname
-                    )
 
     def size(self) -> tuple[int, ...]:
         names = self.changed.size(), self.tainted.size(), self.factories.size()
@@ -274,6 +268,18 @@ class _Walk:
                     path, "%s may run changed code, and the metaclass making %s may call it" % (label, owner)
                 )
 
+    def memoised(self, path: str, node: ast.AST) -> bool:
+        """Whether a memoising decorator keeps ``node``'s result (under its imported name too:
+        ``from functools import lru_cache as memo``)."""
+        index = self.project.index(path)
+        renamed = {i.bound: i.name for i in index.imports if i.name} if index is not None else {}
+        decorators = node.decorator_list if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+        for decorator in decorators:
+            first, _, rest = dotted(decorator).partition(".")
+            if (rest or renamed.get(first, first)).rpartition(".")[2] in _MEMOISING:
+                return True
+        return False
+
     def created_plainly(self, path: str, qualname: str) -> bool:
         """Whether the class statement ``qualname`` calls none of its own methods: no keyword,
         and bases of the ancestry ``_plain`` allows (an ``Enum``'s metaclass calls ``__init__``
@@ -296,6 +302,9 @@ class _Walk:
             self.factories.add(path, d.name, "%s::%s" % (path, d.qualname))
         elif read or runs or (holds and d.kind != "class"):
             self.taint(path, d)
+        if (read or runs or holds) and self.memoised(path, d.node):
+            why = "memoised %s::%s may run changed code: B's record has it for its first caller only"
+            self.fall_back(path, why % (path, d.qualname))
         if not d.shared or not (read or runs or holds):
             return
         where = "%s::%s" % (path, d.qualname)
@@ -306,7 +315,15 @@ class _Walk:
             return
         scope = scope_of(path, self.test_files)
         why = "%s %s runs for every test it applies to and %s" % (d.shared, where, cause)
+        if scope == path:  # a test module's applies where it is imported too, anywhere once loaded as a plugin
+            self.fallback.setdefault(path, why)
+            scope = "" if self.loaded_as_plugin(path) else scope
         self.scopes.setdefault("" if scope is None else scope, why)
+
+    def loaded_as_plugin(self, path: str) -> bool:
+        """Whether a ``pytest_plugins`` of the project may name the module ``path``."""
+        name = posixpath.basename(path).removesuffix(".py")
+        return any(name in self.project.words(p) for p in self.project.mentioning({"pytest_plugins"}))
 
     def runs(self, path: str, r: Reads) -> list[str]:
         """What ``r`` may run of the changed code: tainted names, and factories (their products)."""
@@ -353,7 +370,8 @@ class _Walk:
                     where, attr = self.source(path, imported), imported.name
         index = self.project.index(where) if isinstance(where, str) and attr else None
         found = [d for d in index.definitions if d.qualname == attr] if index is not None else []
-        return found[0] if found and found[0].kind == "function" else None
+        binders = [u for u in index.units if not u.scope and attr in u.binding.names] if index is not None else []
+        return found[0] if len(found) == 1 and len(binders) == 1 and found[0].kind == "function" else None
 
     def inert_base(self, path: str, u: Unit, base: ast.AST) -> bool:
         """Whether creating ``u``'s class runs nothing of its tainted ``base``: the statement has
@@ -562,14 +580,7 @@ _GENERICS = frozenset(
 
 
 #: Decorators that keep a function's result: later callers never run its body.
-_MEMOISING = frozenset(
-    {*("cache", "functools.cache", "lru_cache", "functools.lru_cache", "cached_property", "functools.cached_property")}
-)
-
-
-def _memoised(node: ast.AST) -> bool:
-    decorators = node.decorator_list if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
-    return any(dotted(d) in _MEMOISING for d in decorators)
+_MEMOISING = frozenset({"cache", "lru_cache", "cached_property"})
 
 
 #: The built-in classes, made by ``type``.
@@ -615,4 +626,4 @@ def impact(diff: Diff, project: Project, test_files: Collection[str], graph: Imp
     for names in (walk.factories, walk.tainted, walk.changed):  # a changed name's own label wins
         for path, held in names.by_module.items():
             bound.setdefault(path, {}).update(held)
-    return Impact(walk.spans, walk.fallback, walk.scopes, walk.readers(), bound)
+    return Impact(walk.spans, walk.fallback, walk.scopes, walk.readers(), bound, walk.changed.by_module)

@@ -161,13 +161,12 @@ class ImportGraph:
         return seen
 
     def packages_of(self, path: str) -> list[str]:
-        """The ``__init__.py`` of each package holding a file, innermost first: pytest imports
-        them before the test module it collects there."""
-        parts, found = path.split("/")[:-1], []
-        while parts and (self.checkout / "/".join(parts) / "__init__.py").is_file():
-            found.append("/".join([*parts, "__init__.py"]))
-            parts.pop()
-        return found
+        """The ``__init__.py`` of every directory above a file, innermost first: pytest imports
+        a package's before the test modules it collects under it (a directory without one in
+        between does not stop it)."""
+        parts = path.split("/")[:-1]
+        candidates = ["/".join([*parts[:i], "__init__.py"]) for i in range(len(parts), 0, -1)]
+        return [c for c in candidates if (self.checkout / c).is_file()]
 
     def conftests_for(self, path: str) -> list[str]:
         """conftest.py files that apply to a test file: its directory and every parent."""

@@ -87,12 +87,25 @@ class Reads:
     words: frozenset[str] = frozenset()  # every identifier above: what a name must be among to be read
 
 
+def _conditions(mark: ast.Call) -> Iterator[ast.expr]:
+    """The string conditions of a ``skipif`` or ``xfail`` mark as code: pytest evaluates them in
+    the test module's globals (``"not flags.ENABLED"`` reads ``flags``)."""
+    given = [*mark.args, *(k.value for k in mark.keywords if k.arg == "condition")]
+    for condition in given:
+        if isinstance(condition, ast.Constant) and isinstance(condition.value, str):
+            try:
+                yield ast.parse(condition.value.strip(), mode="eval").body
+            except (SyntaxError, ValueError):
+                continue
+
+
 def reads(*nodes: ast.AST, annotations: bool = True, strings_read: bool = True) -> Reads:
     """What ``nodes`` read: names and attributes loaded (a store is not a read; ``X += 1`` is
     both), what an import inside them takes, ``global`` names, strings that are dotted names
     (``usefixtures("db")``, ``mock.patch("pkg.m.X")``), and parameters. Annotations are not read
     when ``annotations`` is False (``from __future__ import annotations``), strings when
-    ``strings_read`` is False (an ``__all__`` entry names a binding; it reads no value)."""
+    ``strings_read`` is False (an ``__all__`` entry names a binding; it reads no value). A
+    ``skipif`` or ``xfail`` condition given as a string reads what its code reads."""
     names: set[str] = set()
     qualified: set[tuple[str, str]] = set()
     imported: set[Imported] = set()
@@ -131,6 +144,8 @@ def reads(*nodes: ast.AST, annotations: bool = True, strings_read: bool = True) 
             and _DOTTED_STRING.fullmatch(sub.value)
         ):
             strings.update(sub.value.split("."))
+        if isinstance(sub, ast.Call) and dotted(sub.func).rpartition(".")[2] in ("skipif", "xfail"):
+            todo.extend(_conditions(sub))
         for attr, value in ast.iter_fields(sub):
             if annotations or attr not in ("annotation", "returns"):
                 todo.extend(v for v in (value if isinstance(value, list) else [value]) if isinstance(v, ast.AST))

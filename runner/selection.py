@@ -21,6 +21,7 @@ for a changed file, from the diff (``FileChange.b_source``).
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -113,17 +114,22 @@ class _Judge:
         return _read(self.baseline.functions[tid], self.impact.readers) or self.own(tid) or self.imports(path)
 
     def own(self, tid: str) -> str | None:
-        """Whether the test's class changed or may run changed code: pytest itself makes the
-        class, under its bases, marks and setups, which no test's code names."""
+        """Whether the test's class changed or may run changed code -- pytest itself makes the
+        class, under its bases, marks and setups, which no test's code names -- or its function's
+        name is bound anew (``test_x = _check``, an import of another ``test_x``)."""
         path, _, rest = tid.partition("::")
         top, _, method = rest.partition("::")
-        why = self.impact.bound.get(path, {}).get(top) if method else None
-        return "its class %s changed: %s" % (top, why) if why is not None else None
+        top = top.partition("[")[0]
+        why = (self.impact.bound if method else self.impact.rebound).get(path, {}).get(top)
+        return "its %s %s changed: %s" % ("class" if method else "name", top, why) if why is not None else None
 
     def imports(self, path: str) -> str | None:
         """Whether ``path`` (or a conftest or a package ``__init__`` above it) imports a module that falls back."""
         if path not in self.closures:
+            # a package __init__ the candidate deleted stood above it on B
+            gone = [p for p in self.impact.fallback if posixpath.basename(p) == "__init__.py" and _above(p, path)]
             closure = self.graph.closure([path, *self.graph.conftests_for(path), *self.graph.packages_of(path)])
+            closure |= set(gone)
             hit = sorted(closure & self.impact.fallback.keys())
             if not hit:
                 imported = {name for f in closure for name in self.graph.imports(f)}
@@ -132,6 +138,12 @@ class _Judge:
                 ]
             self.closures[path] = "imports %s: %s" % (hit[0], self.impact.fallback[hit[0]]) if hit else None
         return self.closures[path]
+
+
+def _above(init: str, path: str) -> bool:
+    """Whether the package ``__init__.py`` ``init`` is in a directory above ``path``."""
+    directory = posixpath.dirname(init)
+    return not directory or path.startswith(directory + "/")
 
 
 def select_impacted_tests(suite_ids: Sequence[str], baseline: SuiteRun, diff: Diff, graph: ImportGraph) -> Selection:

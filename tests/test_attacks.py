@@ -105,6 +105,62 @@ def test_threat_a_fix_that_breaks_another_test_modules_import_is_rejected(repo: 
     assert "ImportError" in crashes[0]["message"] or "cannot import" in crashes[0]["message"]
 
 
+def test_a_module_that_collects_only_beside_the_others_on_b_is_broken_by_the_candidate(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """B collects the whole suite with C's tests, as C did: ``tests/test_z.py`` reads what
+    ``tests/test_a.py`` registers, and errors when collected alone on B too."""
+    plugins = "from calc.registry import ITEMS\n\nITEMS['x'] = 1\n"
+    base = repo.commit(
+        {
+            **PKG,
+            "calc/registry.py": "ITEMS = {}\n",
+            "calc/plugins.py": plugins,
+            "tests/test_a.py": "import calc.plugins\n\n\ndef test_a():\n    pass\n",
+            "tests/test_z.py": (
+                "from calc.registry import ITEMS\n\nVALUE = ITEMS['x']\n\n\ndef test_z():\n    assert VALUE\n"
+            ),
+        }
+    )
+    cand = repo.commit({**FIX, "calc/plugins.py": plugins.replace("'x'", "'y'")})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
+    assert code == 1 and doc is not None and doc["verdict"]["halted_at"] == "T4", doc and doc["verdict"]
+    assert [d["path"] for d in _kinds(doc)["crash"]] == ["tests/test_z.py"]
+
+
+def test_a_module_that_errors_on_b_too_when_the_whole_suite_collects_is_not_the_candidates(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """Two test modules of one basename without packages: pytest's import file mismatch, on B and
+    on C alike when the whole suite collects (not when the module collects alone)."""
+    same = "def test_same():\n    pass\n"
+    base = repo.commit({**PKG, "tests/a/test_x.py": same, "tests/b/test_x.py": same})
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
+    assert doc is not None
+    assert "crash" not in _kinds(doc), doc["detections"]
+    assert code == 0, doc["verdict"]
+
+
+def test_threat_a_fix_that_skips_an_unchanged_test_module_is_not_certified(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """The candidate turns a flag a test module skips on: its passing tests leave the collection."""
+    base = repo.commit(
+        {
+            **PKG,
+            "calc/flags.py": "ENABLED = True\n",
+            "tests/test_flag.py": (
+                "import pytest\n\nfrom calc import flags\n\nif not flags.ENABLED:\n"
+                "    pytest.skip('off', allow_module_level=True)\n\n\ndef test_flag():\n    pass\n"
+            ),
+        }
+    )
+    cand = repo.commit({**FIX, "calc/flags.py": "ENABLED = False\n"})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
+    assert code == 3 and doc is not None and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
+    empty = _kinds(doc)["empty_collection"]
+    assert [(d["path"], d["detail"]) for d in empty] == [("tests/test_flag.py", "not_collected")]
+
+
 @pytest.mark.parametrize(
     ("module", "detail"),
     [

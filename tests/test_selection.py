@@ -1015,161 +1015,339 @@ HELPED = {
 SUB = "tests/test_b.py::TestB::test_b"
 
 
-@pytest.mark.parametrize(
-    ("before", "path", "edit", "test"),
-    [
-        pytest.param(  # unittest calls run(), setUp() and the like by name
-            HELPED,
-            "tests/helpers.py",
-            ("        return 1\n", "        return 1\n\n    def run(self, result=None):\n        assert False\n"),
-            SUB,
-            id="a_helper_base_gains_a_method_pytest_or_unittest_calls",
-        ),
-        pytest.param(
-            HELPED,
-            "tests/helpers.py",
-            ("        return 1\n", "        return 1\n\n    setup_method = unused\n"),
-            SUB,
-            id="a_setup_bound_by_assignment",
-        ),
-        pytest.param(
-            HELPED,
-            "tests/helpers.py",
-            ("class Base:", '@pytest.mark.usefixtures("checker")\nclass Base:'),
-            SUB,
-            id="a_mark_on_a_helper_base_class",
-        ),
-        pytest.param(
-            {
-                **HELPED,
-                "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef test_data():\n    return 0\n",
-                "tests/test_b.py": (
-                    "from tests.helpers import *\n\n\ndef test_b(test_data):\n    assert test_data == 0\n"
-                ),
-            },
-            "tests/helpers.py",
-            ("class Base:", "@pytest.fixture\ndef test_data():\n    return 1\n\n\nclass Base:"),
-            "tests/test_b.py::test_b",
-            id="a_fixture_named_like_a_test_overrides_the_conftests",
-        ),
-        pytest.param(
-            {
-                **REGISTER,
-                "pkg/config.py": "CASES = [1]\n",
-                "tests/test_b.py": (
-                    "import pytest\n\nfrom pkg import config\n\n\n"
-                    '@pytest.mark.parametrize("x", config.CASES, ids=["a"])\n'
-                    "class TestC:\n    def test_c(self, x):\n        assert x == 1\n"
-                ),
-            },
-            "pkg/config.py",
-            ("[1]", "[2]"),
-            "tests/test_b.py::TestC::test_c[a]",
-            id="a_class_mark_reads_a_changed_constant",
-        ),
-        pytest.param(
-            {
-                **REGISTER,
-                "pkg/registry.py": (
-                    "REG = {}\n\n\nclass Mark:\n    def register(self, key):\n        def put(f):\n"
-                    "            REG[key] = f\n            return f\n\n        return put\n\n\nmark = Mark()\n"
-                ),
-                "pkg/handlers.py": 'from pkg.registry import mark\n\n\n@mark.register("a")\ndef h():\n    return 1\n',
-                "tests/test_h.py": (
-                    'import pkg.handlers\nfrom pkg.registry import REG\n\n\ndef test_h():\n    assert "a" in REG\n'
-                ),
-            },
-            "pkg/handlers.py",
-            ('"a"', '"b"'),
-            "tests/test_h.py::test_h",
-            id="a_decorator_named_mark_is_no_pytest_mark",
-        ),
-        pytest.param(
-            {
-                **HELPED,
-                "tests/helpers.py": "import functools\n\n\n@functools.lru_cache\ndef expected():\n    return 0\n",
-                "tests/test_b.py": "from tests import helpers\n\n\ndef test_b():\n    assert helpers.expected() == 0\n",
-            },
-            "tests/helpers.py",
-            ("return 0", "return 1"),
-            "tests/test_b.py::test_b",  # another test called expected() first: B's record shows it there only
-            id="a_memoised_helper",
-        ),
-        pytest.param(
-            {
-                **REGISTER,
-                "pkg/table.py": (
-                    "from pkg.lru import register\n\n\nclass Table:\n    def __init__(self):\n        register(0)\n"
-                ),
-                "pkg/hint.py": "import enum\n\n\ndef hint(base):\n    base = enum.Enum\n    return base\n",
-                "pkg/db.py": (
-                    "from pkg.hint import hint\nfrom pkg.lru import register\nfrom pkg.table import Table\n\n"
-                    "Base = hint(Table)\n\n\nclass Sub(Base):\n    RED = 1\n\n    def __init__(self, v):\n"
-                    "        register(v)\n"
-                ),
-                "tests/test_reg.py": (
-                    "import pkg.db\nfrom pkg.lru import REG\n\n\ndef test_reg():\n    assert REG == [1]\n"
-                ),
-            },
-            "pkg/lru.py",
-            ("REG.append(v)", "REG.append(v + 1)"),
-            "tests/test_reg.py::test_reg",
-            id="a_pass_through_that_rebinds_its_parameter",
-        ),
-        pytest.param(
-            {
-                **REGISTER,
-                "pkg/colors.py": (
-                    "import enum\n\nfrom pkg.lru import register\n\n\nclass Color(enum.Enum):\n    RED = 1\n\n"
-                    "    def __init__(self, v):\n        register(v)\n"
-                ),
-                "tests/test_c.py": (
-                    "import pkg.colors\nfrom pkg.lru import REG\n\n\ndef test_reg():\n    assert REG == [1]\n"
-                ),
-            },
-            "pkg/lru.py",
-            ("REG.append(v)", "REG.append(v + 1)"),
-            "tests/test_c.py::test_reg",
-            id="an_enum_runs_its_own_init_member_by_member",
-        ),
-        pytest.param(
-            {
-                **REGISTER,
-                "pkg/table.py": (
-                    "from pkg.lru import register\n\n\nclass Table:\n    def __init__(self):\n        register(0)\n"
-                ),
-                "pkg/db.py": "from pkg.table import Table\n\n\nclass Sub(Table):\n    pass\n",
-                "tests/test_db.py": (
-                    "import pkg.db\nfrom pkg.lru import REG\n\n\ndef test_reg():\n    assert REG == []\n"
-                ),
-            },
-            "pkg/table.py",
-            (
-                "        register(0)\n",
-                "        register(0)\n\n    def __init_subclass__(cls, **kw):\n        register(1)\n",
+SECOND_REVIEW = [
+    pytest.param(  # unittest calls run(), setUp() and the like by name
+        HELPED,
+        "tests/helpers.py",
+        ("        return 1\n", "        return 1\n\n    def run(self, result=None):\n        assert False\n"),
+        SUB,
+        id="a_helper_base_gains_a_method_pytest_or_unittest_calls",
+    ),
+    pytest.param(
+        HELPED,
+        "tests/helpers.py",
+        ("        return 1\n", "        return 1\n\n    setup_method = unused\n"),
+        SUB,
+        id="a_setup_bound_by_assignment",
+    ),
+    pytest.param(
+        HELPED,
+        "tests/helpers.py",
+        ("class Base:", '@pytest.mark.usefixtures("checker")\nclass Base:'),
+        SUB,
+        id="a_mark_on_a_helper_base_class",
+    ),
+    pytest.param(
+        {
+            **HELPED,
+            "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef test_data():\n    return 0\n",
+            "tests/test_b.py": ("from tests.helpers import *\n\n\ndef test_b(test_data):\n    assert test_data == 0\n"),
+        },
+        "tests/helpers.py",
+        ("class Base:", "@pytest.fixture\ndef test_data():\n    return 1\n\n\nclass Base:"),
+        "tests/test_b.py::test_b",
+        id="a_fixture_named_like_a_test_overrides_the_conftests",
+    ),
+    pytest.param(
+        {
+            **REGISTER,
+            "pkg/config.py": "CASES = [1]\n",
+            "tests/test_b.py": (
+                "import pytest\n\nfrom pkg import config\n\n\n"
+                '@pytest.mark.parametrize("x", config.CASES, ids=["a"])\n'
+                "class TestC:\n    def test_c(self, x):\n        assert x == 1\n"
             ),
-            "tests/test_db.py::test_reg",
-            id="an_added_init_subclass_runs_at_every_subclass_statement",
+        },
+        "pkg/config.py",
+        ("[1]", "[2]"),
+        "tests/test_b.py::TestC::test_c[a]",
+        id="a_class_mark_reads_a_changed_constant",
+    ),
+    pytest.param(
+        {
+            **REGISTER,
+            "pkg/registry.py": (
+                "REG = {}\n\n\nclass Mark:\n    def register(self, key):\n        def put(f):\n"
+                "            REG[key] = f\n            return f\n\n        return put\n\n\nmark = Mark()\n"
+            ),
+            "pkg/handlers.py": 'from pkg.registry import mark\n\n\n@mark.register("a")\ndef h():\n    return 1\n',
+            "tests/test_h.py": (
+                'import pkg.handlers\nfrom pkg.registry import REG\n\n\ndef test_h():\n    assert "a" in REG\n'
+            ),
+        },
+        "pkg/handlers.py",
+        ('"a"', '"b"'),
+        "tests/test_h.py::test_h",
+        id="a_decorator_named_mark_is_no_pytest_mark",
+    ),
+    pytest.param(
+        {
+            **HELPED,
+            "tests/helpers.py": "import functools\n\n\n@functools.lru_cache\ndef expected():\n    return 0\n",
+            "tests/test_b.py": "from tests import helpers\n\n\ndef test_b():\n    assert helpers.expected() == 0\n",
+        },
+        "tests/helpers.py",
+        ("return 0", "return 1"),
+        "tests/test_b.py::test_b",  # another test called expected() first: B's record shows it there only
+        id="a_memoised_helper",
+    ),
+    pytest.param(
+        {
+            **REGISTER,
+            "pkg/table.py": (
+                "from pkg.lru import register\n\n\nclass Table:\n    def __init__(self):\n        register(0)\n"
+            ),
+            "pkg/hint.py": "import enum\n\n\ndef hint(base):\n    base = enum.Enum\n    return base\n",
+            "pkg/db.py": (
+                "from pkg.hint import hint\nfrom pkg.lru import register\nfrom pkg.table import Table\n\n"
+                "Base = hint(Table)\n\n\nclass Sub(Base):\n    RED = 1\n\n    def __init__(self, v):\n"
+                "        register(v)\n"
+            ),
+            "tests/test_reg.py": (
+                "import pkg.db\nfrom pkg.lru import REG\n\n\ndef test_reg():\n    assert REG == [1]\n"
+            ),
+        },
+        "pkg/lru.py",
+        ("REG.append(v)", "REG.append(v + 1)"),
+        "tests/test_reg.py::test_reg",
+        id="a_pass_through_that_rebinds_its_parameter",
+    ),
+    pytest.param(
+        {
+            **REGISTER,
+            "pkg/colors.py": (
+                "import enum\n\nfrom pkg.lru import register\n\n\nclass Color(enum.Enum):\n    RED = 1\n\n"
+                "    def __init__(self, v):\n        register(v)\n"
+            ),
+            "tests/test_c.py": (
+                "import pkg.colors\nfrom pkg.lru import REG\n\n\ndef test_reg():\n    assert REG == [1]\n"
+            ),
+        },
+        "pkg/lru.py",
+        ("REG.append(v)", "REG.append(v + 1)"),
+        "tests/test_c.py::test_reg",
+        id="an_enum_runs_its_own_init_member_by_member",
+    ),
+    pytest.param(
+        {
+            **REGISTER,
+            "pkg/table.py": (
+                "from pkg.lru import register\n\n\nclass Table:\n    def __init__(self):\n        register(0)\n"
+            ),
+            "pkg/db.py": "from pkg.table import Table\n\n\nclass Sub(Table):\n    pass\n",
+            "tests/test_db.py": ("import pkg.db\nfrom pkg.lru import REG\n\n\ndef test_reg():\n    assert REG == []\n"),
+        },
+        "pkg/table.py",
+        (
+            "        register(0)\n",
+            "        register(0)\n\n    def __init_subclass__(cls, **kw):\n        register(1)\n",
         ),
-        pytest.param(
-            {
-                "pkg/__init__.py": "",
-                "pkg/m.py": "def fix():\n    return 0\n\n\ndef helper():\n    return 0\n",
-                "tests/__init__.py": "",
-                "tests/sub/__init__.py": "",
-                "tests/sub/test_b.py": "import pkg.m\n\n\ndef test_b():\n    assert pkg.m.helper() == 0\n",
-            },
-            "tests/sub/__init__.py",
-            ("", "import pkg.m\n\npkg.m.helper = pkg.m.fix\n"),
-            "tests/sub/test_b.py::test_b",
-            id="a_test_packages_init_runs_before_its_modules",
-        ),
-    ],
+        "tests/test_db.py::test_reg",
+        id="an_added_init_subclass_runs_at_every_subclass_statement",
+    ),
+    pytest.param(
+        {
+            "pkg/__init__.py": "",
+            "pkg/m.py": "def fix():\n    return 0\n\n\ndef helper():\n    return 0\n",
+            "tests/__init__.py": "",
+            "tests/sub/__init__.py": "",
+            "tests/sub/test_b.py": "import pkg.m\n\n\ndef test_b():\n    assert pkg.m.helper() == 0\n",
+        },
+        "tests/sub/__init__.py",
+        ("", "import pkg.m\n\npkg.m.helper = pkg.m.fix\n"),
+        "tests/sub/test_b.py::test_b",
+        id="a_test_packages_init_runs_before_its_modules",
+    ),
+]
+
+
+STATE = {"tests/__init__.py": "", "tests/state.py": "value = {}\n", "pkg/__init__.py": "", "pkg/m.py": "X = 0\n"}
+PREPARE = (
+    "import pytest\n\nfrom tests import state\n\n\n@pytest.fixture(scope='module', autouse=True)\ndef prepare():\n"
+    "    state.value['k'] = 1\n    yield\n\n\ndef test_a():\n    assert state.value['k'] == 1\n"
 )
-def test_what_the_second_review_found_is_selected(
+USES_PREPARE = (
+    "from tests import state\nfrom tests.test_a import prepare\n\n\ndef test_b():\n    assert state.value['k'] == 1\n"
+)
+CLASS_FIXTURE = (
+    "import pytest\n\nfrom tests import state\n\n\nclass TestBase:\n"
+    "    @pytest.fixture(scope='class', autouse=True)\n    def prepare(self):\n        state.value['k'] = 1\n\n"
+    "    def test_a(self):\n        assert state.value['k'] >= 1\n"
+)
+GENERATE = (
+    "from pkg.m import X\n\n\ndef pytest_generate_tests(metafunc):\n    if 'n' in metafunc.fixturenames:\n"
+    "        metafunc.parametrize('n', [X], ids=['a'])\n\n\ndef test_a(n):\n    assert n == 0\n"
+)
+MEMO = "from pkg.m import X\n\n\n@memo\ndef expected():\n    return X\n"
+TWO_DEFS = (
+    "from typing import TYPE_CHECKING\n\n\ndef helper():\n    return 0\n\n\nclass Registering(type):\n"
+    "    def __init__(cls, name, bases, ns):\n        super().__init__(name, bases, ns)\n"
+    "        for value in ns.values():\n            if isinstance(value, classmethod):\n"
+    "                value.__func__(cls)\n\n\ndef hint(base):\n    return base\n\n\ndef _hinted(base):\n"
+    "    return Registering('Hinted', (base,), {})\n\n\nif not TYPE_CHECKING:\n    hint = _hinted\n\n\n"
+    "class Table:\n    pass\n\n\nTableBase = hint(Table)\n\n\nclass DB(TableBase):\n    @classmethod\n"
+    "    def _ready_(cls):\n        cls.value = helper()\n"
+)
+
+
+# A third review, of the rules the second one brought.
+THIRD_REVIEW = [
+    pytest.param(
+        {**STATE, "tests/test_a.py": PREPARE, "tests/test_b.py": USES_PREPARE},
+        "tests/test_a.py",
+        ("state.value['k'] = 1", "state.value['k'] = 2"),
+        "tests/test_b.py::test_b",
+        id="a_test_modules_autouse_fixture_imported_by_another",
+    ),
+    pytest.param(
+        {
+            **STATE,
+            "tests/test_a.py": PREPARE,
+            "conftest.py": "pytest_plugins = ['tests.test_a']\n",
+            "tests/test_b.py": "from tests import state\n\n\ndef test_b():\n    assert state.value['k'] == 1\n",
+        },
+        "tests/test_a.py",
+        ("state.value['k'] = 1", "state.value['k'] = 2"),
+        "tests/test_b.py::test_b",
+        id="a_test_module_loaded_by_pytest_plugins",
+    ),
+    pytest.param(
+        {
+            **STATE,
+            "tests/test_a.py": CLASS_FIXTURE,
+            "tests/test_c.py": (
+                "from tests import state\nfrom tests.test_a import TestBase\n\n\nclass TestC(TestBase):\n"
+                "    def test_c(self):\n        assert state.value['k'] == 1\n"
+            ),
+        },
+        "tests/test_a.py",
+        ("state.value['k'] = 1", "state.value['k'] = 2"),
+        "tests/test_c.py::TestC::test_c",
+        id="an_inherited_class_scoped_autouse_fixture",
+    ),
+    pytest.param(
+        {
+            **STATE,
+            "tests/test_a.py": GENERATE,
+            "tests/test_b.py": (
+                "from tests.test_a import pytest_generate_tests\n\n\ndef test_b(n):\n    assert n == 0\n"
+            ),
+        },
+        "pkg/m.py",
+        ("X = 0", "X = 1"),
+        "tests/test_b.py::test_b[a]",
+        id="a_test_modules_hook_imported_by_another",
+    ),
+    pytest.param(
+        {
+            **STATE,
+            "tests/helpers.py": "import functools\n\nmemo = functools.lru_cache\n\n\n"
+            + MEMO.replace("@memo", "@functools.cache"),
+            "tests/test_b.py": "from tests import helpers\n\n\ndef test_b():\n    assert helpers.expected() == 0\n",
+        },
+        "pkg/m.py",
+        ("X = 0", "X = 1"),
+        "tests/test_b.py::test_b",
+        id="a_memoised_helper_reading_a_changed_constant",
+    ),
+    pytest.param(
+        {
+            **STATE,
+            "tests/helpers.py": "from functools import lru_cache as memo\n" + MEMO,
+            "tests/test_b.py": "from tests import helpers\n\n\ndef test_b():\n    assert helpers.expected() == 0\n",
+        },
+        "pkg/m.py",
+        ("X = 0", "X = 1"),
+        "tests/test_b.py::test_b",
+        id="a_memoising_decorator_imported_under_another_name",
+    ),
+    pytest.param(
+        {
+            **STATE,
+            "tests/helpers.py": (
+                "import pytest\n\nfrom tests import state\n\n"
+                "once = pytest.fixture(scope='module', autouse=True)\n\n\n"
+                "@once\ndef prepare():\n    state.value['k'] = 1\n"
+            ),
+            "tests/test_b.py": (
+                "from tests import state\nfrom tests.helpers import *\n\n\n"
+                "def test_b():\n    assert state.value['k'] == 1\n"
+            ),
+        },
+        "tests/helpers.py",
+        ("state.value['k'] = 1", "state.value['k'] = 2"),
+        "tests/test_b.py::test_b",
+        id="a_fixture_made_by_an_alias_of_pytest_fixture",
+    ),
+    pytest.param(
+        {
+            **STATE,
+            "pkg/flags.py": "ENABLED = True\n",
+            "tests/test_e.py": (
+                "import pytest\n\nfrom pkg import flags\n\n\n"
+                "@pytest.mark.xfail('not flags.ENABLED', reason='off', strict=True)\ndef test_e():\n    pass\n"
+            ),
+        },
+        "pkg/flags.py",
+        ("True", "False"),
+        "tests/test_e.py::test_e",
+        id="an_xfail_condition_given_as_a_string",
+    ),
+    pytest.param(
+        {
+            **STATE,
+            "tests/sub/test_b.py": "import pkg.m\n\n\ndef test_b():\n    assert pkg.m.X == 0\n",
+        },
+        "tests/__init__.py",
+        ("", "import pkg.m\n\npkg.m.X = 1\n"),
+        "tests/sub/test_b.py::test_b",
+        id="a_package_init_above_a_directory_without_one",
+    ),
+    pytest.param(
+        {
+            **STATE,
+            "pkg/db.py": TWO_DEFS,
+            "tests/test_db.py": "from pkg.db import DB\n\n\ndef test_db():\n    pass\n",
+        },
+        "pkg/db.py",
+        ("return 0", "return 1"),
+        "tests/test_db.py::test_db",
+        id="a_pass_through_rebound_at_module_level",
+    ),
+    pytest.param(
+        {**STATE, "tests/test_x.py": "def test_x():\n    pass\n\n\ndef test_y():\n    pass\n"},
+        "tests/test_x.py",
+        (
+            "test_y():\n    pass\n",
+            "test_y():\n    pass\n\n\ndef _check():\n    assert False\n\n\ntest_x = _check\n",
+        ),
+        "tests/test_x.py::test_x",
+        id="a_test_name_bound_anew",
+    ),
+]
+
+
+@pytest.mark.parametrize(("before", "path", "edit", "test"), [*SECOND_REVIEW, *THIRD_REVIEW])
+def test_what_the_later_reviews_found_is_selected(
     repo: Repo, before: dict[str, str], path: str, edit: tuple[str, str], test: str
 ) -> None:
     after = {path: before[path].replace(*edit) if edit[0] else edit[1]}
     assert after[path] != before[path]
-    sel = _select(repo, before, after, {test: []})
+    defined = {"%s::%s" % (f, d.qualname.replace(".", "::")) for f in before for d in definitions(before[f])}
+    others: dict[str, list[str]] = {t: [] for t in OTHERS if t in defined and t != test}
+    sel = _select(repo, before, after, {test: [], **others})
     assert test in sel.t5, sel.left_out
+
+
+#: The suite's other tests in those cases, each reaching its own function: a test module has tests.
+OTHERS = ("tests/test_a.py::test_a", "tests/test_a.py::TestBase::test_a", "tests/test_x.py::test_y")
+
+
+def test_a_deleted_package_init_above_a_test_selects_it(repo: Repo) -> None:
+    before = {
+        **STATE,
+        "tests/sub/__init__.py": "import pkg.m\n\npkg.m.X = 5\n",
+        "tests/sub/test_b.py": "import pkg.m\n\n\ndef test_b():\n    assert pkg.m.X == 5\n",
+    }
+    sel = _select(repo, before, {}, {"tests/sub/test_b.py::test_b": []}, delete=("tests/sub/__init__.py",))
+    assert "tests/sub/test_b.py::test_b" in sel.t5, sel.left_out

@@ -88,6 +88,9 @@ def tiers(
                 note = "no baseline suite: its receipt is held"
                 ladder.tier(tier, TierStatus.INCONCLUSIVE, start, 0, 0, len(ladder.collected), note)
             return
+        if reproduce.lost_tests(ladder, start, view, suite):
+            sides.checked(session.close(), c_dir, answer=False)
+            return
         plan = _plan(ladder, diff, view.content.markers, suite)
         session.plan([todo for _, _, _, todo in plan if todo])  # a tier runs only what no earlier tier ran
         number = 0

@@ -119,36 +119,51 @@ def collection(
 
 def suite_collected(ladder: Ladder, start: float, run: PytestRun) -> bool:
     """The suite session collected (``ladder.collected``), and an empty collection says so;
-    False when T4 already failed because the suite does not collect, or a module of it that
-    collects on B does not on C."""
+    False when T4 already failed because the suite does not collect."""
     collected = collection(ladder, Tier.T4, start, run, None)
     if collected is None:
         return False
     ladder.collected = collected
     if not collected:
         ladder.evidence.detect([Detection(DetectionKind.EMPTY_COLLECTION, "the candidate's suite collects no test")])
-    return not _broken_modules(ladder, start, run)
+    return True
 
 
-def _broken_modules(ladder: Ladder, start: float, run: PytestRun) -> bool:
-    """Whether T4 failed (recorded) because test modules that do not collect on C collect on B
-    with the same tests: the candidate broke their import, and their tests would otherwise
-    drop out of the suite unseen. A module that errors on B too is the environment's."""
-    errored = {n.split("::", 1)[0]: f for n, f in run.content.collect_errors.items()}
-    errored.pop("", None)
-    errored.pop(".", None)
-    if not errored:
-        return False
+def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun) -> bool:
+    """Whether T4 failed (recorded) because test modules that do not collect on C collect on
+    B with the same tests: the candidate broke their import, and their passing tests would drop
+    out of the suite unseen. Tests of B's suite, in files the candidate did not change, that C
+    does not collect while B with the same tests does (a module-level skip, ``__test__``) are
+    collected empty on C (``empty_collection``, ``not_collected``): nothing says they still
+    pass. Like for like: B
+    collects the whole suite with C's tests, as C did -- a module that errors on B too, or only
+    when collected alone, is the environment's."""
     sides = ladder.sides
     assert sides.plan is not None
-    files = sorted(errored)
-    on_b = sides.pytest(
-        ladder.co.baseline_with_tests(sides.plan), None, answer=False, reruns=0, collect_only=True, files=files
-    )
+    changed, on_c = set(sides.plan.changed), set(ladder.collected)
+    errored = {n.split("::", 1)[0]: f for n, f in run.content.collect_errors.items() if n not in ("", ".")}
+    missing = [t for t in suite.collected if t not in on_c and t.split("::", 1)[0] not in changed | set(errored)]
+    if not errored and not missing:
+        return False
+    on_b = sides.pytest(ladder.co.baseline_with_tests(sides.plan), None, answer=False, reruns=0, collect_only=True)
     if on_b.content.collected is None:
         return False
-    still = {n.split("::", 1)[0] for n in on_b.content.collect_errors}
-    broken = [f for f in files if f not in still]
+    b_errored, b_ids = {n.split("::", 1)[0] for n in on_b.content.collect_errors}, set(on_b.content.collected)
+    vanished: dict[str, list[str]] = {}
+    for t in missing:
+        if t in b_ids:
+            vanished.setdefault(t.split("::", 1)[0], []).append(t)
+    ladder.evidence.detect(
+        Detection(
+            DetectionKind.EMPTY_COLLECTION,
+            "%d test(s) of %s that B collects with the same tests are not collected on C (%s): nothing says "
+            "they still pass" % (len(ids), path, ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "")),
+            path=path,
+            detail="not_collected",
+        )
+        for path, ids in sorted(vanished.items())
+    )
+    broken = [f for f in sorted(errored) if f not in b_errored]
     if not broken:
         return False
     ladder.evidence.detect(
