@@ -161,6 +161,103 @@ def test_threat_a_fix_that_skips_an_unchanged_test_module_is_not_certified(repo:
     assert [(d["path"], d["detail"]) for d in empty] == [("tests/test_flag.py", "not_collected")]
 
 
+def test_threat_a_test_beside_the_reproducer_that_stops_being_collected_is_not_certified(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """The test file the candidate changes (to add its reproducer) holds a passing test class; the
+    candidate gives its source base an ``__init__``, so pytest no longer collects the class."""
+    base = repo.commit(
+        {
+            **PKG,
+            "calc/base.py": "class Base:\n    pass\n",
+            "tests/test_half.py": (
+                "from calc.base import Base\n\n\nclass TestOld(Base):\n    def test_old(self):\n        pass\n"
+            ),
+        }
+    )
+    old = "from calc.base import Base\n\n\nclass TestOld(Base):\n    def test_old(self):\n        pass\n"
+    half = "\n\ndef test_half():\n    from calc.ops import half\n\n    assert half(4) == 2\n"
+    cand = repo.commit(
+        {
+            **FIX,
+            "calc/base.py": "class Base:\n    def __init__(self, *a):\n        pass\n",
+            "tests/test_half.py": old + half,
+        }
+    )
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
+    assert code == 3 and doc is not None, doc and doc["verdict"]
+    empty = _kinds(doc)["empty_collection"]
+    assert [(d["path"], d["detail"]) for d in empty] == [("tests/test_half.py", "not_collected")]
+
+
+def test_threat_a_test_module_that_ends_bs_whole_collection_is_not_certified(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """The candidate breaks an unchanged test module's import and adds a test module that ends
+    pytest's collection only beside that module on B's sources: B cannot be collected like for
+    like, so the loss is not judged -- and not certified."""
+    base = repo.commit(
+        {
+            **PKG,
+            "calc/extra.py": "def helper():\n    return 0\n",
+            "tests/test_b.py": "from calc.extra import helper\n\n\ndef test_b():\n    assert helper() == 0\n",
+        }
+    )
+    killer = (
+        "import ctypes\nimport sys\n\nimport calc.extra\n\n"
+        "if 'test_b' in sys.modules and hasattr(calc.extra, 'helper'):\n    ctypes.string_at(0)\n\n\n"
+        "def test_zz():\n    pass\n"
+    )
+    cand = repo.commit({**FIX, "calc/extra.py": "X = 1\n", "tests/test_zz.py": killer})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
+    assert code in (1, 3) and doc is not None, doc and doc["verdict"]
+    assert doc["verdict"]["verdict"] != "CERTIFIED"
+
+
+def test_an_honest_fix_that_changes_the_values_a_test_is_parametrized_over_is_certified(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """The ids come from the values (``test_size[3]`` becomes ``test_size[4]``): no test is lost."""
+    base = repo.commit(
+        {
+            **PKG,
+            "calc/sizes.py": "SIZES = [1, 2, 3]\n",
+            "tests/test_sizes.py": (
+                "import pytest\n\nfrom calc.sizes import SIZES\n\n\n@pytest.mark.parametrize('n', SIZES)\n"
+                "def test_size(n):\n    assert n > 0\n"
+            ),
+        }
+    )
+    cand = repo.commit({**FIX, "calc/sizes.py": "SIZES = [1, 2, 4]\n"})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
+    assert doc is not None
+    assert "empty_collection" not in _kinds(doc), doc["detections"]
+    assert code == 0, doc["verdict"]
+
+
+def test_an_honest_fix_that_removes_a_function_with_a_doctest_is_certified(repo: Repo, tmp_path: pathlib.Path) -> None:
+    old = '\n\ndef old():\n    """\n    >>> old()\n    0\n    """\n    return 0\n'
+    base = repo.commit({**PKG, "calc/ops.py": PKG["calc/ops.py"] + old})
+    cand = repo.commit(FIX)
+    code, doc = certify(
+        repo,
+        tmp_path / "e.json",
+        "--baseline",
+        base,
+        "--candidate",
+        cand,
+        "--reproducer",
+        REPRODUCER,
+        "--",
+        "--doctest-modules",
+        "calc",
+        "tests",
+    )
+    assert doc is not None
+    assert "empty_collection" not in _kinds(doc), doc["detections"]
+    assert code == 0, doc["verdict"]
+
+
 @pytest.mark.parametrize(
     ("module", "detail"),
     [

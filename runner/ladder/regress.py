@@ -88,7 +88,7 @@ def tiers(
                 note = "no baseline suite: its receipt is held"
                 ladder.tier(tier, TierStatus.INCONCLUSIVE, start, 0, 0, len(ladder.collected), note)
             return
-        if reproduce.lost_tests(ladder, start, view, suite):
+        if reproduce.lost_tests(ladder, start, view, suite, diff):
             sides.checked(session.close(), c_dir, answer=False)
             return
         plan = _plan(ladder, diff, view.content.markers, suite)

@@ -19,7 +19,7 @@ from pytest_evidence.errors import BadInput, EvidenceError, ToolFailed
 from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Role, Tier, TierStatus
 from pytest_evidence.store import SuiteRun
 from runner import ablation, config_policy, pyscan
-from runner.diff import Diff
+from runner.diff import Diff, FileKind
 from runner.importgraph import ImportGraph, python_files
 from runner.ladder import blind, judge
 from runner.pytest_run import PytestRun
@@ -129,25 +129,38 @@ def suite_collected(ladder: Ladder, start: float, run: PytestRun) -> bool:
     return True
 
 
-def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun) -> bool:
-    """Whether T4 failed (recorded) because test modules that do not collect on C collect on
-    B with the same tests: the candidate broke their import, and their passing tests would drop
-    out of the suite unseen. Tests of B's suite, in files the candidate did not change, that C
-    does not collect while B with the same tests does (a module-level skip, ``__test__``) are
-    collected empty on C (``empty_collection``, ``not_collected``): nothing says they still
-    pass. Like for like: B
-    collects the whole suite with C's tests, as C did -- a module that errors on B too, or only
-    when collected alone, is the environment's."""
+def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, diff: Diff) -> bool:
+    """Whether T4 ended (recorded) because of tests C's collection lost. Like for like, B
+    collects the whole suite with C's tests, as C did, when C's collection has errors or lacks
+    tests of B's stored run: a test module erroring on C but not on B was broken by the
+    candidate (``crash``, ``collection_error``: T4 fails, its passing tests would drop out of
+    the suite unseen); a module erroring on B too, or only when collected alone, is the
+    environment's. A test B collects and C does not (a module-level skip on a changed flag,
+    ``__test__``, a base gaining ``__init__``) is collected empty on C (``empty_collection``,
+    ``not_collected``): nothing says it still passes -- unless its function is still collected
+    under other parameters (ids made from values the fix changes), or it is a doctest of a
+    source file the candidate changed. When B cannot collect the suite at all, the loss cannot
+    be judged: T4 is inconclusive."""
     sides = ladder.sides
     assert sides.plan is not None
-    changed, on_c = set(sides.plan.changed), set(ladder.collected)
+    on_c = set(ladder.collected)
+    sources = {c.path for c in diff.files if c.kind is not FileKind.TEST}
     errored = {n.split("::", 1)[0]: f for n, f in run.content.collect_errors.items() if n not in ("", ".")}
-    missing = [t for t in suite.collected if t not in on_c and t.split("::", 1)[0] not in changed | set(errored)]
+    functions = {t.partition("[")[0] for t in on_c}
+    missing = [
+        t
+        for t in suite.collected
+        if t not in on_c and t.partition("[")[0] not in functions and t.split("::", 1)[0] not in {*sources, *errored}
+    ]
     if not errored and not missing:
         return False
     on_b = sides.pytest(ladder.co.baseline_with_tests(sides.plan), None, answer=False, reruns=0, collect_only=True)
     if on_b.content.collected is None:
-        return False
+        note = "C's collection lost tests of B's run, and B with the same tests does not collect (pytest exit %d: %s)"
+        ladder.tier(
+            Tier.T4, TierStatus.INCONCLUSIVE, start, 0, 0, len(ladder.collected), note % (on_b.exit_code, on_b.said)
+        )
+        return True
     b_errored, b_ids = {n.split("::", 1)[0] for n in on_b.content.collect_errors}, set(on_b.content.collected)
     vanished: dict[str, list[str]] = {}
     for t in missing:
