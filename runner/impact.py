@@ -370,8 +370,8 @@ class _Walk:
                     where, attr = self.source(path, imported), imported.name
         index = self.project.index(where) if isinstance(where, str) and attr else None
         found = [d for d in index.definitions if d.qualname == attr] if index is not None else []
-        binders = [u for u in index.units if not u.scope and attr in u.binding.names] if index is not None else []
-        return found[0] if len(found) == 1 and len(binders) == 1 and found[0].kind == "function" else None
+        once = index is not None and len(_binders(index.units, attr)) == 1
+        return found[0] if len(found) == 1 and once and found[0].kind == "function" else None
 
     def inert_base(self, path: str, u: Unit, base: ast.AST) -> bool:
         """Whether creating ``u``'s class runs nothing of its tainted ``base``: the statement has
@@ -410,7 +410,7 @@ class _Walk:
                     return False
                 bases = [b.value if isinstance(b, ast.Subscript) else b for b in d.node.bases]
                 return all(self._plain(where, dotted(b, calls=False), seen | {key}) for b in bases)
-        binders = [u for u in found.units if not u.scope and wanted in u.binding.names] if found else []
+        binders = _binders(found.units, wanted) if found else []
         if key in seen or len(binders) != 1 or len(binders[0].code) != 1:
             return False
         return self._passed(where, binders[0].code[0], seen | {key})
@@ -579,6 +579,11 @@ _GENERICS = frozenset(
 )
 
 
+def _binders(units: Collection[Unit], name: str) -> list[Unit]:
+    """The module-level units binding ``name`` (an ``__all__`` lists names, binding none)."""
+    return [u for u in units if not u.scope and name in u.binding.names and "__all__" not in u.binding.names]
+
+
 #: Decorators that keep a function's result: later callers never run its body.
 _MEMOISING = frozenset({"cache", "lru_cache", "cached_property"})
 
@@ -593,7 +598,7 @@ def _special(name: str) -> bool:
 
 
 #: Standard-library modules whose abstract bases' metaclasses call nothing of a class's.
-_ABSTRACT = frozenset({"abc", "collections", "typing", "typing_extensions"})
+_ABSTRACT = frozenset({"abc", "collections", "io", "numbers", "typing", "typing_extensions"})
 
 
 def _filled(nodes: Collection[ast.AST]) -> set[str]:

@@ -281,6 +281,7 @@ HANDED = {
         "def fresh():\n    return Table()\n"
     ),
     "pkg/hint.py": (
+        "__all__ = ('hint', 'other')\n\n\n"  # lists the names, binding none of them
         "def hint(base, strict=None):\n    if strict is None:\n        return base\n    return object\n\n\n"
         "def other(base):\n    return base if base else Meta\n"
     ),
