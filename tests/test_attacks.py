@@ -92,12 +92,25 @@ def test_threat_reproducer_module_that_does_not_import_on_c_is_a_failure_not_an_
     assert doc["verdict"]["reasons"] == ["T3: no-fix: reproducer %s fails on B and on C" % REPRODUCER]
 
 
+def _judge(
+    repo: Repo, tmp_path: pathlib.Path, before: dict[str, str], after: dict[str, str], *args: str
+) -> tuple[int, Record | None]:
+    """Certify ``after`` (the candidate's files) against ``before`` (B's), with the reproducer."""
+    base, cand = repo.commit(before), repo.commit(after)
+    return certify(
+        repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER, *args
+    )
+
+
 def test_threat_a_fix_that_breaks_another_test_modules_import_is_rejected(repo: Repo, tmp_path: pathlib.Path) -> None:
     """The candidate removes a name an unchanged test module imports: pytest reports a collection
     error and goes on, and that module's passing tests would drop out of C's suite unseen."""
-    base = repo.commit(PKG)
-    cand = repo.commit({**FIX, "calc/ops.py": FIX["calc/ops.py"].replace("def double(n):\n    return n * 2\n", "")})
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
+    code, doc = _judge(
+        repo,
+        tmp_path,
+        PKG,
+        {**FIX, "calc/ops.py": FIX["calc/ops.py"].replace("def double(n):\n    return n * 2\n", "")},
+    )
     assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
     assert doc["verdict"]["halted_at"] == "T4"
     crashes = _kinds(doc)["crash"]
@@ -111,7 +124,9 @@ def test_a_module_that_collects_only_beside_the_others_on_b_is_broken_by_the_can
     """B collects the whole suite with C's tests, as C did: ``tests/test_z.py`` reads what
     ``tests/test_a.py`` registers, and errors when collected alone on B too."""
     plugins = "from calc.registry import ITEMS\n\nITEMS['x'] = 1\n"
-    base = repo.commit(
+    code, doc = _judge(
+        repo,
+        tmp_path,
         {
             **PKG,
             "calc/registry.py": "ITEMS = {}\n",
@@ -120,10 +135,9 @@ def test_a_module_that_collects_only_beside_the_others_on_b_is_broken_by_the_can
             "tests/test_z.py": (
                 "from calc.registry import ITEMS\n\nVALUE = ITEMS['x']\n\n\ndef test_z():\n    assert VALUE\n"
             ),
-        }
+        },
+        {**FIX, "calc/plugins.py": plugins.replace("'x'", "'y'")},
     )
-    cand = repo.commit({**FIX, "calc/plugins.py": plugins.replace("'x'", "'y'")})
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
     assert code == 1 and doc is not None and doc["verdict"]["halted_at"] == "T4", doc and doc["verdict"]
     assert [d["path"] for d in _kinds(doc)["crash"]] == ["tests/test_z.py"]
 
@@ -134,9 +148,7 @@ def test_a_module_that_errors_on_b_too_when_the_whole_suite_collects_is_not_the_
     """Two test modules of one basename without packages: pytest's import file mismatch, on B and
     on C alike when the whole suite collects (not when the module collects alone)."""
     same = "def test_same():\n    pass\n"
-    base = repo.commit({**PKG, "tests/a/test_x.py": same, "tests/b/test_x.py": same})
-    cand = repo.commit(FIX)
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
+    code, doc = _judge(repo, tmp_path, {**PKG, "tests/a/test_x.py": same, "tests/b/test_x.py": same}, FIX)
     assert doc is not None
     assert "crash" not in _kinds(doc), doc["detections"]
     assert code == 0, doc["verdict"]
@@ -144,7 +156,9 @@ def test_a_module_that_errors_on_b_too_when_the_whole_suite_collects_is_not_the_
 
 def test_threat_a_fix_that_skips_an_unchanged_test_module_is_not_certified(repo: Repo, tmp_path: pathlib.Path) -> None:
     """The candidate turns a flag a test module skips on: its passing tests leave the collection."""
-    base = repo.commit(
+    code, doc = _judge(
+        repo,
+        tmp_path,
         {
             **PKG,
             "calc/flags.py": "ENABLED = True\n",
@@ -152,10 +166,9 @@ def test_threat_a_fix_that_skips_an_unchanged_test_module_is_not_certified(repo:
                 "import pytest\n\nfrom calc import flags\n\nif not flags.ENABLED:\n"
                 "    pytest.skip('off', allow_module_level=True)\n\n\ndef test_flag():\n    pass\n"
             ),
-        }
+        },
+        {**FIX, "calc/flags.py": "ENABLED = False\n"},
     )
-    cand = repo.commit({**FIX, "calc/flags.py": "ENABLED = False\n"})
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
     assert code == 3 and doc is not None and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
     empty = _kinds(doc)["empty_collection"]
     assert [(d["path"], d["detail"]) for d in empty] == [("tests/test_flag.py", "not_collected")]
@@ -166,25 +179,24 @@ def test_threat_a_test_beside_the_reproducer_that_stops_being_collected_is_not_c
 ) -> None:
     """The test file the candidate changes (to add its reproducer) holds a passing test class; the
     candidate gives its source base an ``__init__``, so pytest no longer collects the class."""
-    base = repo.commit(
+    old = "from calc.base import Base\n\n\nclass TestOld(Base):\n    def test_old(self):\n        pass\n"
+    half = "\n\ndef test_half():\n    from calc.ops import half\n\n    assert half(4) == 2\n"
+    code, doc = _judge(
+        repo,
+        tmp_path,
         {
             **PKG,
             "calc/base.py": "class Base:\n    pass\n",
             "tests/test_half.py": (
                 "from calc.base import Base\n\n\nclass TestOld(Base):\n    def test_old(self):\n        pass\n"
             ),
-        }
-    )
-    old = "from calc.base import Base\n\n\nclass TestOld(Base):\n    def test_old(self):\n        pass\n"
-    half = "\n\ndef test_half():\n    from calc.ops import half\n\n    assert half(4) == 2\n"
-    cand = repo.commit(
+        },
         {
             **FIX,
             "calc/base.py": "class Base:\n    def __init__(self, *a):\n        pass\n",
             "tests/test_half.py": old + half,
-        }
+        },
     )
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
     assert code == 3 and doc is not None, doc and doc["verdict"]
     empty = _kinds(doc)["empty_collection"]
     assert [(d["path"], d["detail"]) for d in empty] == [("tests/test_half.py", "not_collected")]
@@ -196,20 +208,21 @@ def test_threat_a_test_module_that_ends_bs_whole_collection_is_not_certified(
     """The candidate breaks an unchanged test module's import and adds a test module that ends
     pytest's collection only beside that module on B's sources: B cannot be collected like for
     like, so the loss is not judged -- and not certified."""
-    base = repo.commit(
-        {
-            **PKG,
-            "calc/extra.py": "def helper():\n    return 0\n",
-            "tests/test_b.py": "from calc.extra import helper\n\n\ndef test_b():\n    assert helper() == 0\n",
-        }
-    )
     killer = (
         "import ctypes\nimport sys\n\nimport calc.extra\n\n"
         "if 'test_b' in sys.modules and hasattr(calc.extra, 'helper'):\n    ctypes.string_at(0)\n\n\n"
         "def test_zz():\n    pass\n"
     )
-    cand = repo.commit({**FIX, "calc/extra.py": "X = 1\n", "tests/test_zz.py": killer})
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
+    code, doc = _judge(
+        repo,
+        tmp_path,
+        {
+            **PKG,
+            "calc/extra.py": "def helper():\n    return 0\n",
+            "tests/test_b.py": "from calc.extra import helper\n\n\ndef test_b():\n    assert helper() == 0\n",
+        },
+        {**FIX, "calc/extra.py": "X = 1\n", "tests/test_zz.py": killer},
+    )
     assert code in (1, 3) and doc is not None, doc and doc["verdict"]
     assert doc["verdict"]["verdict"] != "CERTIFIED"
 
@@ -218,7 +231,9 @@ def test_an_honest_fix_that_changes_the_values_a_test_is_parametrized_over_is_ce
     repo: Repo, tmp_path: pathlib.Path
 ) -> None:
     """The ids come from the values (``test_size[3]`` becomes ``test_size[4]``): no test is lost."""
-    base = repo.commit(
+    code, doc = _judge(
+        repo,
+        tmp_path,
         {
             **PKG,
             "calc/sizes.py": "SIZES = [1, 2, 3]\n",
@@ -226,10 +241,9 @@ def test_an_honest_fix_that_changes_the_values_a_test_is_parametrized_over_is_ce
                 "import pytest\n\nfrom calc.sizes import SIZES\n\n\n@pytest.mark.parametrize('n', SIZES)\n"
                 "def test_size(n):\n    assert n > 0\n"
             ),
-        }
+        },
+        {**FIX, "calc/sizes.py": "SIZES = [1, 2, 4]\n"},
     )
-    cand = repo.commit({**FIX, "calc/sizes.py": "SIZES = [1, 2, 4]\n"})
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
     assert doc is not None
     assert "empty_collection" not in _kinds(doc), doc["detections"]
     assert code == 0, doc["verdict"]
@@ -237,22 +251,8 @@ def test_an_honest_fix_that_changes_the_values_a_test_is_parametrized_over_is_ce
 
 def test_an_honest_fix_that_removes_a_function_with_a_doctest_is_certified(repo: Repo, tmp_path: pathlib.Path) -> None:
     old = '\n\ndef old():\n    """\n    >>> old()\n    0\n    """\n    return 0\n'
-    base = repo.commit({**PKG, "calc/ops.py": PKG["calc/ops.py"] + old})
-    cand = repo.commit(FIX)
-    code, doc = certify(
-        repo,
-        tmp_path / "e.json",
-        "--baseline",
-        base,
-        "--candidate",
-        cand,
-        "--reproducer",
-        REPRODUCER,
-        "--",
-        "--doctest-modules",
-        "calc",
-        "tests",
-    )
+    before = {**PKG, "calc/ops.py": PKG["calc/ops.py"] + old}
+    code, doc = _judge(repo, tmp_path, before, FIX, "--", "--doctest-modules", "calc", "tests")
     assert doc is not None
     assert "empty_collection" not in _kinds(doc), doc["detections"]
     assert code == 0, doc["verdict"]
@@ -272,9 +272,7 @@ def test_an_honest_fix_that_removes_a_function_with_a_doctest_is_certified(repo:
 def test_a_designated_reproducer_that_cannot_run_here_is_unrunnable_not_bad_input(
     repo: Repo, tmp_path: pathlib.Path, module: str, detail: str
 ) -> None:
-    base = repo.commit(PKG)
-    cand = repo.commit({**FIX, "tests/test_half.py": module})
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reproducer", REPRODUCER)
+    code, doc = _judge(repo, tmp_path, PKG, {**FIX, "tests/test_half.py": module})
     assert doc is not None
     assert code == 3, doc["verdict"]
     unrunnable = _kinds(doc)["unrunnable_test"]
