@@ -160,13 +160,13 @@ class ImportGraph:
             todo.extend(self.edges(path) - seen)
         return seen
 
-    def packages_of(self, path: str) -> list[str]:
-        """The ``__init__.py`` of every directory above a file, innermost first: pytest imports
-        a package's before the test modules it collects under it (a directory without one in
-        between does not stop it)."""
+    @staticmethod
+    def packages_of(path: str) -> list[str]:
+        """Where the ``__init__.py`` of every directory above a file stands, innermost first,
+        whether it is there or not: pytest imports a package's before the test modules it
+        collects under it (a directory without one in between does not stop it)."""
         parts = path.split("/")[:-1]
-        candidates = ["/".join([*parts[:i], "__init__.py"]) for i in range(len(parts), 0, -1)]
-        return [c for c in candidates if (self.checkout / c).is_file()]
+        return ["/".join([*parts[:i], "__init__.py"]) for i in range(len(parts), 0, -1)]
 
     def conftests_for(self, path: str) -> list[str]:
         """conftest.py files that apply to a test file: its directory and every parent."""

@@ -21,7 +21,6 @@ for a changed file, from the diff (``FileChange.b_source``).
 from __future__ import annotations
 
 import fnmatch
-import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -126,10 +125,8 @@ class _Judge:
     def imports(self, path: str) -> str | None:
         """Whether ``path`` (or a conftest or a package ``__init__`` above it) imports a module that falls back."""
         if path not in self.closures:
-            # a package __init__ the candidate deleted stood above it on B
-            gone = [p for p in self.impact.fallback if posixpath.basename(p) == "__init__.py" and _above(p, path)]
-            closure = self.graph.closure([path, *self.graph.conftests_for(path), *self.graph.packages_of(path)])
-            closure |= set(gone)
+            packages = self.graph.packages_of(path)  # one the candidate deleted stood there on B
+            closure = self.graph.closure([path, *self.graph.conftests_for(path), *packages]) | set(packages)
             hit = sorted(closure & self.impact.fallback.keys())
             if not hit:
                 imported = {name for f in closure for name in self.graph.imports(f)}
@@ -138,12 +135,6 @@ class _Judge:
                 ]
             self.closures[path] = "imports %s: %s" % (hit[0], self.impact.fallback[hit[0]]) if hit else None
         return self.closures[path]
-
-
-def _above(init: str, path: str) -> bool:
-    """Whether the package ``__init__.py`` ``init`` is in a directory above ``path``."""
-    directory = posixpath.dirname(init)
-    return not directory or path.startswith(directory + "/")
 
 
 def select_impacted_tests(suite_ids: Sequence[str], baseline: SuiteRun, diff: Diff, graph: ImportGraph) -> Selection:
