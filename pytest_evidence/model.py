@@ -47,6 +47,12 @@ Format history of the evidence record (``SCHEMA_VERSION``):
 * ``1.8`` -- ``invocation.ablate`` also names ``typing`` and ``baseline-replay`` (the A/B
   harness's ablations judged on C's bare outcomes: no result typed, or none with a B outcome).
   Earlier 1.x records still read.
+* ``1.9`` -- no new member; three detection details that change a verdict: ``empty_collection``
+  ``skipped_on_c`` (a test B passes, like for like, is skipped or xfailed on C) and
+  ``not_collected`` (tests B collects with the same tests and C does not), ``crash``
+  ``collection_error`` (a test module erroring on C only). ``flip`` on an annotation may now
+  describe a PASS->skipped/xfailed suspect (``rests_on`` "evidence lost: ..."), not only a
+  PASS->FAIL one. Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -58,10 +64,10 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.8"
+SCHEMA_VERSION = "1.9"
 
 #: Record versions this model reads: same major version.
-READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8")
+READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9")
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (

@@ -102,6 +102,15 @@ def _judge(
     )
 
 
+def _lost(
+    repo: Repo, tmp_path: pathlib.Path, before: dict[str, str], after: dict[str, str]
+) -> tuple[Record, list[Record]]:
+    """The record of an INCONCLUSIVE candidate, and its ``empty_collection`` detections."""
+    code, doc = _judge(repo, tmp_path, before, after)
+    assert code == 3 and doc is not None and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
+    return doc, _kinds(doc)["empty_collection"]
+
+
 def test_threat_a_fix_that_breaks_another_test_modules_import_is_rejected(repo: Repo, tmp_path: pathlib.Path) -> None:
     """The candidate removes a name an unchanged test module imports: pytest reports a collection
     error and goes on, and that module's passing tests would drop out of C's suite unseen."""
@@ -172,6 +181,46 @@ def test_threat_a_fix_that_skips_an_unchanged_test_module_is_not_certified(repo:
     assert code == 3 and doc is not None and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
     empty = _kinds(doc)["empty_collection"]
     assert [(d["path"], d["detail"]) for d in empty] == [("tests/test_flag.py", "not_collected")]
+
+
+def test_threat_a_fix_that_makes_an_unchanged_test_skip_is_not_certified(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """The candidate turns a flag a ``skipif`` reads: the test still collects, and is skipped.
+    B, run again like for like, passes it."""
+    flagged = (
+        "import pytest\n\nfrom calc import flags\n\n\n@pytest.mark.skipif('not flags.ENABLED')\n"
+        "def test_flag():\n    pass\n\n\ndef test_other():\n    pass\n"
+    )
+    doc, lost = _lost(
+        repo,
+        tmp_path,
+        {**PKG, "calc/flags.py": "ENABLED = True\n", "tests/test_flag.py": flagged},
+        {**FIX, "calc/flags.py": "ENABLED = False\n"},
+    )
+    assert [(d["test_id"], d["detail"]) for d in lost] == [("tests/test_flag.py::test_flag", "skipped_on_c")]
+    flip = doc["annotations"]["tests/test_flag.py::test_flag"]["flip"]
+    assert flip["baseline_same_selection"] == "pass" and flip["rests_on"].startswith("evidence lost")
+    assert _result(doc, "tests/test_flag.py::test_other")["candidate_result"] == "pass"
+    assert {t["tier"]: t["status"] for t in doc["tiers"]}["T3"] == "passed"
+
+
+def test_threat_a_test_beside_the_reproducer_that_the_fix_makes_xfail_is_not_certified(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """T3, where B runs with C's tests in the same session: a test beside the reproducer expects
+    to fail when a flag is off, and the candidate turns it off."""
+    beside = (
+        "\n\nimport pytest\n\nfrom calc import flags\n\n\n"
+        "@pytest.mark.xfail('not flags.ENABLED', reason='off')\ndef test_extra():\n    assert flags.ENABLED\n"
+    )
+    doc, lost = _lost(
+        repo,
+        tmp_path,
+        {**PKG, "calc/flags.py": "ENABLED = True\n", "tests/test_half.py": beside},
+        {**FIX, "tests/test_half.py": FIX["tests/test_half.py"] + beside, "calc/flags.py": "ENABLED = False\n"},
+    )
+    assert [(d["test_id"], d["detail"]) for d in lost] == [("tests/test_half.py::test_extra", "skipped_on_c")]
+    assert "is xfailed on C" in lost[0]["message"]
+    assert _result(doc, REPRODUCER)["bug_discriminating"] is True
 
 
 def test_threat_a_test_beside_the_reproducer_that_stops_being_collected_is_not_certified(

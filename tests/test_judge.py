@@ -93,10 +93,27 @@ def test_regression_tier() -> None:
     assert judge.unrun([], True, 1.0, 0) is None
 
 
-def test_suspects_are_c_failures_b_did_not_fail() -> None:
-    c = {t: _obs(t, o) for t, o in {"a": F, "b": F, "c": P, "d": T}.items()}
+def test_suspects_are_c_failures_b_did_not_fail_and_b_passes_c_silenced() -> None:
+    S, X = Outcome.SKIPPED, Outcome.XFAILED
+    c = {t: _obs(t, o) for t, o in {"a": F, "b": F, "c": P, "d": T, "e": S, "f": X, "g": S, "h": S}.items()}
     b = {"a": _obs("a", P), "b": _obs("b", F), "c": _obs("c", P), "d": None}
-    assert judge.suspects(["a", "b", "c", "d"], c, b) == ["a", "d"]
+    b |= {"e": _obs("e", P), "f": _obs("f", P), "g": _obs("g", S), "h": None}
+    assert judge.suspects(list(c), c, b) == ["a", "d", "e", "f"]
+
+
+def test_a_test_b_passes_and_c_skips_or_xfails_is_evidence_lost() -> None:
+    S, X, XP = Outcome.SKIPPED, Outcome.XFAILED, Outcome.XPASSED
+    typed = _typed({"a": (P, S), "b": (P, X), "c": (S, S), "d": (None, S), "e": (P, XP), "f": (F, S), "g": (P, P)})
+    found = judge.silenced(typed.results)
+    assert [(d.kind, d.test_id, d.detail) for d in found] == [
+        (DetectionKind.EMPTY_COLLECTION, "a", "skipped_on_c"),
+        (DetectionKind.EMPTY_COLLECTION, "b", "skipped_on_c"),
+    ]
+    assert "a passes on B and is skipped on C" in found[0].message
+    # it blocks certification: every tier passing is not enough
+    tiers = [TierRecord(t, TierStatus.PASSED, 0.0, 1, 1, None, "") for t in Tier]
+    discriminating = dataclasses.replace(_result("r", F, P), bug_discriminating=True)
+    assert decide(tiers, [discriminating], found).verdict is Verdict.INCONCLUSIVE
 
 
 @pytest.mark.parametrize(
@@ -109,10 +126,13 @@ def test_suspects_are_c_failures_b_did_not_fail() -> None:
         (P, None, False, "unconfirmed"),
     ],
 )
+@pytest.mark.parametrize("silent", [False, True])
 def test_a_flip_rests_on_b_in_the_same_selection(
-    full: Outcome | None, same: Outcome | None, order_dependent: bool, rests_on: str
+    full: Outcome | None, same: Outcome | None, order_dependent: bool, rests_on: str, silent: bool
 ) -> None:
-    got = judge.Confirmation(full, same, 3)
+    got = judge.Confirmation(full, same, 3, silent=silent)
+    if silent and rests_on == "regression":
+        rests_on = "evidence lost"
     assert got.order_dependent is order_dependent and got.rests_on.startswith(rests_on)
     assert got.to_dict()["selection_size"] == 3
 

@@ -28,6 +28,10 @@ from pytest_evidence.model import (
 #: Outcomes on C that fail a test tier (a quarantined flake is judged separately).
 C_FAILING = FAILING | {Outcome.TIMEOUT, Outcome.CRASH}
 
+#: Outcomes on C that say nothing of a test B passes: its body did not run, or its failure was
+#: expected. A pass turned into one of these is evidence lost, not a flip (``silenced``).
+C_SILENT = frozenset({Outcome.SKIPPED, Outcome.XFAILED})
+
 Judgement = tuple[TierStatus, str]
 
 _MISSING = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
@@ -130,6 +134,23 @@ def flip(results: Sequence[ValidationResult]) -> str | None:
     return None
 
 
+def silenced(results: Sequence[ValidationResult]) -> list[Detection]:
+    """``empty_collection`` (``skipped_on_c``) for each test B passes and C skips or expects to
+    fail -- B and C run with the same tests, so the candidate's code made it so: a skip condition
+    or ``importorskip`` reading what it changed. The test-level twin of a module that stops being
+    collected (``not_collected``): nothing says it still passes, so it cannot be certified."""
+    return [
+        Detection(
+            DetectionKind.EMPTY_COLLECTION,
+            "%s passes on B and is %s on C: nothing says it still passes" % (r.test_id, r.candidate_result.value),
+            r.test_id,
+            detail="skipped_on_c",
+        )
+        for r in results
+        if r.baseline_result is Outcome.PASS and r.candidate_result in C_SILENT
+    ]
+
+
 def failing_on_c(results: Sequence[ValidationResult]) -> str | None:
     """The first result failing on C: all a judge without types or without B can see (the A/B
     harness's ``typing`` and ``baseline-replay`` ablations), a failure B had too included."""
@@ -142,7 +163,8 @@ def failing_on_c(results: Sequence[ValidationResult]) -> str | None:
 def suspects(
     ids: Sequence[str], candidate: Mapping[str, Observation | None], baseline: Mapping[str, Observation | None]
 ) -> list[str]:
-    """Tests that look like flips against the stored full B run: failing on C, not failing on B.
+    """Tests that look like flips against the stored full B run: failing on C, not failing on B;
+    or passing on B and silent on C (``silenced``).
 
     The full B run is not like for like (another selection, another order): each of these must be
     run again on B with the C run's selection, order and seed before it counts.
@@ -150,7 +172,11 @@ def suspects(
     found = []
     for tid in ids:
         c, b = candidate.get(tid), baseline.get(tid)
-        if c is not None and c.outcome in C_FAILING and (b is None or b.outcome not in FAILING):
+        if c is None:
+            continue
+        if c.outcome in C_FAILING and (b is None or b.outcome not in FAILING):
+            found.append(tid)
+        elif c.outcome in C_SILENT and b is not None and b.outcome is Outcome.PASS:
             found.append(tid)
     return found
 
@@ -162,6 +188,7 @@ class Confirmation:
     full_suite: Outcome | None
     same_selection: Outcome | None
     selection_size: int
+    silent: bool = False  # skipped or xfailed on C (``C_SILENT``), not failing: evidence lost
 
     @property
     def order_dependent(self) -> bool:
@@ -170,6 +197,8 @@ class Confirmation:
 
     @property
     def rests_on(self) -> str:
+        if self.same_selection is Outcome.PASS and self.silent:
+            return "evidence lost: passes on B in the C run's selection, order and seed; skipped or xfailed on C"
         if self.same_selection is Outcome.PASS:
             return "regression: passes on B in the C run's selection, order and seed"
         if self.order_dependent:

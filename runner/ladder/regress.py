@@ -215,9 +215,12 @@ def _confirm(
     same = ladder.sides.run_b(todo, None)
     confirmed = {}
     for tid in suspects:
-        full, like = baseline.get(tid), same.observation(tid)
+        full, like, on_c = baseline.get(tid), same.observation(tid), c_run.observation(tid)
         confirmed[tid] = judge.Confirmation(
-            None if full is None else full.outcome, None if like is None else like.outcome, len(todo)
+            None if full is None else full.outcome,
+            None if like is None else like.outcome,
+            len(todo),
+            silent=on_c is not None and on_c.outcome in judge.C_SILENT,
         )
         if like is not None:
             baseline[tid] = like

@@ -264,6 +264,8 @@ class Sides:
         )
         if self.invocation.ablated("typing"):
             typed = ablation.untyped(typed)
+        else:
+            self.evidence.detect(judge.silenced(typed.results))
         return typed, [t for t in absent if t not in unstable], unstable
 
     def provenance(self, origins: Mapping[str, str | None], seen_by: str) -> None:
