@@ -276,26 +276,34 @@ def test_threat_a_test_module_that_ends_bs_whole_collection_is_not_certified(
     assert doc["verdict"]["verdict"] != "CERTIFIED"
 
 
+SIZES = {
+    **PKG,
+    "calc/sizes.py": "SIZES = [1, 2, 3]\n",
+    "tests/test_sizes.py": (
+        "import pytest\n\nfrom calc.sizes import SIZES\n\n\n@pytest.mark.parametrize('n', SIZES)\n"
+        "def test_size(n):\n    assert n > 0\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("sizes", ["[1, 2, 4]", "[1, 2, 4, 5]"])
 def test_an_honest_fix_that_changes_the_values_a_test_is_parametrized_over_is_certified(
-    repo: Repo, tmp_path: pathlib.Path
+    repo: Repo, tmp_path: pathlib.Path, sizes: str
 ) -> None:
     """The ids come from the values (``test_size[3]`` becomes ``test_size[4]``): no test is lost."""
-    code, doc = _judge(
-        repo,
-        tmp_path,
-        {
-            **PKG,
-            "calc/sizes.py": "SIZES = [1, 2, 3]\n",
-            "tests/test_sizes.py": (
-                "import pytest\n\nfrom calc.sizes import SIZES\n\n\n@pytest.mark.parametrize('n', SIZES)\n"
-                "def test_size(n):\n    assert n > 0\n"
-            ),
-        },
-        {**FIX, "calc/sizes.py": "SIZES = [1, 2, 4]\n"},
-    )
+    code, doc = _judge(repo, tmp_path, SIZES, {**FIX, "calc/sizes.py": "SIZES = %s\n" % sizes})
     assert doc is not None
     assert "empty_collection" not in _kinds(doc), doc["detections"]
     assert code == 0, doc["verdict"]
+
+
+def test_threat_a_fix_that_drops_a_value_a_test_is_parametrized_over_is_not_certified(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """The function still collects, under fewer parameters: the value dropped takes its test along."""
+    _doc, lost = _lost(repo, tmp_path, SIZES, {**FIX, "calc/sizes.py": "SIZES = [1, 2]\n"})
+    assert [(d["path"], d["detail"]) for d in lost] == [("tests/test_sizes.py", "not_collected")]
+    assert "tests/test_sizes.py::test_size[3]" in lost[0]["message"]
 
 
 def test_an_honest_fix_that_removes_a_function_with_a_doctest_is_certified(repo: Repo, tmp_path: pathlib.Path) -> None:

@@ -101,6 +101,13 @@ def test_suspects_are_c_failures_b_did_not_fail_and_b_passes_c_silenced() -> Non
     assert judge.suspects(list(c), c, b) == ["a", "d", "e", "f"]
 
 
+def test_a_test_is_lost_unless_its_parametrizations_are_replaced() -> None:
+    before = ["m::f[1]", "m::f[2]", "m::f[3]", "m::g", "m::h[a]", "m::k"]
+    assert judge.lost_from(before, {"m::f[1]", "m::f[2]", "m::f[4]", "m::k"}) == ["m::g", "m::h[a]"]
+    assert judge.lost_from(before, {"m::f[1]", "m::f[2]", "m::k", "m::g", "m::h[b]"}) == ["m::f[3]"]
+    assert judge.lost_from(before, {"m::f[9]", "m::f[8]", "m::f[7]", "m::f[6]", "m::g", "m::h[b]", "m::k"}) == []
+
+
 def test_a_test_b_passes_and_c_skips_or_xfails_is_evidence_lost() -> None:
     S, X, XP = Outcome.SKIPPED, Outcome.XFAILED, Outcome.XPASSED
     typed = _typed({"a": (P, S), "b": (P, X), "c": (S, S), "d": (None, S), "e": (P, XP), "f": (F, S), "g": (P, P)})

@@ -8,6 +8,7 @@ unit-tested without a repository.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -65,6 +66,17 @@ def falsifying(obs: Observation | None, quarantined: Mapping[str, Sequence[str]]
     if len(obs.attempts) < 2 or any(a is not Outcome.FAIL for a in obs.attempts):
         return False
     return obs.failure is None or _MISSING.search(obs.failure.message) is None
+
+
+def lost_from(before: Sequence[str], after: Collection[str]) -> list[str]:
+    """The ids of ``before`` that ``after`` lacks and does not replace, in ``before``'s order.
+
+    A parametrized test whose ids are made from values the fix changes (``test_size[3]`` becomes
+    ``test_size[4]``) is replaced when ``after`` holds at least as many ids of the same function;
+    fewer is a value dropped -- a test lost, as a function that is gone is."""
+    kept = Counter(t.partition("[")[0] for t in after)
+    had = Counter(t.partition("[")[0] for t in before)
+    return [t for t in before if t not in after and kept[t.partition("[")[0]] < had[t.partition("[")[0]]]
 
 
 def unrunnable(typed: Typed, ids: Sequence[str], owned: Callable[[str], bool]) -> dict[str, str]:

@@ -137,21 +137,17 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
     the suite unseen); a module erroring on B too, or only when collected alone, is the
     environment's. A test B collects and C does not (a module-level skip on a changed flag,
     ``__test__``, a base gaining ``__init__``) is collected empty on C (``empty_collection``,
-    ``not_collected``): nothing says it still passes -- unless its function is still collected
-    under other parameters (ids made from values the fix changes), or it is a doctest of a
-    source file the candidate changed. When B cannot collect the suite at all, the loss cannot
-    be judged: T4 is inconclusive."""
+    ``not_collected``): nothing says it still passes -- unless C collects at least as many
+    parametrizations of its function as B (ids made from values the fix changes: renamed, not
+    dropped, ``judge.lost_from``), or it is a doctest of a source file the candidate changed.
+    When B cannot collect the suite at all, the loss cannot be judged: T4 is inconclusive."""
     sides = ladder.sides
     assert sides.plan is not None
     on_c = set(ladder.collected)
     sources = {c.path for c in diff.files if c.kind is not FileKind.TEST}
     errored = {n.split("::", 1)[0]: f for n, f in run.content.collect_errors.items() if n not in ("", ".")}
-    functions = {t.partition("[")[0] for t in on_c}
-    missing = [
-        t
-        for t in suite.collected
-        if t not in on_c and t.partition("[")[0] not in functions and t.split("::", 1)[0] not in {*sources, *errored}
-    ]
+    excused = {*sources, *errored}
+    missing = {t for t in judge.lost_from(suite.collected, on_c) if t.split("::", 1)[0] not in excused}
     if not errored and not missing:
         return False
     on_b = sides.pytest(ladder.co.baseline_with_tests(sides.plan), None, answer=False, reruns=0, collect_only=True)
@@ -161,10 +157,10 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
             Tier.T4, TierStatus.INCONCLUSIVE, start, 0, 0, len(ladder.collected), note % (on_b.exit_code, on_b.said)
         )
         return True
-    b_errored, b_ids = {n.split("::", 1)[0] for n in on_b.content.collect_errors}, set(on_b.content.collected)
+    b_errored = {n.split("::", 1)[0] for n in on_b.content.collect_errors}
     vanished: dict[str, list[str]] = {}
-    for t in missing:
-        if t in b_ids:
+    for t in judge.lost_from(on_b.content.collected, on_c):
+        if t in missing:
             vanished.setdefault(t.split("::", 1)[0], []).append(t)
     ladder.evidence.detect(
         Detection(
