@@ -1,10 +1,15 @@
 """CI check: the plugin loads and types results inside an old target interpreter.
 
-Usage: python tests/old_env_check.py /path/to/old/python
+Usage: python tests/old_env_check.py [--installed] /path/to/old/python
 
 The old interpreter has only pytest installed. The plugin is injected the way the runner injects
 it -- ``PYTHONPATH`` and ``-p pytest_evidence.plugin`` -- without installing anything there. The
 record it writes is validated here, with jsonschema, against the shipped schema.
+
+``--installed``: the old interpreter's environment has the wheel installed (with the ``runner``
+extra, which installs nothing below Python 3.10), as a project on an old Python installs the
+plugin. Nothing is put on its path: the plugin loads by its entry point, ``-p evidence``, and the
+``evidence-runner`` script beside it must refuse in one line, with the missing-tool exit code.
 """
 
 from __future__ import annotations
@@ -24,19 +29,23 @@ sys.path.insert(0, str(ROOT))
 from runner import example_repo  # noqa: E402
 
 
-def main(old_python: str) -> int:
+def main(old_python: str, installed: bool) -> int:
     work = pathlib.Path(tempfile.mkdtemp(prefix="old-env-check-"))
     repo = example_repo.build(work / "shop")
     subprocess.run(["git", "checkout", "-q", repo.candidates["honest-fix"]], cwd=repo.path, check=True)
     out = work / "e.json"
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = (
+        {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        if installed
+        else dict(os.environ, PYTHONPATH=str(ROOT))
+    )
     proc = subprocess.run(
         [
             old_python,
             "-m",
             "pytest",
             "-p",
-            "pytest_evidence.plugin",
+            "evidence" if installed else "pytest_evidence.plugin",
             f"--baseline={repo.baseline}",
             f"--evidence-out={out}",
             "-q",
@@ -71,8 +80,20 @@ def main(old_python: str) -> int:
     print(
         "ok: Python/pytest %s typed %d results; the reproducer is bug-discriminating" % (version, len(doc["results"]))
     )
+    return _runner_refuses(pathlib.Path(old_python).parent / "evidence-runner", env) if installed else 0
+
+
+def _runner_refuses(script: pathlib.Path, env: dict[str, str]) -> int:
+    """Below Python 3.10 the installed runner says what it needs, in one line, exit 2."""
+    proc = subprocess.run([str(script), "--help"], capture_output=True, text=True, env=env)
+    said = proc.stderr.strip().splitlines()
+    if proc.returncode != 2 or len(said) != 1 or "needs Python 3.10" not in said[0] or not said[0].endswith("]"):
+        print("FAIL: %s exited %d saying %r" % (script, proc.returncode, proc.stderr[-2000:]))
+        return 1
+    print("ok: %s refuses: %s" % (script.name, said[0]))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    args = sys.argv[1:]
+    sys.exit(main(args[-1], "--installed" in args[:-1]))
