@@ -75,6 +75,24 @@ def definitions(tree: ast.Module) -> dict[tuple[str, ...], ast.AST]:
     return found
 
 
+def doctest_owner(tree: ast.Module, path: str, name: str) -> bool:
+    """Whether the module at ``path`` still holds what pytest's doctest item ``name`` was the
+    docstring of. The name is the module's dotted name (how it was imported: some tail of the
+    path) then the object's qualified name: ``calc.ops.Ops.half`` in ``src/calc/ops.py``. The
+    module itself always exists; a function or class must be defined under that name."""
+    parts = [p for p in re.sub(r"\.py$", "", path).split("/") if p]
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    defined = definitions(tree)
+    for start in range(len(parts)):
+        module = ".".join(parts[start:])
+        if name == module:
+            return True
+        if name.startswith(module + ".") and tuple(name[len(module) + 1 :].split(".")) in defined:
+            return True
+    return False
+
+
 def _matches(name: str, patterns: Sequence[str]) -> bool:
     """pytest's rule for ``python_classes`` / ``python_functions``: a prefix, or a glob pattern."""
     return any(name.startswith(p) or (any(c in p for c in "*?[") and fnmatch.fnmatch(name, p)) for p in patterns)

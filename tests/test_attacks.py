@@ -306,13 +306,30 @@ def test_threat_a_fix_that_drops_a_value_a_test_is_parametrized_over_is_not_cert
     assert "tests/test_sizes.py::test_size[3]" in lost[0]["message"]
 
 
+OLD_WITH_DOCTEST = '\n\ndef old():\n    """\n    >>> old()\n    0\n    """\n    return 0\n'
+
+
 def test_an_honest_fix_that_removes_a_function_with_a_doctest_is_certified(repo: Repo, tmp_path: pathlib.Path) -> None:
-    old = '\n\ndef old():\n    """\n    >>> old()\n    0\n    """\n    return 0\n'
-    before = {**PKG, "calc/ops.py": PKG["calc/ops.py"] + old}
+    before = {**PKG, "calc/ops.py": PKG["calc/ops.py"] + OLD_WITH_DOCTEST}
     code, doc = _judge(repo, tmp_path, before, FIX, "--", "--doctest-modules", "calc", "tests")
     assert doc is not None
     assert "empty_collection" not in _kinds(doc), doc["detections"]
     assert code == 0, doc["verdict"]
+
+
+def test_threat_a_fix_that_strips_the_doctest_of_a_function_it_keeps_is_not_certified(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """Examples taken out of a docstring are a test deleted, though not from a test file."""
+    before = {**PKG, "calc/ops.py": PKG["calc/ops.py"] + OLD_WITH_DOCTEST}
+    stripped = FIX["calc/ops.py"] + OLD_WITH_DOCTEST.replace('    """\n    >>> old()\n    0\n    """\n', "")
+    code, doc = _judge(
+        repo, tmp_path, before, {**FIX, "calc/ops.py": stripped}, "--", "--doctest-modules", "calc", "tests"
+    )
+    assert code == 3 and doc is not None and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
+    lost = _kinds(doc)["empty_collection"]
+    assert [(d["path"], d["detail"]) for d in lost] == [("calc/ops.py", "not_collected")]
+    assert "calc/ops.py::calc.ops.old" in lost[0]["message"]
 
 
 @pytest.mark.parametrize(

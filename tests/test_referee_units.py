@@ -268,3 +268,24 @@ def test_a_skip_on_a_test_only_the_trusted_source_has_is_tamper(git_repo: GitRep
         assert [d.detail for d in report.detections] == details, report.detections
         laid = {p for p, text in tests.items() if text not in (rewritten, new_file)}
         assert set(report.lay) == laid  # the trusted version runs wherever the candidate's differs
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "kept"),
+    [
+        ("src/calc/ops.py", "calc.ops.Ops.half", True),
+        ("src/calc/ops.py", "ops.Ops.half", True),  # imported by its basename (rootdir-relative, prepend)
+        ("src/calc/ops.py", "calc.ops.double", True),
+        ("src/calc/ops.py", "calc.ops", True),  # the module's own docstring: the module is there
+        ("src/calc/ops.py", "calc.ops.gone", False),
+        ("src/calc/ops.py", "calc.ops.Ops.gone", False),
+        ("src/calc/ops.py", "calc.ops.half", False),  # a method's name at top level is not the method
+        ("src/calc/__init__.py", "calc.double", True),
+        ("src/calc/__init__.py", "calc.gone", False),
+        ("src/calc/__init__.py", "calc", True),
+        ("src/calc/ops.py", "other.double", False),
+    ],
+)
+def test_a_doctest_is_kept_while_what_it_documents_is_defined(path: str, name: str, kept: bool) -> None:
+    tree = ast.parse("class Ops:\n    def half(self):\n        pass\n\n\ndef double():\n    pass\n")
+    assert pyscan.doctest_owner(tree, path, name) is kept

@@ -8,6 +8,7 @@ suite. A collection pytest cannot finish is the candidate's doing only when B's 
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import pathlib
 from collections.abc import Callable, Sequence
@@ -139,15 +140,20 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
     ``__test__``, a base gaining ``__init__``) is collected empty on C (``empty_collection``,
     ``not_collected``): nothing says it still passes -- unless C collects at least as many
     parametrizations of its function as B (ids made from values the fix changes: renamed, not
-    dropped, ``judge.lost_from``), or it is a doctest of a source file the candidate changed.
-    When B cannot collect the suite at all, the loss cannot be judged: T4 is inconclusive."""
+    dropped, ``judge.lost_from``), or it is a doctest of a source file the candidate changed
+    whose function or class is gone from it (``_doctests_kept``). When B cannot collect the
+    suite at all, the loss cannot be judged: T4 is inconclusive."""
     sides = ladder.sides
     assert sides.plan is not None
     on_c = set(ladder.collected)
     sources = {c.path for c in diff.files if c.kind is not FileKind.TEST}
     errored = {n.split("::", 1)[0]: f for n, f in run.content.collect_errors.items() if n not in ("", ".")}
-    excused = {*sources, *errored}
-    missing = {t for t in judge.lost_from(suite.collected, on_c) if t.split("::", 1)[0] not in excused}
+    kept = _doctests_kept(ladder.co.c_dir)
+    missing = {
+        t
+        for t in judge.lost_from(suite.collected, on_c)
+        if t.split("::", 1)[0] not in errored and (t.split("::", 1)[0] not in sources or kept(t))
+    }
     if not errored and not missing:
         return False
     on_b = sides.pytest(ladder.co.baseline_with_tests(sides.plan), None, answer=False, reruns=0, collect_only=True)
@@ -187,6 +193,26 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
     note = "test module(s) %s do not collect on C; they do on B with the same tests" % ", ".join(broken)
     ladder.tier(Tier.T4, TierStatus.FAILED, start, 0, 0, len(ladder.collected), note)
     return True
+
+
+def _doctests_kept(c_dir: pathlib.Path) -> Callable[[str], bool]:
+    """Whether a doctest of a changed source file tested something C still defines: then its
+    examples were taken out of a docstring -- a test deleted, though not from a test file. A
+    doctest whose function, class or file is gone went with the code (a text file's doctests,
+    ``--doctest-glob``, are not judged: a document, not code)."""
+    trees: dict[str, ast.Module | None] = {}
+
+    def kept(test_id: str) -> bool:
+        path, _, name = test_id.partition("::")
+        if not path.endswith(".py"):
+            return False
+        if path not in trees:
+            source = c_dir / path
+            trees[path] = pyscan.parse(source.read_bytes()) if source.is_file() else None
+        tree = trees[path]
+        return tree is not None and pyscan.doctest_owner(tree, path, name)
+
+    return kept
 
 
 def tampered_collection(ladder: Ladder) -> None:
