@@ -48,7 +48,8 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   harness's ablations judged on C's bare outcomes: no result typed, or none with a B outcome).
   Earlier 1.x records still read.
 * ``1.9`` -- no new member; three detection details that change a verdict: ``empty_collection``
-  ``skipped_on_c`` (a test B passes, like for like, is skipped or xfailed on C) and
+  ``skipped_on_c`` (a test B passes, like for like or in its own full run, is skipped or xfailed
+  on C; or a new parametrization replacing one B passed is) and
   ``not_collected`` (tests B collects with the same tests and C does not), ``crash``
   ``collection_error`` (a test module erroring on C only). ``flip`` on an annotation may now
   describe a PASS->skipped/xfailed suspect (``rests_on`` "evidence lost: ..."), not only a

@@ -203,6 +203,58 @@ def test_threat_a_fix_that_makes_an_unchanged_test_skip_is_not_certified(repo: R
     assert {t["tier"]: t["status"] for t in doc["tiers"]}["T3"] == "passed"
 
 
+FLAGGED_DOUBLE = (
+    "import pytest\n\nfrom calc import flags, ops\n\n\n@pytest.mark.skipif('not flags.ENABLED')\n"
+    "def test_feature():\n    assert ops.double(3) == 6\n"
+)
+BROKEN_DOUBLE = FIX["calc/ops.py"].replace("return n * 2", "return n * 2 + (n == 3)")
+
+
+def test_threat_a_new_test_file_that_silences_an_existing_test_on_both_sides_is_not_certified(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """The candidate breaks ``double(3)`` and its reproducer's file turns off, at import, the flag
+    the test of it skips on: the test is skipped on C, and on B too once C's tests are laid over
+    B. B's own full run passes it: the certification never ran it on C."""
+    silencing = "from calc import flags\n\nflags.ENABLED = False\n" + FIX["tests/test_half.py"]
+    doc, lost = _lost(
+        repo,
+        tmp_path,
+        {**PKG, "calc/flags.py": "ENABLED = True\n", "tests/test_feature.py": FLAGGED_DOUBLE},
+        {**FIX, "calc/ops.py": BROKEN_DOUBLE, "tests/test_half.py": silencing},
+    )
+    assert [(d["test_id"], d["detail"]) for d in lost] == [("tests/test_feature.py::test_feature", "skipped_on_c")]
+    assert "skipped on B too in the C run's selection" in lost[0]["message"]
+    flip = doc["annotations"]["tests/test_feature.py::test_feature"]["flip"]
+    assert [flip["baseline_full_suite"], flip["baseline_same_selection"]] == ["pass", "skipped"]
+
+
+def test_threat_a_test_b_xpasses_that_c_makes_xfail_is_not_certified(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """Under a non-strict xfail a passing body is ``xpassed``: a pass all the same."""
+    loose = (
+        "import pytest\n\nfrom calc import ops\n\n\n@pytest.mark.xfail(reason='slow hosts', strict=False)\n"
+        "def test_big():\n    assert ops.double(3) == 6\n"
+    )
+    _doc, lost = _lost(repo, tmp_path, {**PKG, "tests/test_big.py": loose}, {**FIX, "calc/ops.py": BROKEN_DOUBLE})
+    assert [(d["test_id"], d["detail"]) for d in lost] == [("tests/test_big.py::test_big", "skipped_on_c")]
+    assert "passes on B and is xfailed on C" in lost[0]["message"]
+
+
+def test_threat_a_renamed_parametrization_that_skips_on_c_is_not_certified(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """A value renamed (``rev2`` -> ``rev_2``) is excused as a value the fix changed, on the
+    condition that its new id proves something: skipped on C, it does not."""
+    codecs = (
+        "import pytest\n\nfrom calc.codecs import CODECS\n\n\n@pytest.mark.parametrize('name', sorted(CODECS))\n"
+        "def test_roundtrip(name):\n    if not CODECS[name]:\n        pytest.skip('unavailable')\n"
+    )
+    before = {**PKG, "calc/codecs.py": "CODECS = {'rev2': True}\n", "tests/test_codecs.py": codecs}
+    _doc, lost = _lost(repo, tmp_path, before, {**FIX, "calc/codecs.py": "CODECS = {'rev_2': False}\n"})
+    assert [(d["test_id"], d["detail"]) for d in lost] == [
+        ("tests/test_codecs.py::test_roundtrip[rev_2]", "skipped_on_c")
+    ]
+    assert "replaces tests/test_codecs.py::test_roundtrip[rev2]" in lost[0]["message"]
+
+
 def test_threat_a_test_beside_the_reproducer_that_the_fix_makes_xfail_is_not_certified(
     repo: Repo, tmp_path: pathlib.Path
 ) -> None:
@@ -292,6 +344,15 @@ def test_an_honest_fix_that_changes_the_values_a_test_is_parametrized_over_is_ce
 ) -> None:
     """The ids come from the values (``test_size[3]`` becomes ``test_size[4]``): no test is lost."""
     code, doc = _judge(repo, tmp_path, SIZES, {**FIX, "calc/sizes.py": "SIZES = %s\n" % sizes})
+    assert doc is not None
+    assert "empty_collection" not in _kinds(doc), doc["detections"]
+    assert code == 0, doc["verdict"]
+
+
+def test_an_honest_fix_that_drops_a_value_its_test_failed_on_is_certified(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """Only what passed on B can be lost: the value B failed on (``-1``) goes, nothing is lost."""
+    failing = {**SIZES, "calc/sizes.py": "SIZES = [1, 2, -1]\n"}
+    code, doc = _judge(repo, tmp_path, failing, {**FIX, "calc/sizes.py": "SIZES = [1, 2]\n"})
     assert doc is not None
     assert "empty_collection" not in _kinds(doc), doc["detections"]
     assert code == 0, doc["verdict"]

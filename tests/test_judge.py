@@ -95,10 +95,35 @@ def test_regression_tier() -> None:
 
 def test_suspects_are_c_failures_b_did_not_fail_and_b_passes_c_silenced() -> None:
     S, X = Outcome.SKIPPED, Outcome.XFAILED
-    c = {t: _obs(t, o) for t, o in {"a": F, "b": F, "c": P, "d": T, "e": S, "f": X, "g": S, "h": S}.items()}
+    c = {t: _obs(t, o) for t, o in {"a": F, "b": F, "c": P, "d": T, "e": S, "f": X, "g": S, "h": S, "i": X}.items()}
     b = {"a": _obs("a", P), "b": _obs("b", F), "c": _obs("c", P), "d": None}
-    b |= {"e": _obs("e", P), "f": _obs("f", P), "g": _obs("g", S), "h": None}
-    assert judge.suspects(list(c), c, b) == ["a", "d", "e", "f"]
+    b |= {"e": _obs("e", P), "f": _obs("f", P), "g": _obs("g", S), "h": None, "i": _obs("i", Outcome.XPASSED)}
+    assert judge.suspects(list(c), c, b) == ["a", "d", "e", "f", "i"]
+
+
+@pytest.mark.parametrize(
+    ("full", "same", "lost", "rests_on"),
+    [
+        (P, P, False, "evidence lost: passes on B in the C run's selection"),
+        (P, Outcome.SKIPPED, True, "evidence lost: passes in B's full run; skipped on B too"),
+        (Outcome.XPASSED, Outcome.XFAILED, True, "evidence lost: passes in B's full run; xfailed on B too"),
+        (Outcome.SKIPPED, Outcome.SKIPPED, False, "not a flip"),
+    ],
+)
+def test_a_silenced_suspect_is_lost_when_b_passes_it_in_either_run(
+    full: Outcome, same: Outcome, lost: bool, rests_on: str
+) -> None:
+    got = judge.Confirmation(full, same, 3, silent=True)
+    assert got.silenced_on_both is lost and got.rests_on.startswith(rests_on)
+    assert not judge.Confirmation(full, same, 3).silenced_on_both  # failing on C: a flip's business
+
+
+def test_a_parametrization_replacing_one_b_passed_must_not_be_silent_on_c() -> None:
+    S = Outcome.SKIPPED
+    typed = _typed({"m::f[new]": (None, S), "m::f[ok]": (None, P), "m::g[x]": (None, S), "m::f[old2]": (P, S)})
+    found = judge.silent_replacements(typed.results, {"m::f": ["m::f[old]"]})
+    assert [(d.test_id, d.detail) for d in found] == [("m::f[new]", "skipped_on_c")]
+    assert "replaces m::f[old] (passing on B) and is skipped on C" in found[0].message
 
 
 def test_a_test_is_lost_unless_its_parametrizations_are_replaced() -> None:
@@ -110,11 +135,13 @@ def test_a_test_is_lost_unless_its_parametrizations_are_replaced() -> None:
 
 def test_a_test_b_passes_and_c_skips_or_xfails_is_evidence_lost() -> None:
     S, X, XP = Outcome.SKIPPED, Outcome.XFAILED, Outcome.XPASSED
-    typed = _typed({"a": (P, S), "b": (P, X), "c": (S, S), "d": (None, S), "e": (P, XP), "f": (F, S), "g": (P, P)})
+    pairs = {"a": (P, S), "b": (P, X), "c": (S, S), "d": (None, S), "e": (P, XP), "f": (F, S), "g": (P, P)}
+    typed = _typed({**pairs, "h": (XP, X)})
     found = judge.silenced(typed.results)
     assert [(d.kind, d.test_id, d.detail) for d in found] == [
         (DetectionKind.EMPTY_COLLECTION, "a", "skipped_on_c"),
         (DetectionKind.EMPTY_COLLECTION, "b", "skipped_on_c"),
+        (DetectionKind.EMPTY_COLLECTION, "h", "skipped_on_c"),  # xpassed on B: its body passed
     ]
     assert "a passes on B and is skipped on C" in found[0].message
     # it blocks certification: every tier passing is not enough

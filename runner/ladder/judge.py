@@ -33,6 +33,9 @@ C_FAILING = FAILING | {Outcome.TIMEOUT, Outcome.CRASH}
 #: expected. A pass turned into one of these is evidence lost, not a flip (``silenced``).
 C_SILENT = frozenset({Outcome.SKIPPED, Outcome.XFAILED})
 
+#: Outcomes of a test whose body ran and passed: ``xpassed`` is a pass under a non-strict xfail.
+PASSED = frozenset({Outcome.PASS, Outcome.XPASSED})
+
 Judgement = tuple[TierStatus, str]
 
 _MISSING = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
@@ -147,20 +150,40 @@ def flip(results: Sequence[ValidationResult]) -> str | None:
 
 
 def silenced(results: Sequence[ValidationResult]) -> list[Detection]:
-    """``empty_collection`` (``skipped_on_c``) for each test B passes and C skips or expects to
-    fail -- B and C run with the same tests, so the candidate's code made it so: a skip condition
-    or ``importorskip`` reading what it changed. The test-level twin of a module that stops being
-    collected (``not_collected``): nothing says it still passes, so it cannot be certified."""
+    """``empty_collection`` (``skipped_on_c``) for each test B passes (or xpasses) and C skips or
+    expects to fail -- B and C run with the same tests, so the candidate's code made it so: a skip
+    condition or ``importorskip`` reading what it changed. The test-level twin of a module that
+    stops being collected (``not_collected``): nothing says it still passes, so it cannot be
+    certified."""
     return [
-        Detection(
-            DetectionKind.EMPTY_COLLECTION,
-            "%s passes on B and is %s on C: nothing says it still passes" % (r.test_id, r.candidate_result.value),
-            r.test_id,
-            detail="skipped_on_c",
-        )
+        _lost(r.test_id, "passes on B and is %s on C" % r.candidate_result.value)
         for r in results
-        if r.baseline_result is Outcome.PASS and r.candidate_result in C_SILENT
+        if r.baseline_result in PASSED and r.candidate_result in C_SILENT
     ]
+
+
+def silent_replacements(results: Sequence[ValidationResult], replaced: Mapping[str, Sequence[str]]) -> list[Detection]:
+    """``skipped_on_c`` for a new parametrization, with no B result, of a function whose ids B
+    passed and C lost (``replaced``, function -> the lost ids): C collects as many ids of it, so
+    the loss was excused as values the fix changed -- on the condition that what replaced them
+    proves something. Skipped or xfailed on C, it does not (an empty parameter set, a renamed
+    value whose body skips)."""
+    return [
+        _lost(r.test_id, "replaces %s (passing on B) and is %s on C" % (replaced[fn][0], r.candidate_result.value))
+        for r in results
+        if r.baseline_result is None
+        and r.candidate_result in C_SILENT
+        and (fn := r.test_id.partition("[")[0]) in replaced
+    ]
+
+
+def _lost(test_id: str, what: str) -> Detection:
+    return Detection(
+        DetectionKind.EMPTY_COLLECTION,
+        "%s %s: nothing says it still passes" % (test_id, what),
+        test_id,
+        detail="skipped_on_c",
+    )
 
 
 def failing_on_c(results: Sequence[ValidationResult]) -> str | None:
@@ -188,7 +211,7 @@ def suspects(
             continue
         if c.outcome in C_FAILING and (b is None or b.outcome not in FAILING):
             found.append(tid)
-        elif c.outcome in C_SILENT and b is not None and b.outcome is Outcome.PASS:
+        elif c.outcome in C_SILENT and b is not None and b.outcome in PASSED:
             found.append(tid)
     return found
 
@@ -205,12 +228,25 @@ class Confirmation:
     @property
     def order_dependent(self) -> bool:
         """Passes on B in the full run and fails on B in C's selection: the order did it."""
-        return self.full_suite is Outcome.PASS and self.same_selection in FAILING
+        return self.full_suite in PASSED and self.same_selection in FAILING
+
+    @property
+    def silenced_on_both(self) -> bool:
+        """Silent on C, and on B too in C's selection with C's tests, though it passes in B's own
+        full run: the selection or the candidate's tests silence it -- a new test file setting
+        the flag a ``skipif`` reads, a test that skips unless another ran first. Either way the
+        certification never ran its body on C: evidence lost all the same."""
+        return self.silent and self.full_suite in PASSED and self.same_selection in C_SILENT
 
     @property
     def rests_on(self) -> str:
-        if self.same_selection is Outcome.PASS and self.silent:
+        if self.same_selection in PASSED and self.silent:
             return "evidence lost: passes on B in the C run's selection, order and seed; skipped or xfailed on C"
+        if self.silenced_on_both and self.same_selection is not None:
+            return (
+                "evidence lost: passes in B's full run; %s on B too in the C run's selection, with C's tests: "
+                "the selection or the candidate's tests silence it" % self.same_selection.value
+            )
         if self.same_selection is Outcome.PASS:
             return "regression: passes on B in the C run's selection, order and seed"
         if self.order_dependent:

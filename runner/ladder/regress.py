@@ -115,6 +115,7 @@ def tiers(
             _tier(ladder, tier, ids, todo, what, run, suite, resolver, start, number)
             number += 1
         sides.checked(session.close(), c_dir)
+    ladder.evidence.detect(judge.silent_replacements(ladder.evidence.results, ladder.replaced))
 
 
 def _plan(
@@ -181,6 +182,11 @@ def _tier(
     }
     detections = list(typed.detections) + [
         Detection(DetectionKind.ORDER_DEPENDENT, c.rests_on, t) for t, c in confirmed.items() if c.order_dependent
+    ]
+    detections += [
+        Detection(DetectionKind.EMPTY_COLLECTION, "%s: %s" % (t, c.rests_on), t, detail="skipped_on_c")
+        for t, c in confirmed.items()
+        if c.silenced_on_both
     ]
     if tier is Tier.T7:
         detections += [

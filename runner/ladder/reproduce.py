@@ -136,24 +136,27 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
     tests of B's stored run: a test module erroring on C but not on B was broken by the
     candidate (``crash``, ``collection_error``: T4 fails, its passing tests would drop out of
     the suite unseen); a module erroring on B too, or only when collected alone, is the
-    environment's. A test B collects and C does not (a module-level skip on a changed flag,
-    ``__test__``, a base gaining ``__init__``) is collected empty on C (``empty_collection``,
-    ``not_collected``): nothing says it still passes -- unless C collects at least as many
-    parametrizations of its function as B (ids made from values the fix changes: renamed, not
-    dropped, ``judge.lost_from``), or it is a doctest of a source file the candidate changed
-    whose function or class is gone from it (``_doctests_kept``). When B cannot collect the
-    suite at all, the loss cannot be judged: T4 is inconclusive."""
+    environment's. A test B passed that C does not collect (a module-level skip on a changed
+    flag, ``__test__``, a base gaining ``__init__``) is collected empty on C
+    (``empty_collection``, ``not_collected``): nothing says it still passes -- unless C collects
+    at least as many parametrizations of its function as B (ids made from values the fix
+    changes: renamed, not dropped, ``judge.lost_from``; ``ladder.replaced`` keeps them, and what
+    replaced them must not be silent, ``judge.silent_replacements``), or it is a doctest of a
+    source file the candidate changed whose function or class is gone from it
+    (``_doctests_kept``). When B cannot collect the suite at all, the loss cannot be judged: T4
+    is inconclusive."""
     sides = ladder.sides
     assert sides.plan is not None
     on_c = set(ladder.collected)
     sources = {c.path for c in diff.files if c.kind is not FileKind.TEST}
     errored = {n.split("::", 1)[0]: f for n, f in run.content.collect_errors.items() if n not in ("", ".")}
     kept = _doctests_kept(ladder.co.c_dir)
-    missing = {
-        t
-        for t in judge.lost_from(suite.collected, on_c)
-        if t.split("::", 1)[0] not in errored and (t.split("::", 1)[0] not in sources or kept(t))
-    }
+    lost = set(judge.lost_from(suite.collected, on_c))
+    gone = [t for t in suite.collected if t not in on_c and _passed(suite, t) and t.split("::", 1)[0] not in errored]
+    missing = {t for t in gone if t in lost and (t.split("::", 1)[0] not in sources or kept(t))}
+    for t in gone:  # renamed parametrizations: what replaces them must prove something (``silent_replacements``)
+        if t not in lost and "[" in t:
+            ladder.replaced.setdefault(t.partition("[")[0], []).append(t)
     if not errored and not missing:
         return False
     on_b = sides.pytest(ladder.co.baseline_with_tests(sides.plan), None, answer=False, reruns=0, collect_only=True)
@@ -193,6 +196,12 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
     note = "test module(s) %s do not collect on C; they do on B with the same tests" % ", ".join(broken)
     ladder.tier(Tier.T4, TierStatus.FAILED, start, 0, 0, len(ladder.collected), note)
     return True
+
+
+def _passed(suite: SuiteRun, test_id: str) -> bool:
+    """B's stored run passed it: only then is there evidence to lose."""
+    result = suite.results.get(test_id)
+    return result is not None and result.outcome in judge.PASSED
 
 
 def _doctests_kept(c_dir: pathlib.Path) -> Callable[[str], bool]:
