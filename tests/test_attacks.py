@@ -229,6 +229,24 @@ def test_threat_a_new_test_file_that_silences_an_existing_test_on_both_sides_is_
     assert [flip["baseline_full_suite"], flip["baseline_same_selection"]] == ["pass", "skipped"]
 
 
+def test_threat_the_reproducers_file_silencing_a_test_beside_it_on_both_sides_is_not_certified(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """As above, in the file the candidate changes to add its reproducer (T3, where B runs with
+    C's tests in the same session): the flag is turned off by the file itself."""
+    silencing = "from calc import flags\n\nflags.ENABLED = False\n" + FLAGGED_DOUBLE.replace(
+        "from calc import flags, ops", "from calc import ops"
+    )
+    _doc, lost = _lost(
+        repo,
+        tmp_path,
+        {**PKG, "calc/flags.py": "ENABLED = True\n", "tests/test_half.py": FLAGGED_DOUBLE},
+        {**FIX, "calc/ops.py": BROKEN_DOUBLE, "tests/test_half.py": silencing + "\n\n" + FIX["tests/test_half.py"]},
+    )
+    assert [(d["test_id"], d["detail"]) for d in lost] == [("tests/test_half.py::test_feature", "skipped_on_c")]
+    assert "skipped on B too in the C run's selection" in lost[0]["message"]
+
+
 def test_threat_a_test_b_xpasses_that_c_makes_xfail_is_not_certified(repo: Repo, tmp_path: pathlib.Path) -> None:
     """Under a non-strict xfail a passing body is ``xpassed``: a pass all the same."""
     loose = (

@@ -238,6 +238,10 @@ class Confirmation:
         certification never ran its body on C: evidence lost all the same."""
         return self.silent and self.full_suite in PASSED and self.same_selection in C_SILENT
 
+    def lost(self, test_id: str) -> list[Detection]:
+        """The ``skipped_on_c`` detection a test silenced on both sides is (``silenced_on_both``)."""
+        return [_lost(test_id, "(%s)" % self.rests_on)] if self.silenced_on_both else []
+
     @property
     def rests_on(self) -> str:
         if self.same_selection in PASSED and self.silent:

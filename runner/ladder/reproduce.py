@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from pytest_evidence import gitops, overlay
+from pytest_evidence.assemble import Typed
 from pytest_evidence.errors import BadInput, EvidenceError, ToolFailed
 from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Role, Tier, TierStatus
 from pytest_evidence.store import SuiteRun
@@ -392,6 +393,21 @@ def reproducers(
     _judge(ladder, diff, start, chosen, files, resolver, c_run, b_run, baseline, steady=not falsified, cut=cut)
 
 
+def _silenced_on_both(ladder: Ladder, typed: Typed, baseline: Callable[[], SuiteRun | None], size: int) -> None:
+    """T3's B runs with C's tests, so a test the changed file itself silences (setting the flag
+    its neighbour's ``skipif`` reads) is skipped on both sides; B's own full run says whether it
+    passed before (``judge.Confirmation.silenced_on_both``). Asked once T3 passed: B's suite run
+    is what T4 reads next anyway."""
+    both = [r for r in typed.results if r.candidate_result in judge.C_SILENT and r.baseline_result in judge.C_SILENT]
+    suite = baseline() if both else None
+    if suite is None:
+        return
+    for r in both:
+        full = suite.results.get(r.test_id)
+        confirmed = judge.Confirmation(None if full is None else full.outcome, r.baseline_result, size, silent=True)
+        ladder.evidence.detect(confirmed.lost(r.test_id))
+
+
 def _through(ids: Sequence[str], last_of: Sequence[str]) -> list[str]:
     """``ids`` up to the last of ``last_of`` among them."""
     wanted = set(last_of)
@@ -499,6 +515,8 @@ def _judge(
     blind.scan(ladder, diff, [r.test_id for r in typed.results if r.bug_discriminating and r.test_id in reproducing])
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
     status, note = unrun or judge.reproducer_tier(typed, reproducing, expected, fresh, ablation.bare(invocation))
+    if status is TierStatus.PASSED:
+        _silenced_on_both(ladder, typed, baseline, len(ids))
     if not reproducing and new and status is TierStatus.INCONCLUSIVE:
         note = (
             "no reproducer: the candidate added or changed no test; the %d new test(s) of the trusted tests ran "
