@@ -79,11 +79,15 @@ def doctest_owner(tree: ast.Module, path: str, name: str) -> bool:
     """Whether the module at ``path`` still holds what pytest's doctest item ``name`` was the
     docstring of. The name is the module's dotted name (how it was imported: some tail of the
     path) then the object's qualified name: ``calc.ops.Ops.half`` in ``src/calc/ops.py``. The
-    module itself always exists; a function or class must be defined under that name."""
+    module itself always exists; a function or class must be defined under that name, at any
+    depth of ``if``/``try``/``with`` blocks. An entry of ``__test__`` is a test and nothing else:
+    it is never gone with code."""
+    if ".__test__." in name:
+        return True
     parts = [p for p in re.sub(r"\.py$", "", path).split("/") if p]
     if parts and parts[-1] == "__init__":
         parts.pop()
-    defined = definitions(tree)
+    defined = _reachable_definitions(tree.body, ())
     for start in range(len(parts)):
         module = ".".join(parts[start:])
         if name == module:
@@ -91,6 +95,24 @@ def doctest_owner(tree: ast.Module, path: str, name: str) -> bool:
         if name.startswith(module + ".") and tuple(name[len(module) + 1 :].split(".")) in defined:
             return True
     return False
+
+
+def _reachable_definitions(body: Sequence[ast.stmt], prefix: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """What a module or class body defines as attributes, by qualified name parts: functions and
+    classes, also inside ``if``/``try``/``with``/loop blocks (a fallback import, a version
+    check), which run at the same level."""
+    found: set[tuple[str, ...]] = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add((*prefix, node.name))
+            if isinstance(node, ast.ClassDef):
+                found |= _reachable_definitions(node.body, (*prefix, node.name))
+        else:
+            for field in ("body", "orelse", "finalbody"):
+                found |= _reachable_definitions(getattr(node, field, []), prefix)
+            for clause in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
+                found |= _reachable_definitions(clause.body, prefix)
+    return found
 
 
 def _matches(name: str, patterns: Sequence[str]) -> bool:

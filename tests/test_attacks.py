@@ -247,6 +247,41 @@ def test_threat_the_reproducers_file_silencing_a_test_beside_it_on_both_sides_is
     assert "skipped on B too in the C run's selection" in lost[0]["message"]
 
 
+def test_threat_a_new_test_file_that_breaks_another_modules_collection_on_both_sides_is_not_certified(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """The reproducer's new file deletes, at import, the flag another module reads: that module
+    errors at collection on C and on B with C's tests alike -- not the environment's doing, since
+    B's own run passed its tests."""
+    breaking = "from calc import flags\n\ndel flags.ENABLED\n" + FIX["tests/test_half.py"]
+    _doc, lost = _lost(
+        repo,
+        tmp_path,
+        {
+            **PKG,
+            "calc/flags.py": "ENABLED = True\n",
+            "tests/test_zfeature.py": FLAGGED_DOUBLE.replace("'not flags.ENABLED'", "not flags.ENABLED, reason='off'"),
+        },
+        {**FIX, "calc/ops.py": BROKEN_DOUBLE, "tests/test_half.py": breaking},
+    )
+    assert [(d["path"], d["detail"]) for d in lost] == [("tests/test_zfeature.py", "not_collected")]
+    assert "nor on B with C's tests" in lost[0]["message"] and "passed 1 of its tests" in lost[0]["message"]
+
+
+def test_a_test_the_trusted_tests_retire_with_skip_is_no_loss(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """The fix's own test patch (``--tests-from``) disables a test with ``skip()`` in its body,
+    as tabulate 0.8.9's did: skipped on both sides, but by its own changed definition."""
+    legacy = "def test_legacy():\n    pass\n"
+    retired = "import pytest\n\n\ndef test_legacy():\n    pytest.skip('until it is reimplemented')\n"
+    base = repo.commit({**PKG, "tests/test_legacy.py": legacy})
+    fixed = repo.commit({**FIX, "tests/test_legacy.py": retired})
+    trusted = ("--baseline", base, "--candidate", fixed, "--tests-from", fixed, "--reproducer", REPRODUCER)
+    code, doc = certify(repo, tmp_path / "e.json", *trusted)
+    assert doc is not None
+    assert "empty_collection" not in _kinds(doc), doc["detections"]
+    assert code == 0, doc["verdict"]
+
+
 def test_threat_a_test_b_xpasses_that_c_makes_xfail_is_not_certified(repo: Repo, tmp_path: pathlib.Path) -> None:
     """Under a non-strict xfail a passing body is ``xpassed``: a pass all the same."""
     loose = (

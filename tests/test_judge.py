@@ -116,14 +116,23 @@ def test_a_silenced_suspect_is_lost_when_b_passes_it_in_either_run(
     got = judge.Confirmation(full, same, 3, silent=True)
     assert got.silenced_on_both is lost and got.rests_on.startswith(rests_on)
     assert not judge.Confirmation(full, same, 3).silenced_on_both  # failing on C: a flip's business
+    # a test whose own definition changed carries its own skip: judged by the integrity check
+    assert len(got.lost("t", Origin.UNCHANGED)) == int(lost)
+    assert got.lost("t", Origin.CHANGED) == got.lost("t", Origin.ADDED) == []
 
 
 def test_a_parametrization_replacing_one_b_passed_must_not_be_silent_on_c() -> None:
     S = Outcome.SKIPPED
-    typed = _typed({"m::f[new]": (None, S), "m::f[ok]": (None, P), "m::g[x]": (None, S), "m::f[old2]": (P, S)})
-    found = judge.silent_replacements(typed.results, {"m::f": ["m::f[old]"]})
+    pairs = {"m::f[new]": (None, S), "m::f[ok]": (None, P), "m::g[x]": (None, S), "m::f[old2]": (P, S)}
+    typed = _typed({**pairs, "m::f[both]": (S, S)})
+    found = judge.silent_replacements(typed.results, {"m::f": judge.Replaced(("m::f[old]",), 1)})
+    assert [(d.test_id, d.detail) for d in found] == [("m::f[new]", "skipped_on_c"), ("m::f[both]", "skipped_on_c")]
+    typed = _typed(pairs)
+    found = judge.silent_replacements(typed.results, {"m::f": judge.Replaced(("m::f[old]",), 0)})
     assert [(d.test_id, d.detail) for d in found] == [("m::f[new]", "skipped_on_c")]
     assert "replaces m::f[old] (passing on B) and is skipped on C" in found[0].message
+    # as many silent new ids as B's own silent ones that went are a renaming, not a loss
+    assert judge.silent_replacements(typed.results, {"m::f": judge.Replaced(("m::f[old]",), 1)}) == []
 
 
 def test_a_test_is_lost_unless_its_parametrizations_are_replaced() -> None:
@@ -136,12 +145,13 @@ def test_a_test_is_lost_unless_its_parametrizations_are_replaced() -> None:
 def test_a_test_b_passes_and_c_skips_or_xfails_is_evidence_lost() -> None:
     S, X, XP = Outcome.SKIPPED, Outcome.XFAILED, Outcome.XPASSED
     pairs = {"a": (P, S), "b": (P, X), "c": (S, S), "d": (None, S), "e": (P, XP), "f": (F, S), "g": (P, P)}
-    typed = _typed({**pairs, "h": (XP, X)})
+    typed = _typed({**pairs, "h": (XP, X), "i": (K, S)})
     found = judge.silenced(typed.results)
     assert [(d.kind, d.test_id, d.detail) for d in found] == [
         (DetectionKind.EMPTY_COLLECTION, "a", "skipped_on_c"),
         (DetectionKind.EMPTY_COLLECTION, "b", "skipped_on_c"),
         (DetectionKind.EMPTY_COLLECTION, "h", "skipped_on_c"),  # xpassed on B: its body passed
+        (DetectionKind.EMPTY_COLLECTION, "i", "skipped_on_c"),  # flaky on B: it passes at times
     ]
     assert "a passes on B and is skipped on C" in found[0].message
     # it blocks certification: every tier passing is not enough

@@ -284,8 +284,16 @@ def test_a_skip_on_a_test_only_the_trusted_source_has_is_tamper(git_repo: GitRep
         ("src/calc/__init__.py", "calc.gone", False),
         ("src/calc/__init__.py", "calc", True),
         ("src/calc/ops.py", "other.double", False),
+        ("src/calc/ops.py", "calc.ops.fast", True),  # defined in an ``except`` block
+        ("src/calc/ops.py", "calc.ops.Ops.new", True),  # under ``if`` in a class
+        ("src/calc/ops.py", "calc.ops.inner", False),  # a function's local is no attribute
+        ("src/calc/ops.py", "calc.ops.__test__.odd", True),  # an entry of __test__: only ever a test
     ],
 )
 def test_a_doctest_is_kept_while_what_it_documents_is_defined(path: str, name: str, kept: bool) -> None:
-    tree = ast.parse("class Ops:\n    def half(self):\n        pass\n\n\ndef double():\n    pass\n")
+    tree = ast.parse(
+        "class Ops:\n    def half(self):\n        pass\n\n    if True:\n        def new(self):\n            pass\n\n\n"
+        "def double():\n    def inner():\n        pass\n\n\ntry:\n    from _speedups import fast\n"
+        "except ImportError:\n    def fast():\n        pass\n"
+    )
     assert pyscan.doctest_owner(tree, path, name) is kept

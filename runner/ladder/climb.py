@@ -63,7 +63,7 @@ class Ladder:
         self.test_modules: tuple[str, ...] = ()  # what pytest takes for a test module (``static.test_modules``)
         self.collected: list[str] = []
         self.uncollected: list[str] = []  # named tests whose module does not collect on C
-        self.replaced: dict[str, list[str]] = {}  # function -> its ids B passed, renamed on C (``lost_tests``)
+        self.replaced: dict[str, judge.Replaced] = {}  # renamed parametrizations, by function (``lost_tests``)
         self.integrity: dict[str, object] | None = None
         self.trusted: frozenset[str] = frozenset()  # files laid from a trusted source other than B
         self.b_environment: Environment | None = None

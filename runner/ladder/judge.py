@@ -21,6 +21,7 @@ from pytest_evidence.model import (
     Failure,
     FailureKind,
     Observation,
+    Origin,
     Outcome,
     TierStatus,
     ValidationResult,
@@ -35,6 +36,10 @@ C_SILENT = frozenset({Outcome.SKIPPED, Outcome.XFAILED})
 
 #: Outcomes of a test whose body ran and passed: ``xpassed`` is a pass under a non-strict xfail.
 PASSED = frozenset({Outcome.PASS, Outcome.XPASSED})
+
+#: B outcomes that had something to lose: a pass, or a flake (it passes at times; silent on C, it
+#: never runs there at all).
+B_PASSING = PASSED | {Outcome.FLAKY}
 
 Judgement = tuple[TierStatus, str]
 
@@ -158,22 +163,40 @@ def silenced(results: Sequence[ValidationResult]) -> list[Detection]:
     return [
         _lost(r.test_id, "passes on B and is %s on C" % r.candidate_result.value)
         for r in results
-        if r.baseline_result in PASSED and r.candidate_result in C_SILENT
+        if r.baseline_result in B_PASSING and r.candidate_result in C_SILENT
     ]
 
 
-def silent_replacements(results: Sequence[ValidationResult], replaced: Mapping[str, Sequence[str]]) -> list[Detection]:
-    """``skipped_on_c`` for a new parametrization, with no B result, of a function whose ids B
-    passed and C lost (``replaced``, function -> the lost ids): C collects as many ids of it, so
-    the loss was excused as values the fix changed -- on the condition that what replaced them
-    proves something. Skipped or xfailed on C, it does not (an empty parameter set, a renamed
-    value whose body skips)."""
+@dataclass(frozen=True)
+class Replaced:
+    """A parametrized function's ids C no longer collects, excused as values the fix renamed."""
+
+    passing: tuple[str, ...]  # those B passed
+    silent: int  # how many B did not pass: as many new ids silent on C replace them
+
+
+def silent_replacements(results: Sequence[ValidationResult], replaced: Mapping[str, Replaced]) -> list[Detection]:
+    """``skipped_on_c`` for the new parametrizations of a function whose ids B passed and C lost
+    (``replaced``): C collects as many ids of it, so the loss was excused as values the fix
+    changed -- on the condition that what replaced them proves something. Skipped or xfailed on C
+    (an empty parameter set, a renamed value whose body skips), with no B result or silent on B
+    too (T3, where the reproducer's file may rename and silence on both sides), they do not,
+    beyond as many as replace ids B did not pass either (a platform-only value renamed)."""
+    silent: dict[str, list[ValidationResult]] = {}
+    for r in results:
+        fn = r.test_id.partition("[")[0]
+        if (
+            (r.baseline_result is None or r.baseline_result in C_SILENT)
+            and r.candidate_result in C_SILENT
+            and fn in replaced
+        ):
+            silent.setdefault(fn, []).append(r)
+    what = "replaces %s (passing on B) and is %s on C"
     return [
-        _lost(r.test_id, "replaces %s (passing on B) and is %s on C" % (replaced[fn][0], r.candidate_result.value))
-        for r in results
-        if r.baseline_result is None
-        and r.candidate_result in C_SILENT
-        and (fn := r.test_id.partition("[")[0]) in replaced
+        _lost(r.test_id, what % (replaced[fn].passing[0], r.candidate_result.value))
+        for fn, found in silent.items()
+        if len(found) > replaced[fn].silent
+        for r in found
     ]
 
 
@@ -211,7 +234,7 @@ def suspects(
             continue
         if c.outcome in C_FAILING and (b is None or b.outcome not in FAILING):
             found.append(tid)
-        elif c.outcome in C_SILENT and b is not None and b.outcome in PASSED:
+        elif c.outcome in C_SILENT and b is not None and b.outcome in B_PASSING:
             found.append(tid)
     return found
 
@@ -236,11 +259,16 @@ class Confirmation:
         full run: the selection or the candidate's tests silence it -- a new test file setting
         the flag a ``skipif`` reads, a test that skips unless another ran first. Either way the
         certification never ran its body on C: evidence lost all the same."""
-        return self.silent and self.full_suite in PASSED and self.same_selection in C_SILENT
+        return self.silent and self.full_suite in B_PASSING and self.same_selection in C_SILENT
 
-    def lost(self, test_id: str) -> list[Detection]:
-        """The ``skipped_on_c`` detection a test silenced on both sides is (``silenced_on_both``)."""
-        return [_lost(test_id, "(%s)" % self.rests_on)] if self.silenced_on_both else []
+    def lost(self, test_id: str, origin: Origin) -> list[Detection]:
+        """The ``skipped_on_c`` detection a test silenced on both sides is (``silenced_on_both``) --
+        unless its own definition changed (``origin``): then the skip is the test's own, which the
+        integrity check judged, or which the trusted tests brought (a test the fix's test patch
+        retires with ``skip()``)."""
+        if not self.silenced_on_both or origin in (Origin.ADDED, Origin.CHANGED):
+            return []
+        return [_lost(test_id, "(%s)" % self.rests_on)]
 
     @property
     def rests_on(self) -> str:

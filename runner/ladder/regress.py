@@ -183,7 +183,7 @@ def _tier(
     detections = list(typed.detections) + [
         Detection(DetectionKind.ORDER_DEPENDENT, c.rests_on, t) for t, c in confirmed.items() if c.order_dependent
     ]
-    detections += [d for t, c in confirmed.items() for d in c.lost(t)]
+    detections += [d for t, c in confirmed.items() for d in c.lost(t, typed.annotations[t].origin)]
     if tier is Tier.T7:
         detections += [
             Detection(DetectionKind.SELECTION_GAP, "a PASS->FAIL flip escaped T4-T6", r.test_id)

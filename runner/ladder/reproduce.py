@@ -137,7 +137,8 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
     tests of B's stored run: a test module erroring on C but not on B was broken by the
     candidate (``crash``, ``collection_error``: T4 fails, its passing tests would drop out of
     the suite unseen); a module erroring on B too, or only when collected alone, is the
-    environment's. A test B passed that C does not collect (a module-level skip on a changed
+    environment's -- unless B's own stored run passed tests of it: then C's tests break it
+    (``not_collected``). A test B passed that C does not collect (a module-level skip on a changed
     flag, ``__test__``, a base gaining ``__init__``) is collected empty on C
     (``empty_collection``, ``not_collected``): nothing says it still passes -- unless C collects
     at least as many parametrizations of its function as B (ids made from values the fix
@@ -153,11 +154,9 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
     errored = {n.split("::", 1)[0]: f for n, f in run.content.collect_errors.items() if n not in ("", ".")}
     kept = _doctests_kept(ladder.co.c_dir)
     lost = set(judge.lost_from(suite.collected, on_c))
-    gone = [t for t in suite.collected if t not in on_c and _passed(suite, t) and t.split("::", 1)[0] not in errored]
-    missing = {t for t in gone if t in lost and (t.split("::", 1)[0] not in sources or kept(t))}
-    for t in gone:  # renamed parametrizations: what replaces them must prove something (``silent_replacements``)
-        if t not in lost and "[" in t:
-            ladder.replaced.setdefault(t.partition("[")[0], []).append(t)
+    gone = [t for t in suite.collected if t not in on_c and t.split("::", 1)[0] not in errored]
+    missing = {t for t in gone if t in lost and _passed(suite, t) and (t.split("::", 1)[0] not in sources or kept(t))}
+    ladder.replaced = _replaced([t for t in gone if t not in lost and "[" in t], suite)
     if not errored and not missing:
         return False
     on_b = sides.pytest(ladder.co.baseline_with_tests(sides.plan), None, answer=False, reruns=0, collect_only=True)
@@ -182,6 +181,21 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
         )
         for path, ids in sorted(vanished.items())
     )
+    passed_on_b: dict[str, int] = {}
+    for t in suite.collected:
+        if t.split("::", 1)[0] in errored and _passed(suite, t):
+            passed_on_b[t.split("::", 1)[0]] = passed_on_b.get(t.split("::", 1)[0], 0) + 1
+    ladder.evidence.detect(
+        Detection(
+            DetectionKind.EMPTY_COLLECTION,
+            "%s does not collect on C, nor on B with C's tests (%s); B's own run passed %d of its tests: the "
+            "candidate's tests break it, and nothing says they still pass" % (f, errored[f].message, passed_on_b[f]),
+            path=f,
+            detail="not_collected",
+        )
+        for f in sorted(errored)
+        if f in b_errored and f in passed_on_b
+    )
     broken = [f for f in sorted(errored) if f not in b_errored]
     if not broken:
         return False
@@ -200,9 +214,22 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
 
 
 def _passed(suite: SuiteRun, test_id: str) -> bool:
-    """B's stored run passed it: only then is there evidence to lose."""
+    """B's stored run passed it (or passed it at times): only then is there evidence to lose."""
     result = suite.results.get(test_id)
-    return result is not None and result.outcome in judge.PASSED
+    return result is not None and result.outcome in judge.B_PASSING
+
+
+def _replaced(renamed: Sequence[str], suite: SuiteRun) -> dict[str, judge.Replaced]:
+    """The renamed parametrizations of each function, for ``judge.silent_replacements``."""
+    by_function: dict[str, list[str]] = {}
+    for t in renamed:
+        by_function.setdefault(t.partition("[")[0], []).append(t)
+    found = {}
+    for fn, ids in by_function.items():
+        passing = tuple(t for t in ids if _passed(suite, t))
+        if passing:
+            found[fn] = judge.Replaced(passing, sum(1 for t in ids if not _passed(suite, t)))
+    return found
 
 
 def _doctests_kept(c_dir: pathlib.Path) -> Callable[[str], bool]:
@@ -405,7 +432,7 @@ def _silenced_on_both(ladder: Ladder, typed: Typed, baseline: Callable[[], Suite
     for r in both:
         full = suite.results.get(r.test_id)
         confirmed = judge.Confirmation(None if full is None else full.outcome, r.baseline_result, size, silent=True)
-        ladder.evidence.detect(confirmed.lost(r.test_id))
+        ladder.evidence.detect(confirmed.lost(r.test_id, typed.annotations[r.test_id].origin))
 
 
 def _through(ids: Sequence[str], last_of: Sequence[str]) -> list[str]:
