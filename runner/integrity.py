@@ -173,11 +173,13 @@ class _Check:
         candidate: str,
         expected: Sequence[str],
         naming: pyscan.Naming = pyscan.DEFAULT_NAMING,
+        own: frozenset[str] = frozenset(),
     ) -> None:
         self.read = read
         self.b, self.t, self.c = baseline, trusted, candidate
         self.expected = {overlay.split_test_id(e) for e in expected}
         self.naming = naming
+        self.own = own  # the project's importable top-level names (``_own_modules``)
 
     def file(self, path: str, kind: str) -> Iterator[Detection]:
         """What the candidate did to one protected file (not a configuration: see ``_Config``)."""
@@ -199,6 +201,8 @@ class _Check:
             if kind in ("test", "conftest"):
                 tree = pyscan.parse(c)
                 for hit in pyscan.hostile(tree.body if tree else [], top_level=True):
+                    yield tamper(hit.detail, hit.line, hit.message)
+                for hit in pyscan.patches_code_under_test(tree, tree.body, self.own) if tree else ():
                     yield tamper(hit.detail, hit.line, hit.message)
             if kind == "test" and t is not None and c != t and path.endswith(".py"):
                 yield from self._test_file(path, None, t, c, tamper)  # a trusted new file, bent
@@ -269,6 +273,8 @@ class _Check:
         new_defs = [n for key, n in c_defs.items() if len(key) == 1 and key not in b_defs]
         methods = [n for key, n in c_defs.items() if len(key) > 1 and key not in b_defs and key[:-1] in b_defs]
         for hit in pyscan.hostile([*added, *new_defs], top_level=True):  # type: ignore[list-item]
+            yield tamper(hit.detail, hit.line, hit.message)
+        for hit in pyscan.patches_code_under_test(new, added, self.own):
             yield tamper(hit.detail, hit.line, hit.message)
         for hit in pyscan.hostile(methods, top_level=False):  # type: ignore[arg-type]
             yield tamper(hit.detail, hit.line, hit.message)
@@ -443,6 +449,20 @@ def _settings_findings(
     return detections, lay
 
 
+def _own_modules(paths: Iterable[str]) -> frozenset[str]:
+    """The project's importable top-level names, from its Python files that are not tests: the
+    first component of each path, or the second under ``src/`` (a package under another
+    directory of ``--pythonpath`` is not seen: its changes go unflagged, never falsely flagged)."""
+    found = set()
+    for path in paths:
+        parts = path.split("/")
+        if not path.endswith(".py") or any(part in overlay.TEST_DIRS for part in parts[:-1]):
+            continue
+        name = parts[1] if parts[0] == "src" and len(parts) > 2 else parts[0]
+        found.add(name[: -len(".py")] if name.endswith(".py") else name)
+    return frozenset(found)
+
+
 def verify_test_integrity(
     repo: str,
     baseline: str,
@@ -473,7 +493,8 @@ def verify_test_integrity(
     plugins = _plugin_paths(lambda p: read(baseline, p), sorted(trees[baseline]))
     plugins |= _plugin_paths(lambda p: read(trusted, p), sorted(trees[trusted]))
     paths = sorted(set().union(*trees.values()))
-    check = _Check(read, baseline, trusted, candidate, expected, naming)
+    own = _own_modules(p for p in trees[candidate] if _kind(p, collect, plugins, None) is None)
+    check = _Check(read, baseline, trusted, candidate, expected, naming, own)
     detections: list[Detection] = []
     lay: dict[str, bytes | None] = {}
     kept: set[str] = set()

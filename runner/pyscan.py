@@ -374,6 +374,79 @@ def hostile(nodes: list[ast.stmt], top_level: bool) -> Iterator[Hit]:
                 yield Hit("ends_session", sub.lineno, "calls %s, ending the test run early" % dotted(sub.func))
 
 
+def patches_code_under_test(tree: ast.Module, nodes: Sequence[ast.stmt], own: frozenset[str]) -> Iterator[Hit]:
+    """Statements among a test file's module-level ``nodes`` that change the project's own code
+    at import: assigning, deleting or ``setattr``-ing an attribute or item of what the file
+    imported from the project (``own``: its top-level packages and modules), or changing one in
+    place (``CODECS.pop(...)``). A test that needs the code changed changes it in a fixture
+    (``monkeypatch``), undone after it; at import the change reaches tests the file does not own,
+    on B with C's tests as on C, so their failures read as order effects and their skips as no
+    flip. No test file of the 82 corpus releases does it."""
+    imported = _imported_from(tree, own)
+    for node in _module_statements(nodes):
+        targets: list[ast.expr] = []
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            call = node.value
+            if isinstance(call.func, ast.Name) and call.func.id in ("setattr", "delattr") and call.args:
+                targets = [ast.Attribute(call.args[0], "", ast.Store())]
+            elif isinstance(call.func, ast.Attribute) and call.func.attr in IN_PLACE:
+                # ``ops.CODECS.pop(...)``; not ``registry.add(...)``: a module's own function may be named so
+                targets = [call.func.value] if not isinstance(call.func.value, ast.Name) else []
+        for target in targets:
+            name = _root(target)
+            if name is not None and name in imported:
+                yield Hit(
+                    "patches_code_under_test",
+                    node.lineno,
+                    "changes %s, imported from the project, at import: every test of the session sees it"
+                    % imported[name],
+                )
+                break
+
+
+#: Methods that change a container in place.
+IN_PLACE = SUT_MUTATORS | {"append", "extend", "insert", "remove", "add", "discard"}
+
+
+def _imported_from(tree: ast.Module, own: frozenset[str]) -> dict[str, str]:
+    """Module-level names the file binds by importing from the project: name -> what it is."""
+    found: dict[str, str] = {}
+    for node in _module_statements(tree.body):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in own:
+                    found[alias.asname or alias.name.split(".")[0]] = alias.name
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in own:
+            for alias in node.names:
+                found[alias.asname or alias.name] = "%s.%s" % (node.module, alias.name)
+    return found
+
+
+def _module_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements run at import: the body, and the blocks of its ``if``/``try``/``with``/loops."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        yield node
+        for field in ("body", "orelse", "finalbody"):
+            yield from _module_statements(getattr(node, field, []))
+        for handler in getattr(node, "handlers", ()):
+            yield from _module_statements(handler.body)
+
+
+def _root(node: ast.expr) -> str | None:
+    """``ops`` for ``ops.double``, ``c.CODECS['x']``; None for a bare name (rebinding is no change)."""
+    if not isinstance(node, (ast.Attribute, ast.Subscript)):
+        return None
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def _is_main_guard(node: ast.AST) -> bool:
     if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
         return False

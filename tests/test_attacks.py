@@ -208,6 +208,9 @@ FLAGGED_DOUBLE = (
     "def test_feature():\n    assert ops.double(3) == 6\n"
 )
 BROKEN_DOUBLE = FIX["calc/ops.py"].replace("return n * 2", "return n * 2 + (n == 3)")
+#: The flags module bound without an import statement: the integrity check's static scan of what a
+#: test file changes at import (``patches_code_under_test``) does not see through it, the runs do.
+HIDDEN_FLAGS = 'import importlib\n\nflags = importlib.import_module("calc.flags")\n'
 
 
 def test_threat_a_new_test_file_that_silences_an_existing_test_on_both_sides_is_not_certified(
@@ -216,7 +219,7 @@ def test_threat_a_new_test_file_that_silences_an_existing_test_on_both_sides_is_
     """The candidate breaks ``double(3)`` and its reproducer's file turns off, at import, the flag
     the test of it skips on: the test is skipped on C, and on B too once C's tests are laid over
     B. B's own full run passes it: the certification never ran it on C."""
-    silencing = "from calc import flags\n\nflags.ENABLED = False\n" + FIX["tests/test_half.py"]
+    silencing = HIDDEN_FLAGS + "flags.ENABLED = False\n" + FIX["tests/test_half.py"]
     doc, lost = _lost(
         repo,
         tmp_path,
@@ -234,8 +237,10 @@ def test_threat_the_reproducers_file_silencing_a_test_beside_it_on_both_sides_is
 ) -> None:
     """As above, in the file the candidate changes to add its reproducer (T3, where B runs with
     C's tests in the same session): the flag is turned off by the file itself."""
-    silencing = "from calc import flags\n\nflags.ENABLED = False\n" + FLAGGED_DOUBLE.replace(
-        "from calc import flags, ops", "from calc import ops"
+    silencing = (
+        HIDDEN_FLAGS
+        + "flags.ENABLED = False\n"
+        + FLAGGED_DOUBLE.replace("from calc import flags, ops", "from calc import ops")
     )
     _doc, lost = _lost(
         repo,
@@ -253,7 +258,7 @@ def test_threat_a_new_test_file_that_breaks_another_modules_collection_on_both_s
     """The reproducer's new file deletes, at import, the flag another module reads: that module
     errors at collection on C and on B with C's tests alike -- not the environment's doing, since
     B's own run passed its tests."""
-    breaking = "from calc import flags\n\ndel flags.ENABLED\n" + FIX["tests/test_half.py"]
+    breaking = HIDDEN_FLAGS + "del flags.ENABLED\n" + FIX["tests/test_half.py"]
     _doc, lost = _lost(
         repo,
         tmp_path,
@@ -280,6 +285,26 @@ def test_a_test_the_trusted_tests_retire_with_skip_is_no_loss(repo: Repo, tmp_pa
     assert doc is not None
     assert "empty_collection" not in _kinds(doc), doc["detections"]
     assert code == 0, doc["verdict"]
+
+
+@pytest.mark.parametrize(
+    "patch",
+    ["from calc import ops\n\nops.double = lambda n: n * 2\n", "import calc.flags\n\ncalc.flags.ENABLED = False\n"],
+)
+def test_threat_a_test_file_that_patches_the_code_under_test_at_import_is_rejected(
+    repo: Repo, tmp_path: pathlib.Path, patch: str
+) -> None:
+    """Patched at import, the code under test is patched for every test of the session, on B with
+    C's tests as on C: a broken ``double`` would read as an order effect, a silenced test as no
+    flip. A test changes the code in a fixture (``monkeypatch``), undone after it."""
+    base = repo.commit({**PKG, "calc/flags.py": "ENABLED = True\n", "tests/test_feature.py": FLAGGED_DOUBLE})
+    attack = repo.commit({**FIX, "calc/ops.py": BROKEN_DOUBLE, "tests/test_half.py": patch + FIX["tests/test_half.py"]})
+    code, doc = certify(
+        repo, tmp_path / "e.json", "--baseline", base, "--candidate", attack, "--reproducer", REPRODUCER
+    )
+    assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
+    tampered = _kinds(doc)["tamper"]
+    assert [(d["path"], d["detail"]) for d in tampered] == [("tests/test_half.py", "patches_code_under_test")]
 
 
 def test_threat_a_test_b_xpasses_that_c_makes_xfail_is_not_certified(repo: Repo, tmp_path: pathlib.Path) -> None:

@@ -15,7 +15,7 @@ from conftest import GitRepo
 
 from pytest_evidence.model import Detection, DetectionKind, Tier, TierRecord, TierStatus, Verdict
 from runner import config_policy, netns, pyscan
-from runner.integrity import disabled_plugins, verify_test_integrity
+from runner.integrity import _own_modules, disabled_plugins, verify_test_integrity
 from runner.interference import is_attack
 from runner.sandbox import SCRUBBED, Sandbox, lockfile_digest
 from runner.verdict import decide
@@ -297,3 +297,32 @@ def test_a_doctest_is_kept_while_what_it_documents_is_defined(path: str, name: s
         "except ImportError:\n    def fast():\n        pass\n"
     )
     assert pyscan.doctest_owner(tree, path, name) is kept
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("from calc import ops\nops.double = lambda n: -1\n", 2),
+        ("import calc.flags\ncalc.flags.ENABLED = False\n", 2),
+        ("from calc import flags\ndel flags.ENABLED\n", 2),
+        ("import calc.codecs as c\nc.CODECS['b'] = c.CODECS.pop('a')\n", 2),
+        ("import calc.codecs as c\nc.CODECS.pop('a')\n", 2),
+        ("from calc import ops\nsetattr(ops, 'double', None)\n", 2),
+        ("from calc import ops\ntry:\n    ops.x = 1\nexcept Exception:\n    pass\n", 3),
+        ("import os\nos.environ['X'] = '1'\n", None),  # not the project's
+        ("from calc import registry\nregistry.add(1)\n", None),  # a module's own function, called
+        ("from calc import ops\nx = ops.double\nops = None\n", None),  # rebinding names changes nothing
+        ("from calc import ops\n\n\ndef f():\n    ops.double = 1\n", None),  # not at import
+        ("from . import ops\nops.double = 1\n", None),  # a relative import: the tests' own package
+    ],
+)
+def test_what_a_test_file_changes_of_the_code_under_test_at_import(source: str, line: int | None) -> None:
+    tree = ast.parse(source)
+    found = list(pyscan.patches_code_under_test(tree, tree.body, frozenset({"calc"})))
+    assert [h.line for h in found] == ([] if line is None else [line])
+    assert all(h.detail == "patches_code_under_test" for h in found)
+
+
+def test_the_projects_own_modules_are_its_python_files_outside_the_tests() -> None:
+    paths = ["src/calc/ops.py", "setup.py", "tests/test_x.py", "helper.py", "pkg/sub/m.py", "a/tests/t.py", "README"]
+    assert _own_modules(paths) == {"calc", "setup", "helper", "pkg"}
