@@ -102,17 +102,25 @@ def _reachable_definitions(body: Sequence[ast.stmt], prefix: tuple[str, ...]) ->
     classes, also inside ``if``/``try``/``with``/loop blocks (a fallback import, a version
     check), which run at the same level."""
     found: set[tuple[str, ...]] = set()
-    for node in body:
+    for node in _at_level(body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             found.add((*prefix, node.name))
             if isinstance(node, ast.ClassDef):
                 found |= _reachable_definitions(node.body, (*prefix, node.name))
-        else:
-            for field in ("body", "orelse", "finalbody"):
-                found |= _reachable_definitions(getattr(node, field, []), prefix)
-            for clause in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
-                found |= _reachable_definitions(clause.body, prefix)
     return found
+
+
+def _at_level(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements a module or class body runs at its own level: its own, and those of its
+    ``if``/``try``/``with``/loop/``match`` blocks -- not what a function or class body holds."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            yield from _at_level(getattr(node, field, []))
+        for clause in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
+            yield from _at_level(clause.body)
 
 
 def _matches(name: str, patterns: Sequence[str]) -> bool:
@@ -383,7 +391,7 @@ def patches_code_under_test(tree: ast.Module, nodes: Sequence[ast.stmt], own: fr
     on B with C's tests as on C, so their failures read as order effects and their skips as no
     flip. No test file of the 82 corpus releases does it."""
     imported = _imported_from(tree, own)
-    for node in _module_statements(nodes):
+    for node in _at_level(nodes):
         targets: list[ast.expr] = []
         if isinstance(node, (ast.Assign, ast.Delete)):
             targets = list(node.targets)
@@ -415,7 +423,7 @@ IN_PLACE = SUT_MUTATORS | {"append", "extend", "insert", "remove", "add", "disca
 def _imported_from(tree: ast.Module, own: frozenset[str]) -> dict[str, str]:
     """Module-level names the file binds by importing from the project: name -> what it is."""
     found: dict[str, str] = {}
-    for node in _module_statements(tree.body):
+    for node in _at_level(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] in own:
@@ -424,18 +432,6 @@ def _imported_from(tree: ast.Module, own: frozenset[str]) -> dict[str, str]:
             for alias in node.names:
                 found[alias.asname or alias.name] = "%s.%s" % (node.module, alias.name)
     return found
-
-
-def _module_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
-    """Statements run at import: the body, and the blocks of its ``if``/``try``/``with``/loops."""
-    for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        yield node
-        for field in ("body", "orelse", "finalbody"):
-            yield from _module_statements(getattr(node, field, []))
-        for handler in getattr(node, "handlers", ()):
-            yield from _module_statements(handler.body)
 
 
 def _root(node: ast.expr) -> str | None:

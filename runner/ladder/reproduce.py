@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import pathlib
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -181,10 +182,7 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
         )
         for path, ids in sorted(vanished.items())
     )
-    passed_on_b: dict[str, int] = {}
-    for t in suite.collected:
-        if t.split("::", 1)[0] in errored and _passed(suite, t):
-            passed_on_b[t.split("::", 1)[0]] = passed_on_b.get(t.split("::", 1)[0], 0) + 1
+    passed_on_b = Counter(t.split("::", 1)[0] for t in suite.collected if _passed(suite, t))
     ladder.evidence.detect(
         Detection(
             DetectionKind.EMPTY_COLLECTION,
@@ -194,7 +192,7 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
             detail="not_collected",
         )
         for f in sorted(errored)
-        if f in b_errored and f in passed_on_b
+        if f in b_errored and passed_on_b[f]
     )
     broken = [f for f in sorted(errored) if f not in b_errored]
     if not broken:
