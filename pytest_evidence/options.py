@@ -280,8 +280,13 @@ def is_active(config: pytest.Config) -> bool:
     )
 
 
-def settings(config: pytest.Config) -> Settings:
-    """Every value checked now (``BadInput``), before any test runs."""
+def settings(config: pytest.Config, writes: bool = True) -> Settings:
+    """Every value checked now (``BadInput``), before any test runs.
+
+    ``writes``: False in an xdist worker, which writes nothing: its probe file would appear and
+    vanish inside the directory another worker is collecting, and pytest's collector asserts that
+    every entry it listed is still a file.
+    """
     out = _pick(config, "evidence_out", "evidence_out")
     stream = _pick(config, "evidence_stream", "evidence_stream")
     stream_fd, key_fd = descriptors(config.getoption("evidence_stream_fd"), config.getoption("evidence_key_fd"))
@@ -306,7 +311,7 @@ def settings(config: pytest.Config) -> Settings:
     here = str(config.invocation_params.dir)
     out, stream = _absolute(here, out), _absolute(here, stream)
     for option, path in ((OUT, out), (STREAM, stream)):
-        if path:
+        if path and writes:
             check_writable(path, option, create_parents=True)
     return Settings(
         out=out,

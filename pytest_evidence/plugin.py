@@ -190,11 +190,11 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     is_worker = hasattr(config, "workerinput")
     try:
-        settings = options.settings(config)
+        settings = options.settings(config, writes=not is_worker)
         sign = None if is_worker else _signer(settings, channel)
         # Bad input fails here, before any test runs and before anything is written.
         baseline = BaselinePlan(config, settings) if settings.baseline and not settings.record_mode else None
-        if not settings.record_mode:
+        if not settings.record_mode and not is_worker:  # the controller checked it
             _check_store(settings)
         control = _control(settings, is_worker or config.pluginmanager.has_plugin("dsession"))
     except EvidenceError as exc:

@@ -34,3 +34,29 @@ def test_xdist_flaky_attempts_cross_the_wire(pytester: pytest.Pytester, run_evid
     result, doc = run_evidence("-n", "2")
     assert doc["results"][0]["candidate_result"] == "flaky"
     result.stdout.fnmatch_lines(["*1 flaky*"])  # the controller shows the workers' flips as flips
+
+
+def test_xdist_workers_leave_the_output_directory_alone(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+    """A worker that probed the record's directory made a file appear and vanish while the other
+    worker listed that directory for collection: pytest asserts each listed entry is still a file,
+    and the session errored at random (seen in CI). Only the controller, which writes, probes."""
+    pytester.makeconftest(
+        """
+        import os
+        import pytest_evidence.options as options
+
+        _check = options.check_writable
+
+        def check_writable(path, option, create_parents):
+            if os.environ.get("PYTEST_XDIST_WORKER"):
+                with open("worker-probed-%s" % os.environ["PYTEST_XDIST_WORKER"], "w"):
+                    pass
+            _check(path, option, create_parents)
+
+        options.check_writable = check_writable
+        """
+    )
+    pytester.makepyfile(test_a="def test_a():\n    pass\n")
+    _, doc = run_evidence("-n", "2")
+    assert [r["candidate_result"] for r in doc["results"]] == ["pass"]
+    assert sorted(p.name for p in pytester.path.glob("worker-probed-*")) == []
