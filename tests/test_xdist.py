@@ -36,10 +36,14 @@ def test_xdist_flaky_attempts_cross_the_wire(pytester: pytest.Pytester, run_evid
     result.stdout.fnmatch_lines(["*1 flaky*"])  # the controller shows the workers' flips as flips
 
 
-def test_xdist_workers_leave_the_output_directory_alone(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+def test_xdist_workers_leave_the_output_directory_alone(
+    pytester: pytest.Pytester, run_evidence: RunEvidence, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A worker that probed the record's directory made a file appear and vanish while the other
     worker listed that directory for collection: pytest asserts each listed entry is still a file,
     and the session errored at random (seen in CI). Only the controller, which writes, probes."""
+    # This test may itself run in an xdist worker: its controller would inherit the variable.
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     pytester.makeconftest(
         """
         import os
