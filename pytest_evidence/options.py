@@ -15,10 +15,10 @@ from typing import Any, Optional, Tuple
 
 import pytest
 
-from pytest_evidence import gitops
 from pytest_evidence.errors import BadInput
 from pytest_evidence.flake import MAX_RERUNS
 from pytest_evidence.output import check_writable
+from pytest_evidence.store import default_store
 
 OUT = "--evidence-out"
 STREAM = "--evidence-stream"
@@ -357,24 +357,6 @@ def _listed(option: str, path: Optional[str]) -> Optional[Tuple[str, ...]]:
         return _read_lines(path)
     except OSError as exc:
         raise BadInput("%s %s: %s" % (option, path, exc.strerror)) from None
-
-
-def default_store(rootdir: str) -> str:
-    """The store the plugin and the runner share by default: ``evidence/store.sqlite3`` in the
-    repository's git directory (common to its worktrees, never committed), so ``evidence-runner
-    flaky list`` finds the plugin's quarantine with no ``--store``. Outside a git repository:
-    ``.pytest_cache/evidence/store.sqlite3``; the cache dir ignores itself, as pytest's does."""
-    common = gitops.common_dir(rootdir)
-    if common is not None:
-        os.makedirs(os.path.join(common, "evidence"), exist_ok=True)
-        return os.path.join(common, "evidence", "store.sqlite3")
-    cache = os.path.join(rootdir, ".pytest_cache")
-    os.makedirs(os.path.join(cache, "evidence"), exist_ok=True)
-    ignore = os.path.join(cache, ".gitignore")
-    if not os.path.exists(ignore):
-        with open(ignore, "w", encoding="utf-8") as fh:
-            fh.write("# Created by pytest automatically.\n*\n")
-    return os.path.join(cache, "evidence", "store.sqlite3")
 
 
 def _absolute(base: str, path: Optional[str]) -> Optional[str]:

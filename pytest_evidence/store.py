@@ -35,6 +35,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
+from pytest_evidence import gitops
 from pytest_evidence.errors import StoreCorrupt, StoreLocked, StoreVersionMismatch
 from pytest_evidence.model import Observation
 from pytest_evidence.stream import compact
@@ -194,6 +195,24 @@ def _triggers() -> str:
                 "BEGIN SELECT RAISE(ABORT, 'evidence store is append-only'); END;" % (table, op.lower(), op, table)
             )
     return "\n".join(parts)
+
+
+def default_store(rootdir: str) -> str:
+    """The store the plugin and the runner share by default: ``evidence/store.sqlite3`` in the
+    repository's git directory (common to its worktrees, never committed), so ``evidence-runner
+    flaky list`` finds the plugin's quarantine with no ``--store``. Outside a git repository:
+    ``.pytest_cache/evidence/store.sqlite3``; the cache dir ignores itself, as pytest's does."""
+    common = gitops.common_dir(rootdir)
+    if common is not None:
+        os.makedirs(os.path.join(common, "evidence"), exist_ok=True)
+        return os.path.join(common, "evidence", "store.sqlite3")
+    cache = os.path.join(rootdir, ".pytest_cache")
+    os.makedirs(os.path.join(cache, "evidence"), exist_ok=True)
+    ignore = os.path.join(cache, ".gitignore")
+    if not os.path.exists(ignore):
+        with open(ignore, "w", encoding="utf-8") as fh:
+            fh.write("# Created by pytest automatically.\n*\n")
+    return os.path.join(cache, "evidence", "store.sqlite3")
 
 
 @dataclass(frozen=True)

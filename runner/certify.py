@@ -9,7 +9,8 @@ import posixpath
 import sys
 from collections.abc import Callable, Sequence
 
-from pytest_evidence import gitops, options
+from pytest_evidence import gitops
+from pytest_evidence import store as evidence_store
 from pytest_evidence.errors import BadInput, InternalError, Interrupted
 from pytest_evidence.model import EvidenceRecord
 from pytest_evidence.output import check_writable, write_json
@@ -230,8 +231,8 @@ def _natural(value: str) -> int:
 
 
 def default_store(repo: pathlib.Path) -> pathlib.Path:
-    """The plugin's default store too (``options.default_store``): one quarantine, one history."""
-    return pathlib.Path(options.default_store(str(repo)))
+    """The plugin's default store too (``pytest_evidence.store.default_store``): one quarantine, one history."""
+    return pathlib.Path(evidence_store.default_store(str(repo)))
 
 
 def invocation(args: argparse.Namespace) -> Invocation:

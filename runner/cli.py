@@ -9,6 +9,7 @@ red, 3 held. Every error is caught here, once.
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import pathlib
 import sys
@@ -31,66 +32,82 @@ class _Parser(argparse.ArgumentParser):
         raise Usage("%s (see %s --help)" % (message, self.prog))
 
 
-def _parser() -> argparse.ArgumentParser:
-    from runner import ab_cmd, audit_cmd, baseline_cmd, batch_cmd, certify, ledgers, report_cmd, steer_cmd
+#: Every command: its name, help, usage (None: argparse's own), and the module and function that
+#: add its arguments -- imported only for the command that runs: all of them together (the A/B
+#: harness, the batch executors, the exports) cost most of a second of imports, paid by every
+#: certify a harness starts.
+_COMMANDS: tuple[tuple[str, str, str | None, str, str], ...] = (
+    ("demo", "certify every candidate of the built-in example repository", None, "demo", "add_arguments"),
+    (
+        "certify",
+        "climb the certification ladder T0-T7 and write the evidence record",
+        "%(prog)s --repo DIR --baseline REV (--candidate REV | --patch FILE) --out FILE [options] [-- PYTEST_ARGS ...]",
+        "certify",
+        "add_arguments",
+    ),
+    (
+        "certify-batch",
+        "certify every candidate of a list against one baseline, in parallel, and rank them",
+        "%(prog)s --repo DIR --baseline REV --candidates FILE|DIR --out DIR [--jobs N] "
+        "[--executor ray [--address ADDR]] [certify's options] [-- PYTEST_ARGS ...]",
+        "batch_cmd",
+        "add_arguments",
+    ),
+    (
+        "audit",
+        "mutate the functions a revision changed (or --critical modules) and report the kill rate",
+        "%(prog)s --repo DIR --rev REV [--critical MODULE ...] [--out FILE] [options]",
+        "audit_cmd",
+        "add_arguments",
+    ),
+    (
+        "ab",
+        "every case of a corpus through the battery and the naive judge: measures and the decision rule",
+        None,
+        "ab_cmd",
+        "add_arguments",
+    ),
+    (
+        "report",
+        "render an evidence record: the terminal summary, or HTML, Markdown, JUnit XML, SWE-bench files",
+        "%(prog)s RECORD [--html FILE] [--markdown FILE] [--junit FILE] [--swebench DIR [--instance-id ID]]",
+        "report_cmd",
+        "add_arguments",
+    ),
+    (
+        "steer",
+        "a repair loop's one steering call on a record that is not CERTIFIED (off unless asked for)",
+        None,
+        "steer_cmd",
+        "add_arguments",
+    ),
+    (
+        "baseline",
+        "run the operator's baseline command once, with a durable receipt",
+        None,
+        "baseline_cmd",
+        "add_arguments",
+    ),
+    ("flaky", "list or clear the tests quarantined as flaky", None, "ledgers", "add_flaky_arguments"),
+    ("receipts", "list baseline receipts, or reconcile a held one", None, "ledgers", "add_receipts_arguments"),
+)
 
+
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; ``only``: the one command whose arguments are added (the others
+    keep their name and help, enough for the top-level ``--help`` and for argparse to pick one)."""
     parser = _Parser(prog=PROGRAM, description="Certify or falsify a candidate patch.")
     sub = parser.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("demo", help="certify every candidate of the built-in example repository")
-    d.add_argument("--keep", action="store_true", help="keep the example repository and records")
-    d.add_argument(
-        "--candidates",
-        metavar="NAME,NAME",
-        help="certify only these candidates of the example (default: all sixteen; names as the table prints them)",
-    )
-    c = sub.add_parser(
-        "certify",
-        help="climb the certification ladder T0-T7 and write the evidence record",
-        usage="%(prog)s --repo DIR --baseline REV (--candidate REV | --patch FILE) --out FILE [options] "
-        "[-- PYTEST_ARGS ...]",
-    )
-    certify.add_arguments(c)
-    batch_cmd.add_arguments(
-        sub.add_parser(
-            "certify-batch",
-            help="certify every candidate of a list against one baseline, in parallel, and rank them",
-            usage="%(prog)s --repo DIR --baseline REV --candidates FILE|DIR --out DIR [--jobs N] "
-            "[--executor ray [--address ADDR]] [certify's options] [-- PYTEST_ARGS ...]",
-        )
-    )
-    audit_cmd.add_arguments(
-        sub.add_parser(
-            "audit",
-            help="mutate the functions a revision changed (or --critical modules) and report the kill rate",
-            usage="%(prog)s --repo DIR --rev REV [--critical MODULE ...] [--out FILE] [options]",
-        )
-    )
-    ab_cmd.add_arguments(
-        sub.add_parser(
-            "ab",
-            help="every case of a corpus through the battery and the naive judge: measures and the decision rule",
-        )
-    )
-    report_cmd.add_arguments(
-        sub.add_parser(
-            "report",
-            help="render an evidence record: the terminal summary, or HTML, Markdown, JUnit XML, SWE-bench files",
-            usage="%(prog)s RECORD [--html FILE] [--markdown FILE] [--junit FILE] [--swebench DIR [--instance-id ID]]",
-        )
-    )
-    steer_cmd.add_arguments(
-        sub.add_parser(
-            "steer",
-            help="a repair loop's one steering call on a record that is not CERTIFIED (off unless asked for)",
-        )
-    )
-    b = sub.add_parser("baseline", help="run the operator's baseline command once, with a durable receipt")
-    baseline_cmd.add_arguments(b)
-    ledgers.add_arguments(
-        sub.add_parser("flaky", help="list or clear the tests quarantined as flaky"),
-        sub.add_parser("receipts", help="list baseline receipts, or reconcile a held one"),
-    )
+    for name, help_text, usage, module, adder in _COMMANDS:
+        command = sub.add_parser(name, help=help_text, usage=usage)
+        if only is None or only == name:
+            getattr(importlib.import_module("runner." + module), adder)(command)
     return parser
+
+
+def _command_word(words: Sequence[str]) -> str:
+    """The command named: the first word that is not an option (the top level takes no value)."""
+    return next((w for w in words if not w.startswith("-")), "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if missing:
             raise MissingTool("the runner needs %s: pip install 'pytest-evidence[runner]'" % ", ".join(missing))
         try:
-            args, rest = _parser().parse_known_args(words)
+            args, rest = _parser(_command_word(words)).parse_known_args(words)
         except SystemExit as exc:  # --help
             return 0 if not exc.code else EXIT_INTERNAL
         if rest and args.command != "certify-batch":  # a batch hands certify's options to every certify
@@ -132,13 +149,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from runner import ab_cmd, audit_cmd, baseline_cmd, batch_cmd, certify, demo, ledgers, report_cmd, steer_cmd
-    from runner.terminal import live, summary
-
     console = Console(stderr=True, soft_wrap=True)  # a progress line is one line, in a CI log too
     if args.command == "demo":
+        from runner import demo
+
         return demo.run(args.keep, Console(), demo.chosen(args.candidates))
     if args.command == "certify":
+        from runner import certify
+        from runner.terminal import live, summary
+
         with live.Display(console) as display:
             code, line, record = certify.run(args, display.event)
         if record is not None:
@@ -146,25 +165,40 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(line)
         return code
     if args.command == "certify-batch":
+        from runner import batch_cmd
+        from runner.terminal import live
+
         code, line = batch_cmd.run(args, args.certify_words, lambda msg: live.say(console, msg))
         print(line)
         return code
     if args.command == "report":
+        from runner import report_cmd
+        from runner.terminal import summary
+
         code, line = report_cmd.run(args, lambda record, path: summary.show(Console(), record, str(path)))
         print(line)
         return code
     if args.command == "ab":
+        from runner import ab_cmd
+
         code, line = ab_cmd.run(args, lambda msg: console.print("  " + msg, highlight=False, markup=False))
         print(line)
         return code
     if args.command == "steer":
+        from runner import steer_cmd
+
         code, line = steer_cmd.run(args)
         print(line)
         return code
-    store = args.store or certify.default_store(pathlib.Path(baseline_cmd.repo_root(args.repo)))
+    from runner import baseline_cmd, ledgers
+    from runner.certify import default_store
+
+    store = args.store or default_store(pathlib.Path(baseline_cmd.repo_root(args.repo)))
     if args.command == "flaky":
         return ledgers.flaky(args, store, print)
     if args.command == "audit":
+        from runner import audit_cmd
+
         code, line = audit_cmd.run(args, store, lambda msg: console.print("  " + msg, highlight=False, markup=False))
     elif args.command == "receipts":
         code, line = ledgers.receipts_command(args, store, print)

@@ -26,6 +26,15 @@ from runner.terminal import live
 from runner.terminal.live import say
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--keep", action="store_true", help="keep the example repository and records")
+    parser.add_argument(
+        "--candidates",
+        metavar="NAME,NAME",
+        help="certify only these candidates of the example (default: all sixteen; names as the table prints them)",
+    )
+
+
 def certify_candidate(
     repo: example_repo.ExampleRepo,
     name: str,

@@ -24,12 +24,15 @@ from runner import baseline_cmd, receipts
 Print = Callable[[str], None]
 
 
-def add_arguments(flaky: argparse.ArgumentParser, receipt: argparse.ArgumentParser) -> None:
+def add_flaky_arguments(flaky: argparse.ArgumentParser) -> None:
     fsub = flaky.add_subparsers(dest="action", required=True)
     _common(fsub.add_parser("list", help="tests quarantined in the repository"))
     clear = fsub.add_parser("clear", help="end a test's quarantine (its history stays)")
     clear.add_argument("nodeid", metavar="NODEID", help="the quarantined test's node id, as flaky list prints it")
     _common(clear)
+
+
+def add_receipts_arguments(receipt: argparse.ArgumentParser) -> None:
     rsub = receipt.add_subparsers(dest="action", required=True)
     _common(rsub.add_parser("list", help="baseline receipts of the repository and their state"))
     rec = rsub.add_parser("reconcile", help="decide what a held receipt becomes")

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pytest_evidence.errors import EXIT_CERTIFIED, BadInput
 from pytest_evidence.model import EvidenceRecord
 from pytest_evidence.output import check_writable, write_text
-from runner.exports import html, junit, load_record, markdown, swebench
+from runner.exports import load_record
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
@@ -82,7 +82,11 @@ def export(
     """Write the exports ``args`` asks for; returns what was written, for the closing lines.
 
     ``step_summary``: append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when it is set.
+    The renderers are imported here, not with the module: certify imports it for its options, and
+    the JUnit renderer alone pulls in pytest's junitxml, a tenth of a second of every certify.
     """
+    from runner.exports import html, junit, markdown, swebench
+
     written = []
     if args.html is not None:
         write_text(str(args.html), html.render(record))

@@ -331,9 +331,13 @@ def _imports(target: Target, shim: pathlib.Path, modules: Sequence[str]) -> dict
     return {m: "the runner's copy does not import in the target: %s" % why for m, why in said.items() if m in modules}
 
 
-#: Imports each module named in argv, printing ``module<TAB>Error: message`` for each that fails.
+#: Imports each module named in argv, printing ``module<TAB>Error: message`` for each that fails;
+#: first byte-compiles the copies for the target, as the probe compiles the plugin's
+#: (``Target._probed``): its test processes write no bytecode.
 _TRY_IMPORTS = (
-    "import importlib, sys\n"
+    "import compileall, importlib, os, sys\n"
+    "for root in os.environ['PYTHONPATH'].split(os.pathsep):\n"
+    "    compileall.compile_dir(root, quiet=2)\n"
     "for name in sys.argv[1:]:\n"
     "    try:\n"
     "        importlib.import_module(name)\n"

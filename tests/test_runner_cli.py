@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import pathlib
+import subprocess
+import sys
 import tempfile
 
 import jsonschema
@@ -12,7 +14,7 @@ from conftest import Record
 
 from pytest_evidence.errors import EXIT_BAD_INPUT
 from runner import example_repo
-from runner.cli import main
+from runner.cli import _command_word, _parser, main
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +149,34 @@ def test_no_record_points_into_a_removed_worktree(certified: dict[str, tuple[int
         located = [r["failure"]["path"] for r in doc["results"] if r["failure"] and r["failure"]["path"]]
         located += [a["baseline_failure"]["path"] for a in doc["annotations"].values() if a.get("baseline_failure")]
         assert all(not p.startswith("/") for p in located if p), (name, located)
+
+
+def test_a_command_imports_only_its_own_module() -> None:
+    """Every certify a harness starts pays the runner's imports: the A/B harness, the batch
+    executors, the exports and pytest itself stay out of a certify's process."""
+    probe = (
+        "import sys\n"
+        "from runner import cli\n"
+        "cli._parser(cli._command_word(['certify', '--repo', '.']))\n"
+        "import runner.certify\n"
+        "heavy = ('runner.ab_cmd', 'runner.batch_cmd', 'runner.steer_cmd', 'runner.exports.junit', 'pytest')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == ""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["certify", "--repo", "r", "--baseline", "HEAD~1", "--candidate", "HEAD", "--out", "o.json", "--full"],
+        ["certify-batch", "--repo", "r", "--baseline", "B", "--candidates", "c.txt", "--out", "d", "--jobs", "2"],
+        ["audit", "--repo", "r", "--rev", "HEAD"],
+        ["report", "e.json", "--junit", "j.xml"],
+        ["flaky", "clear", "tests/test_a.py::test_a"],
+        ["receipts", "reconcile", "abc", "--rerun"],
+        ["demo", "--keep"],
+    ],
+)
+def test_the_command_alone_parses_as_the_whole_command_line(argv: list[str]) -> None:
+    assert _parser(_command_word(argv)).parse_known_args(argv) == _parser().parse_known_args(argv)

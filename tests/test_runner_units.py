@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pathlib
 import sys
+import tempfile
+from importlib.util import cache_from_source
 
 import pytest
 
@@ -22,6 +24,7 @@ from pytest_evidence.model import (
     Verdict,
 )
 from runner import sandbox
+from runner import target as target_module
 from runner.diff import Diff, FileChange, FileKind, _hunk_lines, attribute, definitions, kind_of
 from runner.importgraph import ImportGraph, module_of
 from runner.selection import integration_tests
@@ -183,3 +186,37 @@ def test_guard_copies_are_tried_in_the_target_together_and_each_refusal_named(tm
         "guard_bad": "the runner's copy does not import in the target: ImportError: needs a newer pytest"
     }
     assert sandbox._imports(target, shim, ["guard_ok"]) == {}
+
+
+def _bytecode_missing(root: pathlib.Path) -> list[str]:
+    """The modules under ``root`` with no bytecode for this interpreter next to them."""
+    return sorted(
+        str(p.relative_to(root)) for p in root.rglob("*.py") if not pathlib.Path(cache_from_source(str(p))).is_file()
+    )
+
+
+def test_guard_copies_are_byte_compiled_for_the_target(tmp_path: pathlib.Path) -> None:
+    """Test processes write no bytecode: the import check compiles the injected copies once, so
+    each later pytest start loads them compiled, even one it does not import."""
+    shim = tmp_path / "guards"
+    (shim / "pkg").mkdir(parents=True)
+    (shim / "guard_ok.py").write_text("")
+    (shim / "pkg" / "__init__.py").write_text("")
+    (shim / "pkg" / "unused.py").write_text("X = 1\n")
+    assert sandbox._imports(Target(sys.executable, ("",), ()), shim, ["guard_ok"]) == {}
+    assert _bytecode_missing(shim) == []
+
+
+def test_the_probe_byte_compiles_the_plugins_private_copy(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A certify starts a dozen target processes, each with ``PYTHONDONTWRITEBYTECODE``: the
+    probe, which meets each interpreter first, compiles every module of the copy for it."""
+    monkeypatch.setattr(target_module, "_INJECTED", [])  # a fresh private copy, never imported
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    Target(sys.executable, ("",), ())._probe()  # the out-of-process probe, as for a foreign interpreter
+    root = pathlib.Path(target_module.plugin_root())
+    assert root.parent == tmp_path
+    assert "pytest_evidence/plugin.py" in {str(p.relative_to(root)) for p in root.rglob("*.py")}
+    assert _bytecode_missing(root) == []
