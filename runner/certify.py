@@ -292,13 +292,14 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
             roots = how.target.relative_roots(co.c_dir)
             strength.critical_paths(str(co.c_dir), how.critical, roots)  # a typo is bad input, before any tier
         co.trusted_tests(how.tests_from)
-        how.target.check_pytest_args(co.b_dir)
+        args_checked = how.target.check_pytest_args_meanwhile(co.b_dir)
         store_path = args.store or default_store(co.repo)
         with Store(str(store_path), option="--store") as store:
             store.check_writable()
-            ladder = Ladder(co, store, how, progress)
+            ladder = Ladder(co, store, how, progress, before_tests=args_checked)
             try:
                 record = ladder.climb()
+                args_checked()
             except KeyboardInterrupt:
                 write_record(ladder.record(incomplete="interrupted", judged=False), args.out)
                 raise Interrupted(_interrupted(ladder, co.repo, args.out, store.path)) from None

@@ -19,7 +19,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence.environment import capture, versions
@@ -115,6 +116,31 @@ class Target:
         refused = self._refusal(checkout, self.pytest_args)
         if refused and not self._refusal(checkout, ()):
             raise BadInput("pytest refuses the arguments %s: %s" % (" ".join(self.pytest_args), refused))
+
+    def check_pytest_args_meanwhile(self, checkout: pathlib.Path) -> Callable[[], None]:
+        """``check_pytest_args`` in a thread, beside the static tiers: a pytest start on the
+        second core instead of before T0. The call returned waits for it and raises what it raised:
+        the climb calls it before its first test process, and certify again before a record is
+        written, so bad arguments stay bad input even for a patch a static tier rejected."""
+        outcome: list[BaseException | None] = []
+
+        def check() -> None:
+            try:
+                self.check_pytest_args(checkout)
+            except BaseException as exc:  # handed to the waiting thread, which raises it
+                outcome.append(exc)
+            else:
+                outcome.append(None)
+
+        thread = threading.Thread(target=check, name="pytest-args-check", daemon=True)
+        thread.start()
+
+        def wait() -> None:
+            thread.join()
+            if outcome[0] is not None:
+                raise outcome[0]
+
+        return wait
 
     def _refusal(self, checkout: pathlib.Path, args: Sequence[str]) -> str | None:
         """pytest's complaint about ``args`` before it looks for tests, or None."""

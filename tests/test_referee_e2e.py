@@ -274,6 +274,21 @@ def test_a_guard_plugin_the_repository_disables_is_reported_missing(
     assert code == 2 and "unrecognized arguments: --no-such" in capsys.readouterr().err
 
 
+def test_bad_pytest_arguments_are_bad_input_even_when_a_static_tier_rejects_first(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The arguments are checked beside the static tiers: a patch T0 rejects meanwhile does not
+    turn the operator's mistake into a verdict, and nothing is written."""
+    base = repo.commit(PKG)
+    cand = repo.commit({**FIX, "calc/ops.py": "def double(x:\n"})
+    out = tmp_path / "e.json"
+    code, doc = certify(repo, out, "--baseline", base, "--candidate", cand, "--pytest-arg=--no-such")
+    assert (code, doc) == (2, None)
+    assert "unrecognized arguments: --no-such" in capsys.readouterr().err
+    code, doc = certify(repo, out, "--baseline", base, "--candidate", cand)
+    assert code == 1 and doc is not None and doc["verdict"]["halted_at"] == "T0"  # the same patch, good arguments
+
+
 def test_b_and_c_run_with_the_same_seed_and_a_new_seed_reruns_b(repo: Repo, tmp_path: pathlib.Path) -> None:
     log = tmp_path / "draws.log"
     draw = (

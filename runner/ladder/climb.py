@@ -50,8 +50,12 @@ class Ladder:
         store: Store,
         invocation: Invocation,
         progress: Callable[[str], None] = lambda _m: None,
+        before_tests: Callable[[], None] = lambda: None,
     ) -> None:
+        """``before_tests``: what must be settled before the first test process starts (the
+        operator's pytest arguments, checked beside the static tiers); it raises ``BadInput``."""
         self.co = co
+        self.before_tests = before_tests
         self.store = store
         self.invocation = invocation
         self.target = invocation.target
@@ -143,6 +147,7 @@ class Ladder:
             kinds = ", ".join(sorted({d.detail or d.kind.value for d in attacks}))
             self.stopped = "not run: the candidate attacked the referee (%s), REJECTED whatever the tiers say" % kinds
             self.progress("stopped: the candidate attacked the referee (%s)" % kinds)
+            self.before_tests()
             reproduce.tampered_collection(self)  # what the tampering was for: does its tree collect anything?
             return
         static.lint(self, diff)
@@ -151,6 +156,7 @@ class Ladder:
         static.types(self, diff)
         if self.halted():
             return
+        self.before_tests()
         self.sides.plan = overlay.plan(str(self.co.c_dir), self.co.baseline, self.test_modules)
         resolver = overlay.OriginResolver(str(self.co.c_dir), self.sides.plan, "")
         asked: list[baseline_suite.BaselineSuite] = []
