@@ -193,6 +193,16 @@ def _after(alone: str) -> str:
     return STATE + "\n\ndef test_after():\n    if _RAN:\n        assert half(4) == 2\n        return\n" + alone
 
 
+def _certify_after(repo: Repo, tmp_path: pathlib.Path, alone: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    """Certify the fix with ``test_after`` (``alone``: its body without ``test_first``): the exit
+    code, the record and ``test_after``'s result."""
+    base = repo.commit({**PKG, ".gitignore": ".count\n", "tests/test_state.py": STATE})
+    fix = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_state.py": _after(alone)})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fix)
+    assert doc is not None
+    return code, doc, next(r for r in doc["results"] if r["test_id"] == "tests/test_state.py::test_after")
+
+
 def _stability_sessions(processes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [p for p in processes if p["files"] == ["tests/test_state.py"] and p["reruns"] == 0]
 
@@ -228,20 +238,8 @@ def test_a_new_test_that_fails_alone_is_steadied_like_for_like_after_its_file(
 ) -> None:
     """Honest, and dependent on the order: alone it fails on C, which its first run did not. The
     further runs are made again over T3's selection, like for like, and those decide."""
-    base = repo.commit({**PKG, "tests/test_state.py": STATE})
-    fix = repo.commit(
-        {"calc/ops.py": FIX["calc/ops.py"], "tests/test_state.py": _after("    assert False, 'needs test_first'\n")}
-    )
-    code, doc = certify(
-        repo,
-        tmp_path / "e.json",
-        "--baseline",
-        base,
-        "--candidate",
-        fix,
-    )
-    assert doc is not None and code == 0, doc and doc["verdict"]
-    after = next(r for r in doc["results"] if r["test_id"] == "tests/test_state.py::test_after")
+    code, doc, after = _certify_after(repo, tmp_path, "    assert False, 'needs test_first'\n")
+    assert code == 0, doc["verdict"]
     assert (after["baseline_result"], after["candidate_result"], after["bug_discriminating"]) == ("fail", "pass", True)
     assert len(_stability_sessions(processes)) == 10, processes  # three per side alone, then two per side again
 
@@ -253,19 +251,8 @@ def test_a_new_test_whose_runs_alone_disagree_among_themselves_is_flaky(
     """Its first runs and the like-for-like further runs agree; alone it flips a coin that turns
     on each run of a side (a counter beside the file). No order explains a flip between two runs
     of the same selection: it is quarantined, and T3 is inconclusive."""
-    base = repo.commit({**PKG, ".gitignore": ".count\n", "tests/test_state.py": STATE})
-    coin = _after(COUNT + "    assert n % 2 == 0\n")
-    cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_state.py": coin})
-    code, doc = certify(
-        repo,
-        tmp_path / "e.json",
-        "--baseline",
-        base,
-        "--candidate",
-        cand,
-    )
-    assert doc is not None and code == 3, doc and doc["verdict"]
-    after = next(r for r in doc["results"] if r["test_id"] == "tests/test_state.py::test_after")
+    code, doc, after = _certify_after(repo, tmp_path, COUNT + "    assert n % 2 == 0\n")
+    assert code == 3, doc["verdict"]
     assert after["candidate_result"] == "flaky", after
     assert "tests/test_state.py::test_after is quarantined as flaky" in doc["verdict"]["reasons"][0]
     assert len(_stability_sessions(processes)) == 10, processes
