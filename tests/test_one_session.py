@@ -14,10 +14,7 @@ import jsonschema
 import pytest
 from conftest import FIX, PKG, Repo, certify
 
-from pytest_evidence.model import Observation, Outcome
-from pytest_evidence.stream import StreamContent
 from runner import pytest_run
-from runner.ladder import sides
 
 #: A suite with tests the fix cannot reach, so T5 has something to leave out.
 UNRELATED = "def test_unrelated():\n    assert sum([1, 2]) == 3\n"
@@ -136,16 +133,11 @@ def test_the_tests_after_the_last_reproducer_run_only_once_it_did_not_falsify_th
         assert double is None  # run on neither side
 
 
-@pytest.mark.parametrize("alone", [False, True], ids=["like-for-like", "alone-first"])
 def test_stability_runs_repeat_the_selection_only_through_the_test_after_the_last_they_steady(
-    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, alone: bool
+    repo: Repo, tmp_path: pathlib.Path
 ) -> None:
     """Tests after the next one cannot change a new test's outcome: the further runs stop there.
-    The next one stays, since pytest tears a test's fixtures down as the next test needs. Where
-    the other tests cost more than a process (``alone-first``), the new test runs alone, and as it
-    gives its first runs' outcomes again on both sides, the others run in T3's first runs only."""
-    if alone:
-        monkeypatch.setattr(sides, "_alone_pays", lambda *_args: True)
+    The next one stays, since pytest tears a test's fixtures down as the next test needs."""
     log = tmp_path / "runs.log"
 
     def logged(name: str) -> str:
@@ -173,89 +165,8 @@ def test_stability_runs_repeat_the_selection_only_through_the_test_after_the_las
         True,
     )
     runs = log.read_text().split()
-    # T3's first run on each side, and two further runs per side unless the new test ran alone
-    assert runs.count("test_next-T3") == (2 if alone else 6), runs
+    assert runs.count("test_next-T3") == 6, runs  # T3's first run and two stability runs, per side
     assert runs.count("test_last-T3") == 2, runs  # T3's first run on each side only
-
-
-#: A file whose first test leaves state the second may read: ``test_after`` is the candidate's.
-STATE = "from calc.ops import half\n\n_RAN = []\n\n\ndef test_first():\n    _RAN.append(1)\n"
-#: A counter beside the test file, one per checkout: it turns on each run of a side.
-COUNT = (
-    "    _N = __import__('pathlib').Path(__file__).with_name('.count')\n"
-    "    n = int(_N.read_text()) if _N.exists() else 0\n"
-    "    _N.write_text(str(n + 1))\n"
-)
-
-
-def _after(alone: str) -> str:
-    """``test_after``: the reproducer after ``test_first``; ``alone``, its body without it."""
-    return STATE + "\n\ndef test_after():\n    if _RAN:\n        assert half(4) == 2\n        return\n" + alone
-
-
-def _certify_after(repo: Repo, tmp_path: pathlib.Path, alone: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
-    """Certify the fix with ``test_after`` (``alone``: its body without ``test_first``): the exit
-    code, the record and ``test_after``'s result."""
-    base = repo.commit({**PKG, ".gitignore": ".count\n", "tests/test_state.py": STATE})
-    fix = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_state.py": _after(alone)})
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fix)
-    assert doc is not None
-    return code, doc, next(r for r in doc["results"] if r["test_id"] == "tests/test_state.py::test_after")
-
-
-def _stability_sessions(processes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [p for p in processes if p["files"] == ["tests/test_state.py"] and p["reruns"] == 0]
-
-
-@pytest.fixture
-def alone_pays(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As if ``test_first`` were slow: the further runs take the new test alone first."""
-    monkeypatch.setattr(sides, "_alone_pays", lambda *_args: True)
-
-
-def _run(durations: dict[str, float], wall: float) -> pytest_run.PytestRun:
-    content = StreamContent(results={t: Observation(t, Outcome.PASS, d, None, "", ()) for t, d in durations.items()})
-    return pytest_run.PytestRun(content, 0, wall, "", False, ())
-
-
-@pytest.mark.parametrize(
-    ("durations", "wall", "pays"),
-    [
-        ({"t::a": 0.001, "t::new": 0.001}, 0.6, False),  # a small file: a process costs more than its tests
-        ({"t::a": 4.0, "t::new": 0.01}, 5.0, True),  # the others cost more than one more process
-        ({"t::a": 0.29, "t::new": 0.01}, 1.0, False),  # 2 x 0.29 s against one more process: 0.70 s + 0.01 s
-    ],
-)
-def test_the_new_tests_run_alone_only_where_the_others_cost_more_than_a_process(
-    durations: dict[str, float], wall: float, pays: bool
-) -> None:
-    assert sides._alone_pays(_run(durations, wall), ["t::a", "t::new"], ["t::new"], 2) is pays
-
-
-@pytest.mark.usefixtures("alone_pays")
-def test_a_new_test_that_fails_alone_is_steadied_like_for_like_after_its_file(
-    repo: Repo, tmp_path: pathlib.Path, processes: list[dict[str, Any]]
-) -> None:
-    """Honest, and dependent on the order: alone it fails on C, which its first run did not. The
-    further runs are made again over T3's selection, like for like, and those decide."""
-    code, doc, after = _certify_after(repo, tmp_path, "    assert False, 'needs test_first'\n")
-    assert code == 0, doc["verdict"]
-    assert (after["baseline_result"], after["candidate_result"], after["bug_discriminating"]) == ("fail", "pass", True)
-    assert len(_stability_sessions(processes)) == 10, processes  # three per side alone, then two per side again
-
-
-@pytest.mark.usefixtures("alone_pays")
-def test_a_new_test_whose_runs_alone_disagree_among_themselves_is_flaky(
-    repo: Repo, tmp_path: pathlib.Path, processes: list[dict[str, Any]]
-) -> None:
-    """Its first runs and the like-for-like further runs agree; alone it flips a coin that turns
-    on each run of a side (a counter beside the file). No order explains a flip between two runs
-    of the same selection: it is quarantined, and T3 is inconclusive."""
-    code, doc, after = _certify_after(repo, tmp_path, COUNT + "    assert n % 2 == 0\n")
-    assert code == 3, doc["verdict"]
-    assert after["candidate_result"] == "flaky", after
-    assert "tests/test_state.py::test_after is quarantined as flaky" in doc["verdict"]["reasons"][0]
-    assert len(_stability_sessions(processes)) == 10, processes
 
 
 def test_an_honest_fix_collects_the_suite_once_on_c_and_climbs_it_in_groups(

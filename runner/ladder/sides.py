@@ -181,30 +181,16 @@ class Sides:
         c_first: pytest_run.PytestRun,
         b_first: pytest_run.PytestRun | None,
     ) -> None:
-        """Run the ``fresh`` tests again until they ran ``stability_runs`` times on each side; a
-        fresh test whose outcome differs between a side's runs is ``flaky`` in that side's first
-        run (quarantined, never evidence). The further runs interleave B and C in an order drawn
-        from the run id, so a test that counts its runs in shared state cannot pass on C and fail
-        on B by design. They do not rerun a failure in process: each is itself a repeat of every
-        test, and a failure that passes in any of them makes the test flaky just as an in-process
-        rerun would -- at a third of the cost of a failing reproducer on B, where failing is what
-        it should do. Each further run collects ``files`` (a module's import-time effects reach
-        every test).
-
-        The further runs are over ``ids`` (T3's selection through the test after the last fresh
-        one: later tests cannot change a fresh test's outcome, the next one can, by what pytest
-        tears down before it), like for like with the first runs -- unless the other tests there
-        cost more than a process does (``_alone_pays``: click runs a thousand tests per run for
-        twelve fresh ones). Then the fresh tests first run alone, in the same order, one run more
-        per side than the like-for-like further runs would be. When every fresh test repeats its
-        first run's outcome in each of them on both sides, that is the answer. When one does not,
-        or a run ends early, the difference may be the order (a test that needs what an earlier
-        one left behind) or a test that behaves otherwise when it finds itself alone, so the
-        like-for-like further runs are made too, and they decide; the alone runs still count where
-        no order explains them: a test whose alone runs on a side disagree among themselves is
-        flaky there. A test that flips a coin thus passes as steady less often than with the
-        like-for-like runs alone (one in eight per side, plus one in thirty-two, against one in
-        four), and an honest test that needs its file's earlier tests is steadied as before.
+        """Run the selection ``ids`` (T3's, through the test after its last fresh one: later tests
+        cannot change a fresh test's outcome, the next one can, by what pytest tears down before it)
+        again, collecting ``files`` (a module's import-time effects reach every test), in the same
+        order, until it ran ``stability_runs`` times on each side; a ``fresh`` test whose outcome
+        differs between a side's runs is ``flaky`` in that side's first run (quarantined, never
+        evidence). The further runs interleave B and C in an order drawn from the run id, so a test
+        that counts its runs in shared state cannot pass on C and fail on B by design. The further
+        runs do not rerun a failure in process: each is itself a repeat of every test, and a failure
+        that passes in any of them makes the test flaky just as an in-process rerun would -- at a
+        third of the cost of a failing reproducer on B, where failing is what it should do.
 
         A fresh test that a further C run, ended normally, did not collect has an id that changes
         from one collection to the next: it leaves C's first run too, as never collected, and
@@ -213,16 +199,9 @@ class Sides:
         firsts = {"C": c_first} if b_first is None else {"C": c_first, "B": b_first}
         schedule = list(firsts) * (self.invocation.stability_runs - 1)
         random.Random(self.run_id).shuffle(schedule)
-        alone = [t for t in ids if t in set(fresh)]
-        tried: Mapping[str, Sequence[pytest_run.PytestRun]] = {}
-        if _alone_pays(c_first, ids, fresh, len(schedule) // len(firsts)):
-            alone_schedule = list(firsts) * (len(schedule) // len(firsts) + 1)
-            random.Random(self.run_id + "alone").shuffle(alone_schedule)
-            again = self._again(alone_schedule, alone, files)
-            if not _repeated(again, firsts, fresh):
-                again, tried = self._again(schedule, ids, files), again
-        else:
-            again = self._again(schedule, ids, files)
+        again: dict[str, list[pytest_run.PytestRun]] = {"C": [], "B": []}
+        for side in schedule:
+            again[side].append(self.run_c(ids, files, 0) if side == "C" else self.run_b(ids, files, 0))
         normal = [r for r in again["C"] if r.content.finished and not r.budget_exhausted]
         moving = {t for t in fresh if any(t not in (r.content.collected or ()) for r in normal)}
         for t in moving:
@@ -231,22 +210,9 @@ class Sides:
             c_first.content.collected = [t for t in c_first.content.collected if t not in moving]
         for side, first in firsts.items():
             runs = [first, *again[side]]
-            steadied = {
-                t: judge.steady([*(r.observation(t) for r in runs), *_disagreeing(tried.get(side, ()), t)], side)
-                for t in fresh
-                if t not in moving
-            }
+            steadied = {t: judge.steady([r.observation(t) for r in runs], side) for t in fresh if t not in moving}
             first.content.results.update({t: o for t, o in steadied.items() if o is not None})
             self.ledger(steadied.values(), side)
-
-    def _again(
-        self, schedule: Sequence[str], ids: Sequence[str], files: Sequence[str]
-    ) -> dict[str, list[pytest_run.PytestRun]]:
-        """The further runs of ``ids``, one per entry of ``schedule`` ("B" or "C"), in its order."""
-        again: dict[str, list[pytest_run.PytestRun]] = {"C": [], "B": []}
-        for side in schedule:
-            again[side].append(self.run_c(ids, files, 0) if side == "C" else self.run_b(ids, files, 0))
-        return again
 
     def type(
         self,
@@ -315,37 +281,3 @@ class Sides:
                     seen_by,
                 )
                 self.evidence.detect([Detection(DetectionKind.IMPORT_OUTSIDE_CHECKOUT, message)])
-
-
-def _repeated(
-    again: Mapping[str, Sequence[pytest_run.PytestRun]],
-    firsts: Mapping[str, pytest_run.PytestRun],
-    fresh: Sequence[str],
-) -> bool:
-    """Whether every further run ended normally and gave every fresh test its first run's outcome."""
-    for side, first in firsts.items():
-        for run in again[side]:
-            if not run.content.finished or run.budget_exhausted:
-                return False
-            for t in fresh:
-                before, now = first.observation(t), run.observation(t)
-                if before is None or now is None or before.outcome is not now.outcome:
-                    return False
-    return True
-
-
-def _alone_pays(first: pytest_run.PytestRun, ids: Sequence[str], fresh: Sequence[str], runs: int) -> bool:
-    """Whether ``runs`` further runs per side of ``ids`` cost more than ``runs + 1`` of the fresh
-    tests alone, by C's first run: what its tests took, and the rest of its wall time as the
-    price of a process (interpreter, plugins, collection)."""
-    took = {t: o.duration for t, o in first.content.results.items()}
-    process = max(0.0, first.duration - sum(took.values()))
-    wanted = set(fresh)
-    others = sum(took.get(t, 0.0) for t in ids if t not in wanted)
-    return runs * others > process + sum(took.get(t, 0.0) for t in wanted)
-
-
-def _disagreeing(runs: Sequence[pytest_run.PytestRun], test_id: str) -> list[Observation]:
-    """``test_id``'s observations in ``runs`` when they disagree among themselves, else none."""
-    seen = [o for o in (r.observation(test_id) for r in runs) if o is not None]
-    return seen if len({o.outcome for o in seen}) > 1 else []
