@@ -8,7 +8,8 @@ C's whole suite (the case's own test command); *no fix* is ``evidence-runner cer
 tests on B's sources ("the test without the fix"), which the ladder must reject at T3, each from
 a fresh store. Each is run ``--repeats`` times, interleaved, and the medians are compared. With
 ``--before DIR`` (a worktree of an older commit) that checkout's runner judges the same candidate
-in the same rounds, so a change to the ladder is measured side by side with what it replaced.
+in the same rounds, the two trees taking turns to go first, so a change to the ladder is measured
+side by side with what it replaced.
 
 ``--honest`` judges the real fix (C) instead, warm (target (a) without B's share): each runner
 first certifies it once into its own store, unmeasured, so B's suite run is stored, and every
@@ -58,7 +59,9 @@ def measure(
         judged: dict[str, list[Any]] = {name: [] for name in runners}
         for i in range(repeats):
             plain.append(naive(repo))
-            for name, root in runners.items():
+            # the tree that goes first in a round runs on a colder machine: alternate who does
+            order = list(runners.items())[:: -1 if i % 2 else 1]
+            for name, root in order:
                 out = work / ("%s-%d.json" % (name, i))
                 judged[name].append(certify(args(out, store(name, i)), root))
         naive_s = statistics.median(w for w, _ in plain)
