@@ -80,6 +80,7 @@ class GroupedSession:
         self._open = True  # the wake pipe still has a writer
         self.groups: list[list[str]] = []
         self._group = -1
+        self._view: PytestRun | None = None  # at the end of collection
         self.final: PytestRun | None = None
 
     def _read_stderr(self) -> None:
@@ -91,9 +92,16 @@ class GroupedSession:
 
     def collected(self) -> PytestRun:
         """Wait until collection is over: its view (``content.collected``); ``SessionEnded`` when
-        the process ended instead (it could not collect, or was killed for its budget)."""
-        self._await("ready")
-        return PytestRun(self.process.content(), 0, self.process.elapsed(), self._said(), False, self.process.command)
+        the process ended instead (it could not collect, or was killed for its budget). Asked
+        again, the same answer: a session started beside others is waited for before any of them
+        runs a test, and again when its own turn comes."""
+        if self.final is not None and self._view is None:
+            raise SessionEnded(self.final)
+        if self._view is None:
+            self._await("ready")
+            content = self.process.content()
+            self._view = PytestRun(content, 0, self.process.elapsed(), self._said(), False, self.process.command)
+        return self._view
 
     def plan(self, groups: Sequence[Sequence[str]]) -> None:
         self.groups = [list(g) for g in groups]

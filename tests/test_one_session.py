@@ -15,6 +15,7 @@ import pytest
 from conftest import FIX, PKG, Repo, certify
 
 from runner import pytest_run
+from runner.pytest_session import GroupedSession
 
 #: A suite with tests the fix cannot reach, so T5 has something to leave out.
 UNRELATED = "def test_unrelated():\n    assert sum([1, 2]) == 3\n"
@@ -94,6 +95,100 @@ def test_a_reproducer_failing_on_c_in_every_attempt_is_refuted_by_two_runs(
     assert doc["annotations"]["tests/test_half.py::test_half"]["bc_class"] == "no-fix"
     t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
     assert t3["status"] == "failed" and "no-fix" in t3["note"], t3
+
+
+class Conversation:
+    """What the runner says to each grouped session, in order (``said``): ``("start", session,
+    -1)``, ``("collected", session, -1)`` once it knows the session collected, then ``("run",
+    session, group)`` as it asks for a group and ``("barrier", session, group)`` once the group is
+    over; ``sessions`` in the order they started."""
+
+    def __init__(self) -> None:
+        self.said: list[tuple[str, int, int]] = []
+        self.sessions: list[GroupedSession] = []
+
+
+@pytest.fixture
+def conversation(monkeypatch: pytest.MonkeyPatch) -> Conversation:
+    seen = Conversation()
+    real_init, real_collected, real_group = GroupedSession.__init__, GroupedSession.collected, GroupedSession.group
+
+    def init(self: GroupedSession, *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        seen.sessions.append(self)
+        seen.said.append(("start", len(seen.sessions) - 1, -1))
+
+    def collected(self: GroupedSession) -> pytest_run.PytestRun:
+        view = real_collected(self)
+        event = ("collected", seen.sessions.index(self), -1)
+        if event not in seen.said:
+            seen.said.append(event)
+        return view
+
+    def group(self: GroupedSession, number: int) -> pytest_run.PytestRun:
+        seen.said.append(("run", seen.sessions.index(self), number))
+        try:
+            return real_group(self, number)
+        finally:
+            seen.said.append(("barrier", seen.sessions.index(self), number))
+
+    monkeypatch.setattr(GroupedSession, "__init__", init)
+    monkeypatch.setattr(GroupedSession, "collected", collected)
+    monkeypatch.setattr(GroupedSession, "group", group)
+    return seen
+
+
+def test_b_collects_beside_c_and_runs_its_tests_only_once_c_is_at_its_barrier(
+    repo: Repo, tmp_path: pathlib.Path, conversation: Conversation
+) -> None:
+    """B's T3 process starts with C's, so the two starts and collections overlap; C's first group
+    runs once both collected, B's once C's reached its barrier: no test runs beside another
+    process's tests or collection (a port or a file the sides share sees one side at a time)."""
+    base = repo.commit({**PKG, "tests/test_other.py": UNRELATED})
+    no_fix = repo.commit({"tests/test_half.py": FIX["tests/test_half.py"]})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", no_fix)
+    assert doc is not None and code == 1 and doc["verdict"]["halted_at"] == "T3", doc and doc["verdict"]
+    said = conversation.said
+    # T3's sessions are the first two: C's, then B's, both started before any test ran
+    assert said[:2] == [("start", 0, -1), ("start", 1, -1)], said
+    assert said.index(("collected", 1, -1)) < said.index(("run", 0, 0)), said
+    assert said.index(("barrier", 0, 0)) < said.index(("run", 1, 0)), said
+
+
+def test_further_stability_runs_start_together_and_run_their_tests_one_at_a_time(
+    repo: Repo, tmp_path: pathlib.Path, conversation: Conversation
+) -> None:
+    """The further runs of a new test (two per side by default) are four processes: they start
+    and collect together, and once all four collected each runs its tests in turn, in the
+    schedule's order, its process ended before the next begins."""
+    base = repo.commit({**PKG, "tests/test_other.py": UNRELATED})
+    fix = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fix)
+    assert doc is not None and code == 0, doc and doc["verdict"]
+    said = conversation.said
+    further = range(2, 6)  # after T3's first sessions on C and B, before T4-T7's on C
+    assert len(conversation.sessions) == 7, said
+    first_test = said.index(("run", 2, 0))
+    assert all(said.index(("start", k, -1)) < first_test for k in further), said
+    assert all(said.index(("collected", k, -1)) < first_test for k in further), said
+    turns = [e for e in said[first_test:] if e[1] in further]
+    assert turns == [("run", k, 0) if i % 2 == 0 else ("barrier", k, 0) for k in further for i in range(2)], said
+    assert all(s.process.proc.poll() is not None for s in conversation.sessions)
+
+
+def test_a_t3_that_ends_before_b_s_turn_leaves_no_process_behind(
+    repo: Repo, tmp_path: pathlib.Path, conversation: Conversation
+) -> None:
+    """A reproducer that matches no collected test is bad input, found once C collected: B's
+    process, started beside C's, ran no test and is gone with it."""
+    base = repo.commit({**PKG, "tests/test_other.py": UNRELATED})
+    fix = repo.commit(FIX)
+    code, doc = certify(
+        repo, tmp_path / "e.json", "--baseline", base, "--candidate", fix, "--reproducer", "tests/test_half.py::nope"
+    )
+    assert (code, doc) == (2, None)
+    assert [e for e in conversation.said if e[0] != "collected"] == [("start", 0, -1), ("start", 1, -1)]
+    assert all(s.process.proc.poll() is not None for s in conversation.sessions)
 
 
 #: The changed test file: the reproducer first, then a test it does not change.

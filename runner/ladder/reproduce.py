@@ -364,7 +364,11 @@ def reproducers(
         note = "no reproducer: none designated, and the candidate added or changed no test"
         ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, note)
         return
-    with sides.session(ladder.co.c_dir, files) as session:
+    with contextlib.ExitStack() as sessions:
+        session = sessions.enter_context(sides.session(ladder.co.c_dir, files))
+        # B's process starts and collects beside C's (``Sides.all_collected``): its tests wait for
+        # C's first group, and a T3 that ends before B's turn ends B's process unused.
+        b_session = sessions.enter_context(sides.b_session(files)) if sides.replayed else None
         try:
             view = session.collected()
             abnormal = False
@@ -395,23 +399,22 @@ def reproducers(
             return
         groups = _groups(chosen)
         session.plan(groups)
+        sides.all_collected([] if b_session is None else [b_session])
         c_head = None if abnormal else sides.group(session, 0, "C")
-        with contextlib.ExitStack() as on_b:
-            b_session = on_b.enter_context(sides.b_session(files)) if sides.replayed else None
-            b_head = None if b_session is None else sides.first_group(b_session, groups, "B")
-            # Falsified already by the first runs (``judge.falsifying``): no stability runs, and
-            # no run of the tests after the last reproducer.
-            first = b_head or c_head
-            b_collected = set() if first is None else set(first.content.collected or ())
-            falsified = c_head is not None and any(
-                judge.falsifying(c_head.observation(t), sides.held, b_collected) for t in chosen.watched
-            )
-            if len(groups) > 1 and not falsified:
-                for side, grouped in (("C", session), ("B", b_session)):
-                    if grouped is not None and grouped.final is None:
-                        sides.group(grouped, 1, side)
-            c_run = sides.checked(session.close(), ladder.co.c_dir)
-            b_run = None if b_session is None else sides.checked(b_session.close(), sides.b_dir)
+        b_head = None if b_session is None else sides.first_group(b_session, groups, "B")
+        # Falsified already by the first runs (``judge.falsifying``): no stability runs, and
+        # no run of the tests after the last reproducer.
+        first = b_head or c_head
+        b_collected = set() if first is None else set(first.content.collected or ())
+        falsified = c_head is not None and any(
+            judge.falsifying(c_head.observation(t), sides.held, b_collected) for t in chosen.watched
+        )
+        if len(groups) > 1 and not falsified:
+            for side, grouped in (("C", session), ("B", b_session)):
+                if grouped is not None and grouped.final is None:
+                    sides.group(grouped, 1, side)
+        c_run = sides.checked(session.close(), ladder.co.c_dir)
+        b_run = None if b_session is None else sides.checked(b_session.close(), sides.b_dir)
     cut = len(groups[1]) if falsified and len(groups) > 1 else 0
     if cut:
         chosen = chosen.up_to(groups[0])

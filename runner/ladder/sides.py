@@ -8,6 +8,7 @@ usable answer is a ``ToolFailed``: the tier that asked is an error, never a pass
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import pathlib
@@ -122,16 +123,29 @@ class Sides:
         self.ledger([run.observation(t) for t in ids], side)
         return run
 
+    @staticmethod
+    def all_collected(sessions: Iterable[GroupedSession]) -> None:
+        """Wait until each of ``sessions`` collected, or ended trying (its turn says which):
+        processes started together start and collect side by side, and their tests then run with
+        no other process of the climb busy beside them -- one side's tests at a time, never under
+        the load of another's collection."""
+        for session in sessions:
+            try:
+                session.collected()
+            except SessionEnded:
+                pass
+
     def one_group(
         self, checkout: pathlib.Path, ids: Sequence[str], files: Sequence[str] | None, reruns: int | None = None
     ) -> pytest_run.PytestRun:
         """``ids`` in this order, in one session collecting ``files`` (None: the whole suite)."""
         with self.session(checkout, files, reruns) as session:
-            self.first_group(session, [ids], self.co.side(checkout))
-            return self.checked(session.close(), checkout)
+            return self.only_group(session, checkout, ids)
 
-    def run_c(self, ids: Sequence[str], files: Sequence[str] | None, reruns: int | None = None) -> pytest_run.PytestRun:
-        return self.one_group(self.co.c_dir, ids, files, reruns)
+    def only_group(self, session: GroupedSession, checkout: pathlib.Path, ids: Sequence[str]) -> pytest_run.PytestRun:
+        """``ids``, the one group of ``session`` on ``checkout``: the whole process's run."""
+        self.first_group(session, [ids], self.co.side(checkout))
+        return self.checked(session.close(), checkout)
 
     @property
     def replayed(self) -> bool:
@@ -200,8 +214,14 @@ class Sides:
         schedule = list(firsts) * (self.invocation.stability_runs - 1)
         random.Random(self.run_id).shuffle(schedule)
         again: dict[str, list[pytest_run.PytestRun]] = {"C": [], "B": []}
-        for side in schedule:
-            again[side].append(self.run_c(ids, files, 0) if side == "C" else self.run_b(ids, files, 0))
+        checkouts = [self.co.c_dir if side == "C" else self.b_dir for side in schedule]
+        with contextlib.ExitStack() as stack:
+            # Each further run is a process start and a collection before its tests: the
+            # processes start and collect together, and run their tests one at a time in order.
+            sessions = [stack.enter_context(self.session(checkout, files, 0)) for checkout in checkouts]
+            self.all_collected(sessions)
+            for side, checkout, session in zip(schedule, checkouts, sessions, strict=True):
+                again[side].append(self.only_group(session, checkout, ids))
         normal = [r for r in again["C"] if r.content.finished and not r.budget_exhausted]
         moving = {t for t in fresh if any(t not in (r.content.collected or ()) for r in normal)}
         for t in moving:
