@@ -190,6 +190,9 @@ class GroupedSession:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.discard()
+
+    def discard(self) -> None:
         """Whatever happened, no process outlives its session."""
         if self.final is None:
             self.process.kill()

@@ -8,6 +8,7 @@ collects it once on C, and the record carries each tier's group and every test's
 from __future__ import annotations
 
 import pathlib
+from collections.abc import Sequence
 from typing import Any
 
 import jsonschema
@@ -106,6 +107,7 @@ class Conversation:
     def __init__(self) -> None:
         self.said: list[tuple[str, int, int]] = []
         self.sessions: list[GroupedSession] = []
+        self.files: list[Sequence[str] | None] = []  # what each collects (None: the whole suite)
 
 
 @pytest.fixture
@@ -116,6 +118,7 @@ def conversation(monkeypatch: pytest.MonkeyPatch) -> Conversation:
     def init(self: GroupedSession, *args: Any, **kwargs: Any) -> None:
         real_init(self, *args, **kwargs)
         seen.sessions.append(self)
+        seen.files.append(args[2] if len(args) > 2 else kwargs["files"])
         seen.said.append(("start", len(seen.sessions) - 1, -1))
 
     def collected(self: GroupedSession) -> pytest_run.PytestRun:
@@ -159,20 +162,49 @@ def test_further_stability_runs_start_together_and_run_their_tests_one_at_a_time
     repo: Repo, tmp_path: pathlib.Path, conversation: Conversation
 ) -> None:
     """The further runs of a new test (two per side by default) are four processes: they start
-    and collect together, and once all four collected each runs its tests in turn, in the
-    schedule's order, its process ended before the next begins."""
+    and collect together -- with C's T4-T7 session, which T3's first runs did not rule out -- and
+    once all five collected each further run runs its tests in turn, in the schedule's order, its
+    process ended before the next begins; T4 comes after."""
     base = repo.commit({**PKG, "tests/test_other.py": UNRELATED})
     fix = repo.commit(FIX)
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fix)
     assert doc is not None and code == 0, doc and doc["verdict"]
     said = conversation.said
-    further = range(2, 6)  # after T3's first sessions on C and B, before T4-T7's on C
+    suite, further = 2, range(3, 7)  # after T3's first sessions on C and B
     assert len(conversation.sessions) == 7, said
-    first_test = said.index(("run", 2, 0))
-    assert all(said.index(("start", k, -1)) < first_test for k in further), said
-    assert all(said.index(("collected", k, -1)) < first_test for k in further), said
+    assert conversation.files[suite] is None  # the whole suite: T4-T7's
+    first_test = said.index(("run", 3, 0))
+    assert all(said.index(("start", k, -1)) < first_test for k in (suite, *further)), said
+    assert all(said.index(("collected", k, -1)) < first_test for k in (suite, *further)), said
     turns = [e for e in said[first_test:] if e[1] in further]
     assert turns == [("run", k, 0) if i % 2 == 0 else ("barrier", k, 0) for k in further for i in range(2)], said
+    assert said.index(("barrier", 6, 0)) < said.index(("run", suite, 0)), said
+    assert all(s.process.proc.poll() is not None for s in conversation.sessions)
+
+
+def test_a_suite_session_started_ahead_ends_with_a_climb_t3_halts(
+    repo: Repo, tmp_path: pathlib.Path, conversation: Conversation
+) -> None:
+    """A new test that passes on C in its first run and fails in a further one is flaky: T3 is
+    inconclusive, the climb halts, and C's T4-T7 session, started with the further runs, ran no
+    test and is gone."""
+    base = repo.commit({**PKG, "tests/test_other.py": UNRELATED})
+    counter = tmp_path / "runs"
+    flaky = (  # on C (where half is fixed), it fails its second run only
+        "import pathlib\nfrom calc.ops import half\n\n\ndef test_half():\n"
+        "    assert half(4) == 2\n    seen = pathlib.Path(%r)\n"
+        "    seen.write_text(seen.read_text() + 'x' if seen.exists() else 'x')\n"
+        "    assert seen.read_text() != 'xx'\n" % str(counter)
+    )
+    cand = repo.commit({**FIX, "tests/test_half.py": flaky})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--reruns", "0")
+    assert doc is not None and code == 3 and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
+    assert doc["verdict"]["halted_at"] == "T3", doc["verdict"]
+    t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
+    assert "flaky" in t3["note"], t3
+    said = conversation.said
+    assert conversation.files[2] is None  # T4-T7's, started ahead
+    assert not [e for e in said if e[1] == 2 and e[0] in ("run", "barrier")], said
     assert all(s.process.proc.poll() is not None for s in conversation.sessions)
 
 

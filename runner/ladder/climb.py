@@ -127,7 +127,10 @@ class Ladder:
 
     def climb(self) -> EvidenceRecord:
         try:
-            self._climb()
+            try:
+                self._climb()
+            finally:  # before the record, which measures C's environment again
+                self.sides.release()
         except (ToolFailed, StoreError) as exc:  # an engine, or the store, stopped answering mid-climb
             message = "%s [%s]" % (exc, exc.slug)
             self.tier(self._rung, TierStatus.ERROR, self._rung_started, 0, 0, None, message)

@@ -72,7 +72,7 @@ def tiers(
     B's stored suite run (None: its receipt is held), asked for once C's suite is collected."""
     c_dir, sides = ladder.co.c_dir, ladder.sides
     start = ladder.enter(Tier.T4)
-    with sides.session(c_dir, None) as session:
+    with sides.suite_session() as session:
         try:
             view = session.collected()
         except SessionEnded as ended:

@@ -55,6 +55,7 @@ class Sides:
         self.plan: overlay.OverlayPlan | None = None  # C's test files against B, once planned
         self._outside: set[str] = set()
         self._sandbox: Sandbox | None = None
+        self._suite: GroupedSession | None = None  # C's T4-T7 session, started ahead of its turn
 
     @property
     def pinned(self) -> bool:
@@ -163,6 +164,23 @@ class Sides:
         """``ids`` on B with C's test files laid over it, in this selection and order."""
         return self.one_group(self.b_dir, ids, files, reruns)
 
+    def suite_ahead(self) -> GroupedSession:
+        """C's T4-T7 session, started now, ahead of its turn (``suite_session`` takes it)."""
+        assert self._suite is None, "one suite session per climb"
+        self._suite = self.session(self.co.c_dir, None)
+        return self._suite
+
+    def suite_session(self) -> GroupedSession:
+        """C's T4-T7 session: the one started ahead, else a new one."""
+        session, self._suite = self._suite, None
+        return session if session is not None else self.session(self.co.c_dir, None)
+
+    def release(self) -> None:
+        """End the suite session started ahead if the climb halted before its turn."""
+        if self._suite is not None:
+            self._suite.discard()
+            self._suite = None
+
     def b_session(self, files: Sequence[str] | None) -> GroupedSession:
         """A grouped session on B with C's test files laid over it."""
         return self.session(self.b_dir, files)
@@ -194,6 +212,7 @@ class Sides:
         fresh: Sequence[str],
         c_first: pytest_run.PytestRun,
         b_first: pytest_run.PytestRun | None,
+        beside: Sequence[GroupedSession] = (),
     ) -> None:
         """Run the selection ``ids`` (T3's, through the test after its last fresh one: later tests
         cannot change a fresh test's outcome, the next one can, by what pytest tears down before it)
@@ -209,7 +228,8 @@ class Sides:
         A fresh test that a further C run, ended normally, did not collect has an id that changes
         from one collection to the next: it leaves C's first run too, as never collected, and
         ``type`` names it ``unstable_test_id``. ``b_first`` None: B does not run (baseline replay
-        ablated), and C's further runs still do."""
+        ablated), and C's further runs still do. ``beside``: sessions started with the further
+        runs, which collect before any of their tests runs too."""
         firsts = {"C": c_first} if b_first is None else {"C": c_first, "B": b_first}
         schedule = list(firsts) * (self.invocation.stability_runs - 1)
         random.Random(self.run_id).shuffle(schedule)
@@ -219,7 +239,7 @@ class Sides:
             # Each further run is a process start and a collection before its tests: the
             # processes start and collect together, and run their tests one at a time in order.
             sessions = [stack.enter_context(self.session(checkout, files, 0)) for checkout in checkouts]
-            self.all_collected(sessions)
+            self.all_collected([*sessions, *beside])
             for side, checkout, session in zip(schedule, checkouts, sessions, strict=True):
                 again[side].append(self.only_group(session, checkout, ids))
         normal = [r for r in again["C"] if r.content.finished and not r.budget_exhausted]
