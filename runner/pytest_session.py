@@ -95,9 +95,9 @@ class GroupedSession:
         the process ended instead (it could not collect, or was killed for its budget). Asked
         again, the same answer: a session started beside others is waited for before any of them
         runs a test, and again when its own turn comes."""
-        if self.final is not None and self._view is None:
-            raise SessionEnded(self.final)
         if self._view is None:
+            if self.final is not None:  # ended before it collected: the same ending again
+                raise SessionEnded(self.final)
             self._await("ready")
             content = self.process.content()
             self._view = PytestRun(content, 0, self.process.elapsed(), self._said(), False, self.process.command)
