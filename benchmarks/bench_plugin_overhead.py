@@ -8,7 +8,9 @@ with the case's own interpreter and test command, the plugin taken from this che
 baseline; the cached-B configuration needs the trivial suite's setup and is left out).
 
 Prints the median wall time of each configuration and its ratio to plain pytest (the plugin
-kept out with ``-p no:evidence``), then the spread of each configuration's runs. Targets: no
+kept out with ``-p no:evidence``), then the spread of each configuration's runs. Where this
+interpreter has the plugin installed, the trivial suite is also run with no option at all: the
+session every user of the environment pays for, the plugin loaded by its entry point and inert. Targets: no
 baseline <= 1.05x; ``--baseline`` on a cached B <= 1.15x. Configurations are interleaved so drift
 of the machine hits them equally.
 
@@ -24,6 +26,7 @@ configurations.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
 import pathlib
 import statistics
@@ -68,6 +71,7 @@ def main() -> None:
         title = "2000 trivial tests"
         configs = {
             "plain pytest": [*PYTEST, "-p", "no:evidence"],
+            **({"installed, not asked for": PYTEST} if _installed() else {}),
             "-p evidence": [*PYTEST, "-p", "evidence", f"--evidence-out={out}"],
             "-p evidence --baseline (cached B)": [
                 *PYTEST,
@@ -102,6 +106,11 @@ def main() -> None:
             "%-40s wall %.3f-%.3f, ratio %s  CPU %.3f-%.3f, ratio %s"
             % (name, min(walls), max(walls), _spread(wall_ratios), min(cpus), max(cpus), _spread(cpu_ratios))
         )
+
+
+def _installed() -> bool:
+    """Whether this interpreter's pytest loads the plugin by its entry point (an inert session)."""
+    return any(ep.name == "evidence" for ep in importlib.metadata.entry_points(group="pytest11"))
 
 
 def _spread(ratios: list[float]) -> str:

@@ -30,8 +30,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 import pytest
 
-#: Attribute carrying ``(functions, files)`` on a test's teardown report (it survives xdist).
-DEPS_ATTR = "evidence_deps"
+from pytest_evidence.reports import DEPS_ATTR
 
 #: The recorder the process-wide audit hook reports to; empty between sessions. An audit hook
 #: cannot be removed once added, so there is one per process and it forwards to whoever

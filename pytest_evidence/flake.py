@@ -19,10 +19,8 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from pytest_evidence.model import FAILING, Outcome
+from pytest_evidence.options import MAX_RERUNS
 from pytest_evidence.reports import ATTEMPTS_ATTR, merge
-
-#: Hard ceiling on reruns per failing test; the option parser refuses anything above it.
-MAX_RERUNS = 5
 
 _STATUS_PLUGIN = "evidence-flaky-status"
 

@@ -1,8 +1,10 @@
 """Command-line and ini options, parsed once into a frozen ``Settings``.
 
-Option names are constants here so the runner, the replay and the docs name them one way.
-Every value is validated when pytest starts: a bad value is a one-line ``pytest.UsageError``
-(exit 4), never a traceback half-way through the session.
+Imported by every session of an environment the plugin is installed in, active or not: it
+imports nothing of the package but ``errors``. Option names are constants here so the runner,
+the replay and the docs name them one way. Every value is validated when pytest starts: a bad
+value is a one-line ``pytest.UsageError`` (exit 4), never a traceback half-way through the
+session.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -16,9 +18,6 @@ from typing import Any, Optional, Tuple
 import pytest
 
 from pytest_evidence.errors import BadInput
-from pytest_evidence.flake import MAX_RERUNS
-from pytest_evidence.output import check_writable
-from pytest_evidence.store import default_store
 
 OUT = "--evidence-out"
 STREAM = "--evidence-stream"
@@ -39,6 +38,8 @@ NO_NETWORK = "--evidence-no-network"
 STORE_TIMEOUT = "--evidence-store-timeout"
 
 DEFAULT_RERUNS = 2
+#: Hard ceiling on reruns per failing test (``flake``); the option parser refuses anything above it.
+MAX_RERUNS = 5
 DEFAULT_STORE_TIMEOUT = 10.0
 PLUGIN_NAMES = ("evidence", "pytest_evidence.plugin")
 
@@ -286,7 +287,12 @@ def settings(config: pytest.Config, writes: bool = True) -> Settings:
     ``writes``: False in an xdist worker, which writes nothing: its probe file would appear and
     vanish inside the directory another worker is collecting, and pytest's collector asserts that
     every entry it listed is still a file.
+
+    Only an active session gets here: what it needs is imported now, not by an inert session's
+    ``add_options`` (see ``plugin``), and the store's code only by a session that keeps one.
     """
+    from pytest_evidence.output import check_writable
+
     out = _pick(config, "evidence_out", "evidence_out")
     stream = _pick(config, "evidence_stream", "evidence_stream")
     stream_fd, key_fd = descriptors(config.getoption("evidence_stream_fd"), config.getoption("evidence_key_fd"))
@@ -304,9 +310,7 @@ def settings(config: pytest.Config, writes: bool = True) -> Settings:
     store_timeout = seconds_type(raw_timeout) if raw_timeout else DEFAULT_STORE_TIMEOUT
     record_mode = bool(config.getoption("evidence_record_mode"))
     # The runner's own processes (record mode) keep no store: naming one would touch the repository.
-    store = _pick(config, "evidence_store", "evidence_store") or (
-        "" if record_mode else default_store(str(config.rootpath))
-    )
+    store = _pick(config, "evidence_store", "evidence_store") or ("" if record_mode else _default_store(config))
     reproducers = tuple(config.getoption("evidence_reproducers") or config.getini("evidence_reproducers"))
     here = str(config.invocation_params.dir)
     out, stream = _absolute(here, out), _absolute(here, stream)
@@ -332,6 +336,12 @@ def settings(config: pytest.Config, writes: bool = True) -> Settings:
         control=config.getoption("evidence_control"),
         collect=_listed(COLLECT, _absolute(here, config.getoption("evidence_collect"))),
     )
+
+
+def _default_store(config: pytest.Config) -> str:
+    from pytest_evidence.store import default_store
+
+    return default_store(str(config.rootpath))
 
 
 def descriptors(stream_fd: Optional[str], key_fd: Optional[str]) -> Tuple[Optional[int], Optional[int]]:

@@ -1,26 +1,20 @@
 """The pytest plugin: ``pytest -p evidence``.
 
-Module-level hooks only add options and, in ``pytest_configure``, register one object per
-concern -- and only the ones this process needs:
-
-* ``FlakePolicy`` where tests run (a serial session, or an xdist worker);
-* ``Recorder`` and ``Finisher`` where every report arrives (a serial session, or the xdist
-  controller), so the stream, the record and the store each have exactly one writer, and
-  ``JunitProperties`` beside the ``Finisher`` (``--junitxml`` gains each test's role, B/C class
-  and bug-discriminating once the record is typed);
-* ``Selector`` where collection happens, when ``--evidence-select`` is given;
-* ``NetworkGuard`` where tests run, when ``--evidence-no-network`` is given (its refusals are
-  streamed by the recorder of the same process; an xdist worker blocks without reporting).
+Installed as a pytest11 entry point, this module is imported into every session of its
+environment, and it stays inert unless ``-p evidence`` or one of its own options asks for it. An
+inert session imports this module, ``options`` and ``errors`` and nothing more: pytest compiles
+every module of an entry point's package from source whenever it has no bytecode cache of its
+own to read (see ``pytest_evidence/__init__.py``), and the model's dataclasses cost tens of ms
+to build, so a session that does not ask for evidence must not pay for them. An active session's
+objects are wired by ``wiring``, imported by ``pytest_configure`` once the session asks.
 
 Before any of that -- before any conftest is imported, and before the plugins pytest loads after
 this one -- the descriptors of a private result channel (``--evidence-stream-fd``,
 ``--evidence-key-fd``) are taken: the key is read from its pipe and the pipe closed, the stream
 descriptor is checked and made non-inheritable (``_take_channel``).
 
-Installed as a pytest11 entry point, the module is imported into every session of its
-environment; it stays inert unless ``-p evidence`` or one of its options asks for it. It imports
-nothing but the standard library and pytest, in Python 3.8 syntax: it is loaded inside old
-target environments.
+It imports nothing but the standard library and pytest, in Python 3.8 syntax: it is loaded inside
+old target environments.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -29,28 +23,18 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import pytest
 
-from pytest_evidence import options, stream
-from pytest_evidence.deps import DependencyRecorder, choose_engine
-from pytest_evidence.errors import BadInput, EvidenceError, StoreLocked
-from pytest_evidence.finish import BaselinePlan, Finisher
-from pytest_evidence.flake import FlakePolicy
-from pytest_evidence.groups import GroupedRun, descriptors
-from pytest_evidence.junit_properties import JunitProperties
-from pytest_evidence.netguard import NetworkGuard, Report
-from pytest_evidence.recorder import Recorder
-from pytest_evidence.scope import CollectionScope
-from pytest_evidence.select import Selector
-from pytest_evidence.store import Store
+from pytest_evidence import options
+from pytest_evidence.errors import BadInput, EvidenceError
 
-settings_key = pytest.StashKey[options.Settings]()
-recorder_key = pytest.StashKey[Recorder]()
+if TYPE_CHECKING:
+    from pytest_evidence.stream import Signer
 
 
-class _Channel:
+class TakenChannel:
     """The private channel's descriptors as ``_take_channel`` found them, until ``pytest_configure``.
 
     ``sign`` holds the key in its closure; ``error`` is raised as a usage error by
@@ -61,11 +45,11 @@ class _Channel:
     def __init__(self) -> None:
         self.stream_fd: Optional[int] = None
         self.key_fd: Optional[int] = None
-        self.sign: Optional[stream.Signer] = None
+        self.sign: Optional[Signer] = None
         self.error: Optional[EvidenceError] = None
 
 
-channel_key = pytest.StashKey[_Channel]()
+channel_key = pytest.StashKey[TakenChannel]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -115,7 +99,7 @@ def _take_channel(config: pytest.Config, stream_fd: Optional[str], key_fd: Optio
         return
     if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker is given the options, never the descriptors
         return
-    channel = config.stash[channel_key] = _Channel()
+    channel = config.stash[channel_key] = TakenChannel()
     try:
         stream_number, key_number = options.descriptors(stream_fd, key_fd)
         if key_number is not None:
@@ -128,7 +112,7 @@ def _take_channel(config: pytest.Config, stream_fd: Optional[str], key_fd: Optio
         channel.error = exc
 
 
-def _read_key(fd: int) -> stream.Signer:
+def _read_key(fd: int) -> Signer:
     """``KEY_BYTES`` from the pipe ``fd``, which is closed whatever happens; a signer of them."""
     try:
         mode = os.fstat(fd).st_mode
@@ -136,6 +120,8 @@ def _read_key(fd: int) -> stream.Signer:
         raise BadInput("%s %d: %s" % (options.KEY_FD, fd, exc.strerror)) from None
     if not stat.S_ISFIFO(mode):
         raise BadInput("%s %d is not a pipe" % (options.KEY_FD, fd))
+    from pytest_evidence import stream  # a channel is the runner's record mode: wiring imports it anyway
+
     key = bytearray(stream.KEY_BYTES)
     try:
         got = 0
@@ -170,114 +156,12 @@ def _check_stream(fd: int) -> None:
     os.set_inheritable(fd, False)  # a subprocess a test starts gets no copy
 
 
-def _signer(settings: options.Settings, channel: Optional[_Channel]) -> Optional[stream.Signer]:
-    """The signer of the key ``_take_channel`` read, after checking it read the descriptors the
-    parsed options name."""
-    if channel is not None and channel.error is not None:
-        raise channel.error
-    if settings.key_fd is not None and (channel is None or channel.key_fd != settings.key_fd):
-        raise BadInput("%s %d was not read before the conftests" % (options.KEY_FD, settings.key_fd))
-    if settings.stream_fd is not None and (channel is None or channel.stream_fd != settings.stream_fd):
-        raise BadInput("%s %d was not taken before the conftests" % (options.STREAM_FD, settings.stream_fd))
-    return None if channel is None else channel.sign
-
-
 def pytest_configure(config: pytest.Config) -> None:
     channel = config.stash.get(channel_key, None)
     if channel is not None:
         del config.stash[channel_key]  # the signer lives on in the recorder's stream only
     if not options.is_active(config):
         return
-    is_worker = hasattr(config, "workerinput")
-    try:
-        settings = options.settings(config, writes=not is_worker)
-        sign = None if is_worker else _signer(settings, channel)
-        # Bad input fails here, before any test runs and before anything is written.
-        baseline = BaselinePlan(config, settings) if settings.baseline and not settings.record_mode else None
-        if not settings.record_mode and not is_worker:  # the controller checked it
-            _check_store(settings)
-        control = _control(settings, is_worker or config.pluginmanager.has_plugin("dsession"))
-    except EvidenceError as exc:
-        raise pytest.UsageError(exc.line("evidence")) from None
-    config.stash[settings_key] = settings
-    is_controller = config.pluginmanager.has_plugin("dsession")
-    if settings.select:
-        config.pluginmanager.register(Selector(settings.select), "evidence-selector")
-    if settings.collect is not None:
-        scope = CollectionScope(settings.collect, str(config.invocation_params.dir))
-        config.pluginmanager.register(scope, "evidence-collection-scope")
-    if not is_controller:
-        config.pluginmanager.register(FlakePolicy(settings.reruns), "evidence-flake-policy")
-    if is_worker:
-        if settings.no_network:
-            _guard(config, lambda _test_id, _address, _blocked: None)
-        if settings.deps_root:  # per-test data must ride on the reports: only the tracer can
-            config.pluginmanager.register(
-                DependencyRecorder(settings.deps_root, choose_engine("tracer"), _no_emit), "evidence-deps"
-            )
-        return
-    recorder = Recorder(settings.stream, settings.record_mode, settings.stream_fd, sign)
-    config.stash[recorder_key] = recorder
-    config.pluginmanager.register(recorder, "evidence-recorder")
-    if settings.no_network and not is_controller:
-        _guard(config, recorder.network_attempt)
-    if settings.deps_root and not is_controller:
-        engine = choose_engine(settings.deps_engine)
-        config.pluginmanager.register(
-            DependencyRecorder(settings.deps_root, engine, recorder.emit_deps), "evidence-deps"
-        )
-    if settings.record_mode:
-        config.pluginmanager.register(_RecordModeEnd(recorder, list(settings.watch)), "evidence-record-mode")
-        if control is not None:
-            config.pluginmanager.register(GroupedRun(recorder, *control), "evidence-groups")
-        return
-    finisher = Finisher(config, settings, recorder, baseline)
-    config.pluginmanager.register(finisher, "evidence-finisher")
-    config.pluginmanager.register(JunitProperties(finisher), "evidence-junit-properties")
+    from pytest_evidence import wiring  # only now: an inert session imports nothing more
 
-
-def _control(settings: options.Settings, distributed: bool) -> Optional[Tuple[int, int]]:
-    """``--evidence-control``'s descriptors, checked: the runner's grouped session only."""
-    if settings.control is None:
-        return None
-    if not settings.record_mode:
-        raise BadInput("%s is the runner's: it needs %s" % (options.CONTROL, options.RECORD_MODE))
-    if distributed:
-        raise BadInput("%s runs one process's tests in groups: it does not run under xdist" % options.CONTROL)
-    return descriptors(options.CONTROL, settings.control)
-
-
-def _check_store(settings: options.Settings) -> None:
-    """A corrupt store, or one of another format, fails now rather than after the tests.
-
-    A store that is only locked may be free by the session's end; if it is not, the record is
-    written without it and the failure reported then.
-    """
-    try:
-        Store(settings.store, settings.store_timeout).close()
-    except StoreLocked:
-        pass
-
-
-def _guard(config: pytest.Config, report: Report) -> None:
-    guard = NetworkGuard(report)
-    guard.install()
-    config.pluginmanager.register(guard, "evidence-network-guard")
-
-
-def _no_emit(test_id: str, keys: List[str]) -> None:
-    """Workers stream nothing themselves."""
-
-
-class _RecordModeEnd:
-    """Record mode (a baseline run): close the stream with the exit status, nothing more."""
-
-    def __init__(self, recorder: Recorder, watch: List[str]) -> None:
-        self.recorder = recorder
-        self.watch = watch
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if self.watch:
-            self.recorder.emit_module_origins(self.watch)
-        self.recorder.finish_stream(int(exitstatus))
+    wiring.configure(config, channel)

@@ -15,10 +15,9 @@ from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 import pytest
 
 from pytest_evidence import environment
-from pytest_evidence.deps import DEPS_ATTR
 from pytest_evidence.flake import show_flaky
 from pytest_evidence.model import Failure, FailureKind, Observation
-from pytest_evidence.reports import failure_of, observe
+from pytest_evidence.reports import DEPS_ATTR, failure_of, observe
 from pytest_evidence.stream import Signer, StreamWriter
 
 

@@ -15,6 +15,8 @@ from pytest_evidence.model import Failure, FailureKind, Observation, Outcome, bo
 
 #: Attribute the flake policy sets on the reports it logs: the outcome of every attempt.
 ATTEMPTS_ATTR = "evidence_attempts"
+#: Attribute carrying ``(functions, files)`` on a test's teardown report (``deps``; it survives xdist).
+DEPS_ATTR = "evidence_deps"
 
 _EXCERPT_LIMIT = 1500
 _TIMEOUT_MARK = "Timeout"

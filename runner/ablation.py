@@ -40,7 +40,7 @@ from runner.ladder.invocation import Invocation
 
 BUILT = ("selection", "tamper", "flake-policy", "pinning", "audit", "steering", "typing", "baseline-replay")
 
-#: The flake policy's reruns cap (``pytest_evidence.flake.MAX_RERUNS``): "unlimited" within the option's bound.
+#: The flake policy's reruns cap (``pytest_evidence.options.MAX_RERUNS``): "unlimited" within the option's bound.
 RERUNS_CAP = 5
 
 

@@ -47,9 +47,9 @@ def test_xdist_workers_leave_the_output_directory_alone(
     pytester.makeconftest(
         """
         import os
-        import pytest_evidence.options as options
+        import pytest_evidence.output as output
 
-        _check = options.check_writable
+        _check = output.check_writable
 
         def check_writable(path, option, create_parents):
             if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -57,7 +57,7 @@ def test_xdist_workers_leave_the_output_directory_alone(
                     pass
             _check(path, option, create_parents)
 
-        options.check_writable = check_writable
+        output.check_writable = check_writable
         """
     )
     pytester.makepyfile(test_a="def test_a():\n    pass\n")

@@ -1,0 +1,75 @@
+"""What a session imports of the package: only what the session asked for.
+
+The plugin is an entry point, so it is imported into every pytest session of its environment,
+and pytest may compile each of its modules from source in every process (no bytecode cache of
+its own to read: ``PYTHONDONTWRITEBYTECODE``, a read-only install). An inert session must pay for
+the option declarations alone; the runner's short record-mode sessions must not load what only a
+record, a store or JUnit XML needs. Each session runs in a fresh process and writes, at its end,
+the package's modules it had loaded.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+#: What an inert session may load: the entry point, its options and the errors they raise.
+INERT = {"pytest_evidence", "pytest_evidence.plugin", "pytest_evidence.options", "pytest_evidence.errors"}
+#: What only a session that writes a record needs.
+RECORD_ONLY = {
+    "pytest_evidence.finish",
+    "pytest_evidence.assemble",
+    "pytest_evidence.store",
+    "pytest_evidence.junit_properties",
+    "pytest_evidence.summary",
+}
+#: The optional concerns, each loaded only when its option asks for it.
+OPTIONAL = {
+    "pytest_evidence.deps",
+    "pytest_evidence.netguard",
+    "pytest_evidence.sockguard",
+    "pytest_evidence.select",
+    "pytest_evidence.scope",
+}
+
+
+def _loaded(pytester: pytest.Pytester, *args: str) -> set[str]:
+    pytester.makeconftest(
+        """
+        import sys
+
+        def pytest_sessionfinish(session):
+            names = sorted(m for m in sys.modules if m.split(".")[0] == "pytest_evidence")
+            with open("loaded.txt", "w") as fh:
+                fh.write("\\n".join(names))
+        """
+    )
+    pytester.makepyfile(test_a="def test_a():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    return set((pytester.path / "loaded.txt").read_text().split())
+
+
+def test_an_inert_session_loads_the_option_declarations_only(pytester: pytest.Pytester) -> None:
+    loaded = _loaded(pytester)
+    assert "pytest_evidence.plugin" in loaded, "the entry point did not load: nothing was measured"
+    assert loaded <= INERT, sorted(loaded - INERT)
+
+
+RECORD_MODE = ("-p", "evidence", "--evidence-record-mode", "--evidence-stream=s.jsonl")
+
+
+def test_a_record_mode_session_loads_no_record_store_junit_or_unasked_code(pytester: pytest.Pytester) -> None:
+    loaded = _loaded(pytester, *RECORD_MODE)
+    assert "pytest_evidence.recorder" in loaded
+    assert not loaded & (RECORD_ONLY | OPTIONAL), sorted(loaded & (RECORD_ONLY | OPTIONAL))
+
+
+def test_an_optional_concern_is_loaded_when_asked_for(pytester: pytest.Pytester) -> None:
+    loaded = _loaded(pytester, *RECORD_MODE, "--evidence-no-network", "--evidence-deps=.")
+    assert {"pytest_evidence.deps", "pytest_evidence.netguard"} <= loaded
+
+
+def test_a_session_that_writes_the_record_loads_what_it_needs(pytester: pytest.Pytester) -> None:
+    loaded = _loaded(pytester, "-p", "evidence", "--evidence-out=e.json")
+    assert RECORD_ONLY <= loaded, sorted(RECORD_ONLY - loaded)
+    assert (pytester.path / "e.json").exists()
