@@ -14,7 +14,6 @@ from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 import pytest
 
-from pytest_evidence import environment
 from pytest_evidence.flake import show_flaky
 from pytest_evidence.model import Failure, FailureKind, Observation
 from pytest_evidence.reports import DEPS_ATTR, failure_of, observe
@@ -48,7 +47,6 @@ class Recorder:
     def __init__(
         self,
         stream_path: Optional[str],
-        describe_environment: bool = False,
         stream_fd: Optional[int] = None,
         sign: Optional[Signer] = None,
     ) -> None:
@@ -57,7 +55,6 @@ class Recorder:
             self.stream = StreamWriter(fd=stream_fd, sign=sign)
         elif stream_path:
             self.stream = StreamWriter(stream_path, sign=sign)
-        self.describe_environment = describe_environment
         self.collected: Optional[List[str]] = None
         self.deselected = 0
         self.collect_errors: Dict[str, Failure] = {}
@@ -74,8 +71,6 @@ class Recorder:
         if session.config.pluginmanager.has_plugin("dsession"):
             show_flaky(session.config)  # the workers' flips are logged here, with nothing before them
         payload: Dict[str, Any] = {"pytest": pytest.__version__, "python": sys.version.split()[0]}
-        if self.describe_environment:  # costs tens of ms: only when a reader compares sides
-            payload["environment"] = environment.capture().to_dict()
         self._emit("session_start", payload)
 
     def pytest_deselected(self, items: List[pytest.Item]) -> None:

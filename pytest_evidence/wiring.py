@@ -70,7 +70,7 @@ def configure(config: pytest.Config, channel: Optional[TakenChannel]) -> None:
         if settings.deps_root:  # per-test data must ride on the reports: only the tracer can
             _record_deps(config, settings.deps_root, "tracer", _no_emit)
         return
-    recorder = Recorder(settings.stream, settings.record_mode, settings.stream_fd, sign)
+    recorder = Recorder(settings.stream, settings.stream_fd, sign)
     config.pluginmanager.register(recorder, "evidence-recorder")
     if settings.no_network and not is_controller:
         _guard(config, recorder.network_attempt)

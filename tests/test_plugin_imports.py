@@ -21,6 +21,7 @@ RECORD_ONLY = {
     "pytest_evidence.store",
     "pytest_evidence.junit_properties",
     "pytest_evidence.summary",
+    "pytest_evidence.environment",  # the runner probes each side's environment itself
 }
 #: The optional concerns, each loaded only when its option asks for it.
 OPTIONAL = {
