@@ -286,7 +286,7 @@ def settings(config: pytest.Config, writes: bool = True) -> Settings:
 
     ``writes``: False in an xdist worker, which writes nothing: its probe file would appear and
     vanish inside the directory another worker is collecting, and pytest's collector asserts that
-    every entry it listed is still a file.
+    every entry it listed is still a file. Nor does it keep a store: that is the controller's.
 
     Only an active session gets here: what it needs is imported now, not by an inert session's
     ``add_options`` (see ``plugin``), and the store's code only by a session that keeps one.
@@ -310,7 +310,10 @@ def settings(config: pytest.Config, writes: bool = True) -> Settings:
     store_timeout = seconds_type(raw_timeout) if raw_timeout else DEFAULT_STORE_TIMEOUT
     record_mode = bool(config.getoption("evidence_record_mode"))
     # The runner's own processes (record mode) keep no store: naming one would touch the repository.
-    store = _pick(config, "evidence_store", "evidence_store") or ("" if record_mode else _default_store(config))
+    # Nor does an xdist worker: the controller alone writes the store.
+    store = _pick(config, "evidence_store", "evidence_store") or (
+        "" if record_mode or not writes else _default_store(config)
+    )
     reproducers = tuple(config.getoption("evidence_reproducers") or config.getini("evidence_reproducers"))
     here = str(config.invocation_params.dir)
     out, stream = _absolute(here, out), _absolute(here, stream)

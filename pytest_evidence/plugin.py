@@ -114,16 +114,17 @@ def _take_channel(config: pytest.Config, stream_fd: Optional[str], key_fd: Optio
 
 def _read_key(fd: int) -> Signer:
     """``KEY_BYTES`` from the pipe ``fd``, which is closed whatever happens; a signer of them."""
+    key = bytearray()
     try:
-        mode = os.fstat(fd).st_mode
-    except OSError as exc:
-        raise BadInput("%s %d: %s" % (options.KEY_FD, fd, exc.strerror)) from None
-    if not stat.S_ISFIFO(mode):
-        raise BadInput("%s %d is not a pipe" % (options.KEY_FD, fd))
-    from pytest_evidence import stream  # a channel is the runner's record mode: wiring imports it anyway
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError as exc:
+            raise BadInput("%s %d: %s" % (options.KEY_FD, fd, exc.strerror)) from None
+        if not stat.S_ISFIFO(mode):
+            raise BadInput("%s %d is not a pipe" % (options.KEY_FD, fd))
+        from pytest_evidence import stream  # a channel is the runner's record mode: wiring imports it anyway
 
-    key = bytearray(stream.KEY_BYTES)
-    try:
+        key.extend(bytes(stream.KEY_BYTES))
         got = 0
         while got < len(key):
             n = os.readv(fd, [memoryview(key)[got:]])
@@ -134,7 +135,10 @@ def _read_key(fd: int) -> Signer:
             raise BadInput("%s %d gave %d bytes of key, not %d" % (options.KEY_FD, fd, got, len(key)))
         return stream.signer(key)
     finally:
-        os.close(fd)
+        try:
+            os.close(fd)
+        except OSError:  # not open: fstat said so above
+            pass
         key[:] = bytes(len(key))
 
 

@@ -26,12 +26,11 @@ import pytest
 from pytest_evidence import options
 from pytest_evidence.errors import BadInput, EvidenceError, StoreLocked
 from pytest_evidence.flake import FlakePolicy
-from pytest_evidence.groups import GroupedRun, descriptors
-from pytest_evidence.recorder import Recorder
 
 if TYPE_CHECKING:
     from pytest_evidence.netguard import Report
     from pytest_evidence.plugin import TakenChannel
+    from pytest_evidence.recorder import Recorder
     from pytest_evidence.stream import Signer
 
 
@@ -70,6 +69,8 @@ def configure(config: pytest.Config, channel: Optional[TakenChannel]) -> None:
         if settings.deps_root:  # per-test data must ride on the reports: only the tracer can
             _record_deps(config, settings.deps_root, "tracer", _no_emit)
         return
+    from pytest_evidence.recorder import Recorder
+
     recorder = Recorder(settings.stream, settings.stream_fd, sign)
     config.pluginmanager.register(recorder, "evidence-recorder")
     if settings.no_network and not is_controller:
@@ -79,6 +80,8 @@ def configure(config: pytest.Config, channel: Optional[TakenChannel]) -> None:
     if settings.record_mode:
         config.pluginmanager.register(_RecordModeEnd(recorder, list(settings.watch)), "evidence-record-mode")
         if control is not None:
+            from pytest_evidence.groups import GroupedRun
+
             config.pluginmanager.register(GroupedRun(recorder, *control), "evidence-groups")
         return
     from pytest_evidence.finish import Finisher
@@ -109,6 +112,8 @@ def _control(settings: options.Settings, distributed: bool) -> Optional[Tuple[in
         raise BadInput("%s is the runner's: it needs %s" % (options.CONTROL, options.RECORD_MODE))
     if distributed:
         raise BadInput("%s runs one process's tests in groups: it does not run under xdist" % options.CONTROL)
+    from pytest_evidence.groups import descriptors
+
     return descriptors(options.CONTROL, settings.control)
 
 

@@ -12,6 +12,7 @@ import json
 import os
 import pathlib
 import re
+import subprocess
 import sys
 import textwrap
 from typing import Any
@@ -359,6 +360,41 @@ def test_the_key_pipe_is_closed_before_a_plugin_loaded_after_this_one(
     assert run.content.forgery is None and run.content.finished
     seen = _snooped(out)
     assert seen["key_open"] is False and key_pipes[0] not in seen["links"].values()
+
+
+@pytest.mark.parametrize("kind", ["file", "short pipe"])
+def test_a_bad_key_descriptor_is_refused_in_one_line_and_closed_before_the_conftests(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """Whatever is wrong with it, what the descriptor named as the key's points at is not left
+    open for the checkout's code, and the session stops before any test with a usage error."""
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # a worker is never given a key
+    out = pytester.path / "seen.json"
+    pytester.makeconftest(SNOOP % {"out": str(out)})
+    pytester.makepyfile(test_a="def test_a():\n    pass\n")
+    if kind == "file":
+        (pytester.path / "key").write_bytes(b"k" * 64)
+        fd, expected = os.open(pytester.path / "key", os.O_RDONLY), "is not a pipe"
+    else:
+        fd, write_end = os.pipe()
+        os.write(write_end, b"k" * 5)
+        os.close(write_end)
+        expected = "gave 5 bytes of key"
+    target = os.readlink("/proc/self/fd/%d" % fd)  # the number may be reused: what it names may not
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "evidence", "--evidence-record-mode", "--evidence-key-fd=%d" % fd],
+            cwd=pytester.path,
+            pass_fds=(fd,),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        os.close(fd)
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR, proc.stdout + proc.stderr
+    assert expected in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert target not in _snooped(out)["links"].values()
 
 
 def test_the_stream_path_is_in_neither_argv_nor_environment_of_the_test_process(tmp_path: pathlib.Path) -> None:
