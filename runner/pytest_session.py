@@ -22,6 +22,7 @@ import json
 import os
 import pathlib
 import select
+import subprocess
 import threading
 import time
 from collections.abc import Sequence
@@ -163,8 +164,11 @@ class GroupedSession:
                     self._open = bool(chunk)
                     if chunk:
                         continue
-            else:  # every writer closed it: only the process's end can come now
-                time.sleep(_POLL)
+            else:  # every writer closed it: only the process's end can come now, and is seen at once
+                try:
+                    proc.wait(_POLL)
+                except subprocess.TimeoutExpired:
+                    pass
             if proc.poll() is not None:
                 self._end(False)
             if deadline is not None and time.monotonic() > deadline:
