@@ -20,6 +20,7 @@ from runner.checkout import Checkouts, checkouts
 from runner.ladder import Invocation, Ladder, strength, write_record
 from runner.parallel import MIN_TESTS
 from runner.sandbox import DEFAULT_SEED, DEFAULT_TEST_TIMEOUT
+from runner.target import Meanwhile
 from runner.verdict import EXIT_CODES
 
 
@@ -285,31 +286,15 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
         raise BadInput("--critical needs --audit")
     if how.audit:
         mutants.require()
-    how.target.check()
-    with checkouts(args.repo, args.baseline, args.candidate, args.patch) as co:
-        _check_pythonpath(co, how.pythonpath)
-        if how.critical:
-            roots = how.target.relative_roots(co.c_dir)
-            strength.critical_paths(str(co.c_dir), how.critical, roots)  # a typo is bad input, before any tier
-        co.trusted_tests(how.tests_from)
-        args_checked = how.target.check_pytest_args_meanwhile(co.b_dir)
-        store_path = args.store or default_store(co.repo)
-        with Store(str(store_path), option="--store") as store:
-            store.check_writable()
-            ladder = Ladder(co, store, how, progress, before_tests=args_checked)
-            try:
-                record = ladder.climb()
-                args_checked()
-            except KeyboardInterrupt:
-                write_record(ladder.record(incomplete="interrupted", judged=False), args.out)
-                raise Interrupted(_interrupted(ladder, co.repo, args.out, store.path)) from None
-            except BadInput:
-                raise
-            except Exception as exc:
-                trace = crash_report.write(exc)
-                reason = "internal error: %s: %s; traceback in %s" % (type(exc).__name__, exc, trace)
-                write_record(ladder.record(incomplete=reason, judged=False), args.out)
-                raise InternalError("%s; the record of what ran is %s" % (reason, args.out)) from exc
+    target_checked = how.target.check_meanwhile()
+    said = _Held(progress, target_checked)
+    try:
+        record = _climb(args, how, said, target_checked)
+    except BadInput:
+        target_checked()  # an interpreter that cannot run the plugin is said first, as when checked before all
+        raise
+    finally:
+        said.release()
     write_record(record, args.out)
     written = report_cmd.export(record, args, args.out, step_summary=True)
     if written:
@@ -321,6 +306,62 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
         where = " at %s" % verdict.halted_at.value
         reason = reason.removeprefix("%s: " % verdict.halted_at.value)
     return EXIT_CODES[verdict.verdict], "%s%s: %s" % (verdict.verdict.value, where, reason), record
+
+
+class _Held:
+    """Progress lines held until every check running beside the climb has passed: bad input it
+    finds (an interpreter that cannot run the plugin, pytest arguments pytest refuses) is then the
+    one line said, as when those were checked before any tier."""
+
+    def __init__(self, progress: Callable[[str], None], *checks: Meanwhile) -> None:
+        self._progress = progress
+        self._checks = list(checks)
+        self._lines: list[str] = []
+
+    def also(self, check: Meanwhile) -> None:
+        self._checks.append(check)
+
+    def __call__(self, line: str) -> None:
+        self._lines.append(line)
+        self.release()
+
+    def release(self) -> None:
+        """Say the lines held, if every check has passed by now."""
+        if all(check.passed() for check in self._checks):
+            for line in self._lines:
+                self._progress(line)
+            self._lines.clear()
+
+
+def _climb(args: argparse.Namespace, how: Invocation, progress: _Held, target_checked: Meanwhile) -> EvidenceRecord:
+    """The checkouts, the store and the climb; every ending from the first tier on writes a record."""
+    with checkouts(args.repo, args.baseline, args.candidate, args.patch) as co:
+        _check_pythonpath(co, how.pythonpath)
+        if how.critical:
+            roots = how.target.relative_roots(co.c_dir)
+            strength.critical_paths(str(co.c_dir), how.critical, roots)  # a typo is bad input, before any tier
+        co.trusted_tests(how.tests_from)
+        args_checked = how.target.check_pytest_args_meanwhile(co.b_dir)
+        progress.also(args_checked)
+        store_path = args.store or default_store(co.repo)
+        with Store(str(store_path), option="--store") as store:
+            store.check_writable()
+            ladder = Ladder(co, store, how, progress, before_tests=args_checked)
+            try:
+                record = ladder.climb()
+                target_checked()
+                args_checked()
+            except KeyboardInterrupt:
+                write_record(ladder.record(incomplete="interrupted", judged=False), args.out)
+                raise Interrupted(_interrupted(ladder, co.repo, args.out, store.path)) from None
+            except BadInput:
+                raise
+            except Exception as exc:
+                trace = crash_report.write(exc)
+                reason = "internal error: %s: %s; traceback in %s" % (type(exc).__name__, exc, trace)
+                write_record(ladder.record(incomplete=reason, judged=False), args.out)
+                raise InternalError("%s; the record of what ran is %s" % (reason, args.out)) from exc
+    return record
 
 
 def testexec(args: argparse.Namespace) -> str:

@@ -27,6 +27,7 @@ from pytest_evidence.environment import capture, versions
 from pytest_evidence.errors import BadInput, MissingTool
 from pytest_evidence.inject import PYTEST_LAUNCH, private_copy
 from pytest_evidence.model import Environment
+from runner import dist_stamp
 
 #: Distributions whose pytest plugins pin a test run (per-test timeout, seeded randomness).
 GUARD_DISTRIBUTIONS = ["pytest-timeout", "pytest-randomly"]
@@ -39,8 +40,10 @@ _NOWHERE = "__evidence_no_such_path__"
 #: The oldest pytest the plugin supports in a target.
 MIN_PYTEST = (7, 0)
 
-#: One probe (fingerprint, guard plugin versions) per interpreter path for the life of the process.
-_PROBED: dict[str, tuple[Environment, dict[str, str]]] = {}
+#: One probe per interpreter path for the life of the process, asked again when its stamp moved.
+_PROBED: dict[str, Probed] = {}
+#: Held while a probe is asked: one thread probes, the others wait for its answer.
+_PROBING = threading.Lock()
 _INJECTED: list[str] = []
 
 _PROBE = (
@@ -52,8 +55,29 @@ _PROBE = (
     "    print(json.dumps({'pytest': None, 'error': str(exc)})); sys.exit(0)\n"
     "import pytest_evidence.environment as e\n"
     "print(json.dumps({'pytest': pytest.__version__, 'environment': e.capture().to_dict(),"
-    " 'guards': e.versions(sys.argv[1:])}))\n"
+    " 'guards': e.versions(sys.argv[1:]), 'executable': sys.executable,"
+    " 'path': [os.path.abspath(p) for p in sys.path]}))\n"
 )
+
+
+@dataclass(frozen=True)
+class Probed:
+    """What a target said about itself: its fingerprint, its guard plugins' versions, and the
+    stamp of where its distributions were read from (``dist_stamp``)."""
+
+    environment: Environment
+    guards: dict[str, str]
+    executable: str
+    path: tuple[str, ...]
+    stamp: dist_stamp.Stamp
+
+    @classmethod
+    def taken(cls, environment: Environment, guards: dict[str, str], executable: str, path: Sequence[str]) -> Probed:
+        """Stamped now: before any test of the climb ran, so a later stamp tells what they moved."""
+        return cls(environment, guards, executable, tuple(path), dist_stamp.stamp(executable, path))
+
+    def moved(self) -> bool:
+        return dist_stamp.stamp(self.executable, self.path) != self.stamp
 
 
 def plugin_root() -> str:
@@ -99,9 +123,22 @@ class Target:
 
     def check(self) -> None:
         """Fail fast, before any tier: an interpreter that is not there, or cannot run the plugin."""
+        self._exists()
+        self._probed()
+
+    def check_meanwhile(self) -> Meanwhile:
+        """``check``, its probe (an interpreter start, about 0.4 s) in a thread beside the
+        checkouts and the tiers before T2, the first to need what it says. Whatever needs it
+        waits for it (``_probed`` holds a lock), and the call returned raises what it raised:
+        certify calls it before anything it reports, so an interpreter that cannot run the plugin
+        stays bad input, said before any other."""
+        self._exists()
+        plugin_root()  # made here, once: the probe and the pytest-arguments check would race to make it
+        return Meanwhile("target-probe", self._probed)
+
+    def _exists(self) -> None:
         if shutil.which(self.python) is None:
             raise MissingTool("--python %s: no such interpreter" % self.python)
-        self._probed()
 
     def check_pytest_args(self, checkout: pathlib.Path) -> None:
         """The operator's pytest arguments, tried on B's checkout before any tier.
@@ -117,30 +154,12 @@ class Target:
         if refused and not self._refusal(checkout, ()):
             raise BadInput("pytest refuses the arguments %s: %s" % (" ".join(self.pytest_args), refused))
 
-    def check_pytest_args_meanwhile(self, checkout: pathlib.Path) -> Callable[[], None]:
-        """``check_pytest_args`` in a thread, beside the static tiers: a pytest start on the
-        second core instead of before T0. The call returned waits for it and raises what it raised:
-        the climb calls it before its first test process, and certify again before a record is
-        written, so bad arguments stay bad input even for a patch a static tier rejected."""
-        outcome: list[BaseException | None] = []
-
-        def check() -> None:
-            try:
-                self.check_pytest_args(checkout)
-            except BaseException as exc:  # handed to the waiting thread, which raises it
-                outcome.append(exc)
-            else:
-                outcome.append(None)
-
-        thread = threading.Thread(target=check, name="pytest-args-check", daemon=True)
-        thread.start()
-
-        def wait() -> None:
-            thread.join()
-            if outcome[0] is not None:
-                raise outcome[0]
-
-        return wait
+    def check_pytest_args_meanwhile(self, checkout: pathlib.Path) -> Meanwhile:
+        """``check_pytest_args`` beside the static tiers: a pytest start on the second core instead
+        of before T0. The climb waits for it before its first test process, and certify again
+        before a record is written, so bad arguments stay bad input even for a patch a static
+        tier rejected."""
+        return Meanwhile("pytest-args-check", lambda: self.check_pytest_args(checkout))
 
     def _refusal(self, checkout: pathlib.Path, args: Sequence[str]) -> str | None:
         """pytest's complaint about ``args`` before it looks for tests, or None."""
@@ -165,38 +184,44 @@ class Target:
         """Fingerprint of the target interpreter's installed environment (the checkout left out).
 
         The runner's own interpreter is fingerprinted in-process (tens of milliseconds instead of
-        an interpreter start). ``fresh`` measures again: what the tests may have installed or
-        removed since.
+        an interpreter start). ``fresh`` measures again what the tests may have installed or
+        removed since -- unless nothing the measurement reads has moved (``dist_stamp``).
         """
         if fresh:
-            _PROBED.pop(self.python, None)
-        return self._probed()[0]
+            with _PROBING:
+                if self.python in _PROBED and _PROBED[self.python].moved():
+                    del _PROBED[self.python]
+        return self._probed().environment
 
     def guard_versions(self) -> dict[str, str]:
         """The installed version of each guard plugin in the target, or ``absent``."""
-        probed = self._probed()[1]
+        probed = self._probed().guards
         return {name: probed[name] for name in GUARD_DISTRIBUTIONS}
 
     @property
     def has_xdist(self) -> bool:
-        return self._probed()[1].get("pytest-xdist", "absent") != "absent"
+        return self._probed().guards.get("pytest-xdist", "absent") != "absent"
 
-    def _probed(self) -> tuple[Environment, dict[str, str]]:
+    def _probed(self) -> Probed:
         """The target's fingerprint and guard versions, asked once per interpreter.
 
         The probe also byte-compiles the plugin's private copy for that interpreter: every target
         process runs with ``PYTHONDONTWRITEBYTECODE`` (nothing written into checkouts), so without
         it each of a certify's pytest starts compiled the plugin from source again (about 0.1 s each).
         """
-        if self.python not in _PROBED:
-            if os.path.abspath(self.python) == os.path.abspath(sys.executable):
-                compileall.compile_dir(plugin_root(), quiet=2)
-                _PROBED[self.python] = (capture(), versions(PROBED_DISTRIBUTIONS))
-            else:
-                _PROBED[self.python] = self._probe()
-        return _PROBED[self.python]
+        with _PROBING:
+            if self.python not in _PROBED:
+                _PROBED[self.python] = self._asked()
+            return _PROBED[self.python]
 
-    def _probe(self) -> tuple[Environment, dict[str, str]]:
+    def _asked(self) -> Probed:
+        if os.path.abspath(self.python) != os.path.abspath(sys.executable):
+            return self._probe()
+        compileall.compile_dir(plugin_root(), quiet=2)
+        path = [os.path.abspath(p) for p in sys.path]
+        return Probed.taken(capture(), versions(PROBED_DISTRIBUTIONS), sys.executable, path)
+
+    def _probe(self) -> Probed:
         """Ask the target itself, with nothing on its path but the plugin's private copy."""
         env = dict(os.environ, PYTHONPATH=plugin_root())
         env.pop("PYTHONHOME", None)
@@ -230,7 +255,8 @@ class Target:
                 "--python %s has pytest %s; the plugin needs %d.%d or newer"
                 % (self.python, answer["pytest"], *MIN_PYTEST)
             )
-        return Environment.from_dict(answer["environment"]), dict(answer["guards"])
+        environment = Environment.from_dict(answer["environment"])
+        return Probed.taken(environment, dict(answer["guards"]), answer["executable"], answer["path"])
 
 
 def _release(version: str) -> tuple[int, int]:
@@ -239,3 +265,29 @@ def _release(version: str) -> tuple[int, int]:
         return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or 0)
     except ValueError:
         return (0, 0)
+
+
+class Meanwhile:
+    """A check run in a thread beside the climb; calling it waits for it and raises what it raised."""
+
+    def __init__(self, name: str, work: Callable[[], object]) -> None:
+        self._outcome: list[BaseException | None] = []
+        self._thread = threading.Thread(target=self._run, args=(work,), name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self, work: Callable[[], object]) -> None:
+        try:
+            work()
+        except BaseException as exc:  # handed to the waiting thread, which raises it
+            self._outcome.append(exc)
+        else:
+            self._outcome.append(None)
+
+    def __call__(self) -> None:
+        self._thread.join()
+        if self._outcome[0] is not None:
+            raise self._outcome[0]
+
+    def passed(self) -> bool:
+        """Over, and nothing raised (without waiting)."""
+        return self._outcome == [None]

@@ -201,10 +201,30 @@ def test_bad_input_is_one_line_and_exit_2(
     code = main(["certify", "--repo", str(target), "--out", str(out), *args])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
+    # Found before any tier, or beside the first ones (the pytest arguments): the one line said.
+    # A reproducer is looked for once the suite is collected, after the tiers before it.
+    assert len(err) == 1 or case == "unknown-test", err
     errors = [line for line in err if line.startswith("evidence-runner: ")]  # the rest is tier progress
     assert errors == [err[-1]] and needle in err[-1] and "Traceback" not in "\n".join(err)
     assert err[-1].count("[") == 1 and err[-1].endswith("]")  # one slug
     assert not (tmp_path / "e.json").exists() and not list(tmp_path.glob(".*.tmp"))
+    assert repo.git("worktree", "list").count("\n") == 0
+
+
+@pytest.mark.parametrize("beside", ["unknown-rev", "syntax-error"])
+def test_an_interpreter_that_cannot_run_the_plugin_is_said_first_though_probed_meanwhile(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], beside: str
+) -> None:
+    """The target is probed in a thread beside the checkouts and the static tiers: its refusal
+    still comes before another bad input, and before a record of a patch T0 rejects."""
+    base = repo.commit(PKG)
+    cand = repo.commit({"calc/ops.py": "def half(n:\n"}) if beside == "syntax-error" else repo.commit(FIX)
+    args = ["--baseline", "nope" if beside == "unknown-rev" else base, "--candidate", cand, "--python", "/bin/true"]
+    code = main(["certify", "--repo", str(repo.path), "--out", str(tmp_path / "e.json"), *args])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "--python /bin/true is not a Python that can run the plugin" in err[0]
+    assert "unknown revision" not in "\n".join(err) and "Traceback" not in "\n".join(err)
+    assert not (tmp_path / "e.json").exists()
     assert repo.git("worktree", "list").count("\n") == 0
 
 

@@ -7,6 +7,7 @@ import io
 import os
 import pathlib
 import tempfile
+import time
 
 import pytest
 from conftest import Record
@@ -98,6 +99,24 @@ def test_the_activity_counts_results_as_the_stream_grows() -> None:
         activity.detach(fd)
         after = activity.snapshot()
         assert (after.phase, after.done, after.total) == ("T7", 0, None)
+
+
+def test_off_a_terminal_phase_lines_start_with_the_first_event(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Until certify says its first event, a run may still end as bad input: one line, no phases."""
+    monkeypatch.setattr(live, "TICK", 0.01)
+    console = Console(file=io.StringIO(), width=80, color_system=None, force_terminal=False)
+    activity = Activity()
+    with live.Display(console, activity) as display:
+        activity.phase("T1")
+        time.sleep(0.3)  # thirty looks at the phase, none of them said
+        assert console.file.getvalue() == ""  # type: ignore[attr-defined]
+        display.event("T0 passed: 2 file(s) parsed")
+        for _ in range(500):  # the next look says the phase (at most 5 s on a loaded machine)
+            if "... T1 lint (ruff)" in console.file.getvalue():  # type: ignore[attr-defined]
+                break
+            time.sleep(0.01)
+    lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert lines[0] == "  T0 passed: 2 file(s) parsed" and lines[1].startswith("  ... T1 lint (ruff) | ")
 
 
 def test_events_wrap_between_words_at_the_console_width() -> None:

@@ -4,7 +4,9 @@ On a terminal, rich's ``Live`` redraws one line -- the rung, tests done of those
 process was given, seconds in the rung, seconds in all -- and each event prints above it. Off a
 terminal (a CI log) nothing is redrawn: events are lines, a new phase is a line, and a phase that
 runs long gets a line every ``HEARTBEAT`` seconds, so a log is never silent for minutes and never
-holds a control character.
+holds a control character. Phase lines start with the first event: certify holds its events until
+the checks it runs beside the first tiers have answered, and a run those end as bad input logs its
+one error line and nothing else.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ PHASES = {
 
 #: Seconds between progress lines of one long phase, off a terminal.
 HEARTBEAT = 30.0
+#: Seconds between looks at the phase, off a terminal.
+TICK = 1.0
 
 
 def say(console: Console, message: str, indent: str = "  ", style: str = "") -> None:
@@ -79,9 +83,11 @@ class Display:
         self.started = time.monotonic()
         self._live: Live | None = None
         self._stop = threading.Event()
+        self._said = threading.Event()
         self._ticker: threading.Thread | None = None
 
     def event(self, message: str) -> None:
+        self._said.set()
         say(self.console, message)
 
     def _status(self) -> Text:
@@ -90,8 +96,10 @@ class Display:
     def _log(self) -> None:
         """Off a terminal: a line when the phase changes, and a heartbeat while it runs long."""
         shown, last = "", time.monotonic()
-        while not self._stop.wait(1.0):
+        while not self._stop.wait(TICK):
             snap = self.activity.snapshot()
+            if not self._said.is_set():
+                continue
             if snap.phase != shown or time.monotonic() - last >= HEARTBEAT:
                 shown, last = snap.phase, time.monotonic()
                 if snap.phase:
