@@ -73,7 +73,7 @@ class Probed:
 
     @classmethod
     def taken(cls, environment: Environment, guards: dict[str, str], executable: str, path: Sequence[str]) -> Probed:
-        """Stamped now: before any test of the climb ran, so a later stamp tells what they moved."""
+        """Stamped as it answers: a later stamp that differs says the installation moved since."""
         return cls(environment, guards, executable, tuple(path), dist_stamp.stamp(executable, path))
 
     def moved(self) -> bool:
