@@ -18,9 +18,9 @@ from pytest_evidence.store import Store
 from runner import ablation, crash_report, mutants, naive, receipts, report_cmd, tools
 from runner.checkout import Checkouts, checkouts
 from runner.ladder import Invocation, Ladder, strength, write_record
+from runner.meanwhile import Meanwhile
 from runner.parallel import MIN_TESTS
 from runner.sandbox import DEFAULT_SEED, DEFAULT_TEST_TIMEOUT
-from runner.target import Meanwhile
 from runner.verdict import EXIT_CODES
 
 
@@ -289,7 +289,8 @@ def run(args: argparse.Namespace, progress: Callable[[str], None]) -> tuple[int,
     target_checked = how.target.check_meanwhile()
     said = _Held(progress, target_checked)
     try:
-        record = _climb(args, how, said, target_checked)
+        record = _climb(args, how, said)
+        target_checked()
     except BadInput:
         target_checked()  # an interpreter that cannot run the plugin is said first, as when checked before all
         raise
@@ -333,7 +334,7 @@ class _Held:
             self._lines.clear()
 
 
-def _climb(args: argparse.Namespace, how: Invocation, progress: _Held, target_checked: Meanwhile) -> EvidenceRecord:
+def _climb(args: argparse.Namespace, how: Invocation, progress: _Held) -> EvidenceRecord:
     """The checkouts, the store and the climb; every ending from the first tier on writes a record."""
     with checkouts(args.repo, args.baseline, args.candidate, args.patch) as co:
         _check_pythonpath(co, how.pythonpath)
@@ -349,7 +350,6 @@ def _climb(args: argparse.Namespace, how: Invocation, progress: _Held, target_ch
             ladder = Ladder(co, store, how, progress, before_tests=args_checked)
             try:
                 record = ladder.climb()
-                target_checked()
                 args_checked()
             except KeyboardInterrupt:
                 write_record(ladder.record(incomplete="interrupted", judged=False), args.out)

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_evidence.environment import capture, versions
@@ -28,6 +28,7 @@ from pytest_evidence.errors import BadInput, MissingTool
 from pytest_evidence.inject import PYTEST_LAUNCH, private_copy
 from pytest_evidence.model import Environment
 from runner import dist_stamp
+from runner.meanwhile import Meanwhile
 
 #: Distributions whose pytest plugins pin a test run (per-test timeout, seeded randomness).
 GUARD_DISTRIBUTIONS = ["pytest-timeout", "pytest-randomly"]
@@ -265,29 +266,3 @@ def _release(version: str) -> tuple[int, int]:
         return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or 0)
     except ValueError:
         return (0, 0)
-
-
-class Meanwhile:
-    """A check run in a thread beside the climb; calling it waits for it and raises what it raised."""
-
-    def __init__(self, name: str, work: Callable[[], object]) -> None:
-        self._outcome: list[BaseException | None] = []
-        self._thread = threading.Thread(target=self._run, args=(work,), name=name, daemon=True)
-        self._thread.start()
-
-    def _run(self, work: Callable[[], object]) -> None:
-        try:
-            work()
-        except BaseException as exc:  # handed to the waiting thread, which raises it
-            self._outcome.append(exc)
-        else:
-            self._outcome.append(None)
-
-    def __call__(self) -> None:
-        self._thread.join()
-        if self._outcome[0] is not None:
-            raise self._outcome[0]
-
-    def passed(self) -> bool:
-        """Over, and nothing raised (without waiting)."""
-        return self._outcome == [None]
