@@ -181,18 +181,30 @@ class Target:
         said = argparse_said or pytest_said
         return said[0] if said else (lines or ["pytest exited %d" % proc.returncode])[-1]
 
-    def environment(self, fresh: bool = False) -> Environment:
+    def environment(self) -> Environment:
         """Fingerprint of the target interpreter's installed environment (the checkout left out).
 
         The runner's own interpreter is fingerprinted in-process (tens of milliseconds instead of
-        an interpreter start). ``fresh`` measures again what the tests may have installed or
-        removed since -- unless nothing the measurement reads has moved (``dist_stamp``).
+        an interpreter start).
         """
-        if fresh:
-            with _PROBING:
-                if self.python in _PROBED and _PROBED[self.python].moved():
-                    del _PROBED[self.python]
         return self._probed().environment
+
+    def environment_after_tests(self) -> tuple[Environment, str | None]:
+        """The environment measured again after candidate code ran, and why it could not be.
+
+        Measured again only if something the measurement reads moved (``dist_stamp``). A target
+        the candidate's tests left unable to answer (pytest uninstalled, say) is not a missing
+        tool but the candidate's doing, judged as drift: the environment last measured comes back
+        with the target's complaint, and the probe kept is that one.
+        """
+        with _PROBING:
+            known = _PROBED.get(self.python)
+            if known is not None and known.moved():
+                try:
+                    _PROBED[self.python] = self._asked()
+                except MissingTool as exc:
+                    return known.environment, str(exc)
+        return self.environment(), None
 
     def guard_versions(self) -> dict[str, str]:
         """The installed version of each guard plugin in the target, or ``absent``."""

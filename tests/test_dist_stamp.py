@@ -3,7 +3,9 @@
 The stamp decides whether the candidate's environment is measured again after its tests ran: a
 stamp that misses a change would hide ``environment_drift``, so each kind of change an install
 makes is shown to move it, a change to anything else not to, and a certify whose test installs a
-distribution into the target still ends INCONCLUSIVE with the drift named.
+distribution into the target still ends INCONCLUSIVE with the drift named -- as does one whose
+code uninstalls pytest from the target, which then cannot answer the probe at all: the
+candidate's doing, a verdict, not a missing tool.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable
 
 import pytest
 import venvs
-from conftest import FIX, PKG, Repo, certify
+from conftest import FIX, PKG, Record, Repo, certify
 
 from runner import dist_stamp, target
 
@@ -104,13 +106,13 @@ def test_a_fresh_measure_asks_the_target_again_only_when_the_stamp_moved(
     tgt = target.Target(str(python), (), ())
     first = tgt.environment()
     assert len(probes) == 1
-    assert tgt.environment(fresh=True) == first and len(probes) == 1
+    assert tgt.environment_after_tests() == (first, None) and len(probes) == 1
 
     dist = site / "planted-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: planted\nVersion: 1.0\n")
-    again = tgt.environment(fresh=True)
-    assert len(probes) == 2
+    again, unanswered = tgt.environment_after_tests()
+    assert len(probes) == 2 and unanswered is None
     assert again.distributions == first.distributions + 1 and again.fingerprint != first.fingerprint
 
 
@@ -125,16 +127,52 @@ def test_installs_a_distribution():
 """
 
 
-def test_a_test_that_installs_a_distribution_is_environment_drift(
-    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _drift(
+    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, fix: dict[str, str]
+) -> tuple[pathlib.Path, Record, str]:
+    """Certify ``fix`` over ``PKG`` in a venv of its own, where it must end INCONCLUSIVE (exit 3) on
+    drift: the venv's site-packages, the record, and the drift's message."""
     python = venvs.pytest_only(tmp_path / "venv")
     monkeypatch.setattr(target, "_PROBED", {})
     base = repo.commit(PKG)
-    cand = repo.commit({**FIX, "tests/test_install.py": INSTALLS})
+    cand = repo.commit({**FIX, **fix})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--python", str(python))
-    assert (_site_packages(python) / "planted-1.0.dist-info").is_dir()  # the test did run, and install
     assert code == 3 and doc is not None and doc["verdict"]["verdict"] == "INCONCLUSIVE"
     drift = next(d for d in doc["detections"] if d["kind"] == "environment_drift")
-    assert "distributions" in drift["message"]
+    return _site_packages(python), doc, drift["message"]
+
+
+def test_a_test_that_installs_a_distribution_is_environment_drift(
+    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site, doc, drift = _drift(repo, tmp_path, monkeypatch, {"tests/test_install.py": INSTALLS})
+    assert (site / "planted-1.0.dist-info").is_dir()  # the test did run, and install
+    assert "distributions" in drift
     assert doc["environment"]["distributions"] == doc["baseline_environment"]["distributions"] + 1
+
+
+#: A fix whose module, once a process that imported it ends, uninstalls pytest from the target.
+UNINSTALLS = """import atexit
+import glob
+import shutil
+import sysconfig
+
+
+def _uninstall_pytest():
+    for found in glob.glob(sysconfig.get_paths()["purelib"] + "/*pytest*"):
+        shutil.rmtree(found, ignore_errors=True)
+
+
+atexit.register(_uninstall_pytest)
+
+
+"""
+
+
+def test_a_candidate_that_uninstalls_pytest_gets_a_verdict_not_bad_input(
+    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site, doc, drift = _drift(repo, tmp_path, monkeypatch, {"calc/ops.py": UNINSTALLS + FIX["calc/ops.py"]})
+    assert not list(site.glob("*pytest*"))  # C's code did run, and uninstall
+    assert "after C's code ran" in drift and "has no pytest" in drift
+    assert doc["environment"]["pytest"] != "absent"  # the environment last measured, pytest in it

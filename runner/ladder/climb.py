@@ -183,7 +183,19 @@ class Ladder:
         The candidate's environment is measured again only if candidate code ran in a climb that
         ended on its own: it may have changed what is installed.
         """
-        env_c = self._environment(self.co.tested, fresh=self.sides.pinned and judged)
+        measured, unanswered = (
+            self.target.environment_after_tests() if self.sides.pinned and judged else (self.target.environment(), None)
+        )
+        env_c = measured.with_lockfiles(lockfile_digest(str(self.co.repo), self.co.tested))
+        if unanswered:
+            self.evidence.detect(
+                [
+                    Detection(
+                        DetectionKind.ENVIRONMENT_DRIFT,
+                        "after C's code ran, the target could not be described: %s" % unanswered,
+                    )
+                ]
+            )
         env_b = self.b_environment
         if self.sides.pinned:
             injected = self.sides.sandbox.injected_versions()
@@ -214,9 +226,9 @@ class Ladder:
         )
         return record.assemble(frame, self.evidence, verdict, env_c, env_b, incomplete)
 
-    def _environment(self, commit: str, fresh: bool = False) -> Environment:
+    def _environment(self, commit: str) -> Environment:
         """The target's fingerprint with the lock and requirements files of ``commit`` folded in."""
-        return self.target.environment(fresh).with_lockfiles(lockfile_digest(str(self.co.repo), commit))
+        return self.target.environment().with_lockfiles(lockfile_digest(str(self.co.repo), commit))
 
 
 def _drift(b: Environment, c: Environment) -> str:
