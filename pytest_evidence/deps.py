@@ -21,9 +21,7 @@ PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 import threading
 from types import CodeType, FrameType
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
@@ -58,9 +56,15 @@ def choose_engine(requested: str) -> str:
         return own
     try:
         import coverage
+
+        # per-test dynamic contexts and data kept in memory came with coverage.py 5.0
+        usable = tuple(getattr(coverage, "version_info", (0,))[:2]) >= (5, 0)
+        why = "coverage.py %s is older than 5.0" % getattr(coverage, "__version__", "?")
     except ImportError:
+        usable, why = False, "coverage.py is not installed here"
+    if not usable:
         if requested == "coverage":
-            raise pytest.UsageError("--evidence-deps-engine=coverage: coverage.py is not installed here") from None
+            raise pytest.UsageError("--evidence-deps-engine=coverage: %s" % why)
         return own
     if requested == "auto" and (coverage.Coverage.current() is not None or sys.gettrace() is not None):
         return own
@@ -83,10 +87,9 @@ class DependencyRecorder:
         if engine == "coverage":
             import coverage  # only in a target environment that has it (see choose_engine)
 
-            self._data = tempfile.mkdtemp(prefix="evidence-coverage-")
-            self._coverage = coverage.Coverage(
-                data_file=os.path.join(self._data, "data"), config_file=False, source=[self.root], branch=False
-            )
+            # No data file: the data stay in memory, so a process killed mid-run (a hang's
+            # timeout) leaves nothing behind in the temporary directory.
+            self._coverage = coverage.Coverage(data_file=None, config_file=False, source=[self.root], branch=False)
         if not _AUDIT_INSTALLED:
             sys.addaudithook(_audit)
             _AUDIT_INSTALLED.append(True)
@@ -175,7 +178,6 @@ class DependencyRecorder:
                         per_test.setdefault(context, set()).add("%s:%d" % (path, line))
         for test_id, keys in sorted(per_test.items()):
             self._emit(test_id, sorted(keys))
-        shutil.rmtree(self._data, ignore_errors=True)
 
     def _traced(self) -> Any:
         if self._coverage is not None:

@@ -7,6 +7,9 @@ one that does not must not (or the selection is merely the whole suite).
 from __future__ import annotations
 
 import pathlib
+import re
+import sys
+import types
 
 import pytest
 
@@ -50,6 +53,37 @@ def test_each_engine_records_calls_and_opened_files(pytester: pytest.Pytester, e
     assert not any(k.startswith("lib.py:") for k in content.functions["test_deps.py::test_reads_data"])
     assert content.files["test_deps.py::test_reads_data"] == ["data.txt"]
     assert content.files["test_deps.py::test_calls_helper"] == []
+
+
+def test_a_session_killed_mid_run_leaves_no_coverage_data_behind(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hang's timeout kills the process: coverage.py's data must not be a file it would leave."""
+    pytest.importorskip("coverage")
+    tmp = pytester.path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    pytester.makepyfile(
+        lib=LIB, test_killed="import os, signal\n\ndef test_killed():\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    result = pytester.runpytest_subprocess(*_recording(pytester, pytester.path / "s.jsonl", "coverage"))
+    assert result.ret == -9
+    assert not list(tmp.iterdir())
+    assert not list(pytester.path.glob(".coverage*"))
+
+
+@pytest.mark.parametrize("requested", ["auto", "coverage"])
+def test_a_coverage_older_than_5_is_not_used(monkeypatch: pytest.MonkeyPatch, requested: str) -> None:
+    """coverage.py 4 has no per-test contexts, and its ``data_file=None`` means ``.coverage``."""
+    old = types.ModuleType("coverage")
+    old.__dict__.update(version_info=(4, 5, 4, "final", 0), __version__="4.5.4")
+    monkeypatch.setitem(sys.modules, "coverage", old)
+    if requested == "auto":
+        assert choose_engine("auto") in ("monitoring", "settrace")
+    else:
+        with pytest.raises(pytest.UsageError, match=re.escape("coverage.py 4.5.4 is older than 5.0")):
+            choose_engine("coverage")
 
 
 @pytest.mark.parametrize("when", ["before", "during"])
