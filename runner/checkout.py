@@ -3,7 +3,7 @@
 A patch is applied onto B in C's worktree and committed there (a detached commit, reachable from
 nothing), so C always has a sha. Everything lives in one scratch directory that is removed on
 the way out -- also on Ctrl-C or SIGTERM, which are turned into ``KeyboardInterrupt`` while the
-checkouts exist.
+checkouts exist -- and, after a SIGKILL, by the next runner (``leases``).
 """
 
 from __future__ import annotations
@@ -12,16 +12,15 @@ import contextlib
 import os
 import pathlib
 import secrets
-import shutil
 import signal
 import subprocess
-import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import FrameType
 
 from pytest_evidence import gitops, overlay
 from pytest_evidence.errors import BadInput, EvidenceError, PatchDoesNotApply
+from runner import leases
 
 _EPOCH = "2000-01-01T00:00:00+00:00"  # the date of every neutral checkout commit
 _IDENTITY = {
@@ -169,20 +168,19 @@ def checkouts(
         raise BadInput(
             "--patch %s: %s" % (patch, "a directory, not a patch file" if patch.is_dir() else "no such file")
         )
-    scratch = pathlib.Path(tempfile.mkdtemp(prefix="evidence-runner-"))
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-    co = Checkouts(repo, b_sha, c_sha or b_sha, scratch)
-    try:
-        if c_sha is None:
-            assert patch is not None
-            co.candidate = co.tested = _apply(co.c_dir, patch.resolve())
-            co.neutral(co.c_dir)
-        yield co
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        for tree in co.made:
-            gitops.remove_worktree(str(repo), str(tree))
-        shutil.rmtree(scratch, ignore_errors=True)
+    with leases.leased("evidence-runner-") as scratch:
+        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+        co = Checkouts(repo, b_sha, c_sha or b_sha, scratch)
+        try:
+            if c_sha is None:
+                assert patch is not None
+                co.candidate = co.tested = _apply(co.c_dir, patch.resolve())
+                co.neutral(co.c_dir)
+            yield co
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            for tree in co.made:
+                gitops.remove_worktree(str(repo), str(tree))
 
 
 def _apply(tree: pathlib.Path, patch: pathlib.Path, option: str = "--patch") -> str:

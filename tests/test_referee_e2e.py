@@ -9,11 +9,13 @@ trusted ones.
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -93,7 +95,7 @@ def _wait_for_intent(store: pathlib.Path, kind: str) -> str:
 
 
 def test_kill_9_during_the_baseline_run_holds_the_receipt_until_reconciled(
-    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gate = tmp_path / "slow"
     gate.write_text("")
@@ -109,11 +111,14 @@ def test_kill_9_during_the_baseline_run_holds_the_receipt_until_reconciled(
     cand = repo.commit(FIX)
     out = tmp_path / "killed.json"
     cmd = [sys.executable, "-m", "runner.cli", "certify", "--repo", str(repo.path), "--baseline", base]
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
     proc = subprocess.Popen(
         [*cmd, "--candidate", cand, "--out", str(out)],
         start_new_session=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env=dict(os.environ, TMPDIR=str(temporary)),
     )
     try:
         held = _wait_for_intent(_store(repo), "suite")
@@ -129,8 +134,11 @@ def test_kill_9_during_the_baseline_run_holds_the_receipt_until_reconciled(
         gate.unlink()
     assert not out.exists()
     runs_before = log.read_text().count("ran")
+    (left,) = temporary.glob("evidence-runner-*")  # the killed runner's worktrees, and nobody to remove them
 
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
     code, doc = certify(repo, tmp_path / "again.json", "--baseline", base, "--candidate", cand)
+    assert not left.exists()  # the next runner did
     assert code == 3 and doc is not None
     detection = next(d for d in doc["detections"] if d["kind"] == "receipt_held")
     assert held in detection["message"] and "receipts reconcile %s" % held in detection["message"]

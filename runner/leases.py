@@ -1,0 +1,57 @@
+"""Temporary directories that outlive a killed runner only until the next runner starts.
+
+A runner killed with SIGKILL -- a harness's timeout, an out-of-memory kill -- cannot remove its
+worktrees: whole checkouts, left in the temporary directory by every such kill. Each directory
+made here holds a lock (``flock``) for as long as its process lives; the kernel releases it
+however the process ends. The next runner that makes one removes those whose lock it can take:
+their holder is gone. A process id would not do: ids are reused, and a temporary directory
+shared between containers sees the ids of neither.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import pathlib
+import shutil
+import tempfile
+from collections.abc import Iterator
+
+#: The lock file in a leased directory; made under another name, locked, then renamed to this,
+#: so that a directory whose lock is free was never held by a live process.
+HELD = ".evidence-held"
+
+
+@contextlib.contextmanager
+def leased(prefix: str) -> Iterator[pathlib.Path]:
+    """A new temporary directory named ``prefix...``, removed when the block ends; first, the
+    directories of that prefix whose holders died are removed."""
+    reap(prefix)
+    where = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
+    fd = os.open(where / (HELD + ".new"), os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.rename(where / (HELD + ".new"), where / HELD)
+        yield where
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+        os.close(fd)
+
+
+def reap(prefix: str) -> None:
+    """Remove the leased directories named ``prefix...`` whose holder is gone."""
+    for where in pathlib.Path(tempfile.gettempdir()).glob(prefix + "*"):
+        try:
+            fd = os.open(where / HELD, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            continue  # not a leased directory, or not ours to read
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # held: its runner is alive
+        try:
+            shutil.rmtree(where, ignore_errors=True)
+        finally:
+            os.close(fd)

@@ -1,0 +1,77 @@
+"""Leased temporary directories: what a killed runner leaves goes with the next runner's start.
+
+Each case runs the holder in a process of its own, because the lock is the process's: killed
+with SIGKILL, it can clean nothing up, and the next lease must find its directory free to take.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from runner import leases
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+HOLD = """
+import sys, time
+from runner import leases
+with leases.leased("evidence-test-") as where:
+    print(where, flush=True)
+    time.sleep(120)
+"""
+
+
+@pytest.fixture()
+def tmp(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+    """The temporary directory of this process and of the holders it starts."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    return tmp_path
+
+
+def _holder() -> tuple[subprocess.Popen[str], pathlib.Path]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-c", HOLD], stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    return proc, pathlib.Path(proc.stdout.readline().strip())
+
+
+def test_a_killed_holders_directory_goes_with_the_next_lease_and_a_live_ones_stays(tmp: pathlib.Path) -> None:
+    killed, dead_dir = _holder()
+    alive, live_dir = _holder()
+    try:
+        (dead_dir / "worktree").mkdir()
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+        assert dead_dir.is_dir()  # nothing cleaned up after the kill
+        with leases.leased("evidence-test-") as mine:
+            assert mine.is_dir()
+            assert not dead_dir.exists()
+            assert live_dir.is_dir()
+        assert not mine.exists()
+    finally:
+        for proc in (killed, alive):
+            proc.kill()
+            proc.wait()
+            assert proc.stdout is not None
+            proc.stdout.close()
+
+
+def test_what_holds_no_lease_is_left_alone(tmp: pathlib.Path) -> None:
+    """A directory of the prefix without the lock file: another tool's, or one being made now."""
+    foreign = tmp / "evidence-test-foreign"
+    foreign.mkdir()
+    (foreign / "file").write_text("x")
+    other = tmp / "other-prefix"
+    other.mkdir()
+    (other / leases.HELD).write_text("")
+    with leases.leased("evidence-test-"):
+        pass
+    assert (foreign / "file").exists() and other.is_dir()
