@@ -12,11 +12,13 @@ import argparse
 import json
 import os
 import pathlib
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from _suite import ROOT  # noqa: F401 - first: it puts this checkout's packages first on sys.path
 
+from pytest_evidence.errors import BadInput
 from runner.ab import corpus
 from runner.ab.corpus import Built as CaseRepo
 
@@ -28,7 +30,11 @@ CORPUS = pathlib.Path(os.environ.get("EVIDENCE_CORPUS", HERE.parent.parent / "sh
 
 
 def cases(path: pathlib.Path | None = None) -> list[dict[str, Any]]:
-    return corpus.load(path or CORPUS / "cases.jsonl")
+    """The corpus's cases; a corpus that cannot be read ends the benchmark with its one line."""
+    try:
+        return corpus.load(path or CORPUS / "cases.jsonl")
+    except BadInput as exc:
+        raise SystemExit(exc.line(pathlib.Path(sys.argv[0]).name)) from None
 
 
 def run_cli(measure: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
