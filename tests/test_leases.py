@@ -6,6 +6,8 @@ with SIGKILL, it can clean nothing up, and the next lease must find its director
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
 import pathlib
 import signal
@@ -75,3 +77,19 @@ def test_what_holds_no_lease_is_left_alone(tmp: pathlib.Path) -> None:
     with leases.leased("evidence-test-"):
         pass
     assert (foreign / "file").exists() and other.is_dir()
+
+
+def test_where_locks_are_refused_a_lease_still_works_and_is_never_reaped(
+    tmp: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = fcntl.flock
+
+    def refused(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", refused)
+    with leases.leased("evidence-test-") as where:
+        monkeypatch.setattr(fcntl, "flock", real)
+        leases.reap("evidence-test-")
+        assert where.is_dir()
+    assert not where.exists()
