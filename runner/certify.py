@@ -314,12 +314,12 @@ class _Held:
     finds (an interpreter that cannot run the plugin, pytest arguments pytest refuses) is then the
     one line said, as when those were checked before any tier."""
 
-    def __init__(self, progress: Callable[[str], None], *checks: Meanwhile) -> None:
+    def __init__(self, progress: Callable[[str], None], *checks: Meanwhile[object]) -> None:
         self._progress = progress
         self._checks = list(checks)
         self._lines: list[str] = []
 
-    def also(self, check: Meanwhile) -> None:
+    def also(self, check: Meanwhile[object]) -> None:
         self._checks.append(check)
 
     def __call__(self, line: str) -> None:

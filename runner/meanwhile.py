@@ -1,37 +1,42 @@
-"""A check run beside the climb, in a thread, whose answer is waited for only where it is needed.
+"""Work run beside the climb, in a thread, whose answer is waited for only where it is needed.
 
-Each of these is an interpreter start the climb would otherwise wait for before its first tier
-(the target's probe, the operator's pytest arguments tried on B); what they raise is raised again
-to whoever waits, so bad input found meanwhile is still bad input.
+An interpreter start the climb would otherwise wait for before its first tier (the target's
+probe, the operator's pytest arguments tried on B), or an analysis while the climb waits on test
+processes (T5's impact, during T3's stability runs); what they raise is raised again to whoever
+waits, so bad input found meanwhile is still bad input.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Generic, TypeVar
+
+T = TypeVar("T", covariant=True)
 
 
-class Meanwhile:
-    """A check run in a thread beside the climb; calling it waits for it and raises what it raised."""
+class Meanwhile(Generic[T]):
+    """Work run in a thread beside the climb; calling it waits for it, and returns what it
+    returned or raises what it raised."""
 
-    def __init__(self, name: str, work: Callable[[], object]) -> None:
-        self._outcome: list[BaseException | None] = []
+    def __init__(self, name: str, work: Callable[[], T]) -> None:
+        self._answer: list[T] = []
+        self._raised: list[BaseException] = []
         self._thread = threading.Thread(target=self._run, args=(work,), name=name, daemon=True)
         self._thread.start()
 
-    def _run(self, work: Callable[[], object]) -> None:
+    def _run(self, work: Callable[[], T]) -> None:
         try:
-            work()
+            self._answer.append(work())
         except BaseException as exc:  # handed to the waiting thread, which raises it
-            self._outcome.append(exc)
-        else:
-            self._outcome.append(None)
+            self._raised.append(exc)
 
-    def __call__(self) -> None:
+    def __call__(self) -> T:
         self._thread.join()
-        if self._outcome[0] is not None:
-            raise self._outcome[0]
+        if self._raised:
+            raise self._raised[0]
+        return self._answer[0]
 
     def passed(self) -> bool:
         """Over, and nothing raised (without waiting)."""
-        return self._outcome == [None]
+        return bool(self._answer)

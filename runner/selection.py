@@ -21,13 +21,13 @@ for a changed file, from the diff (``FileChange.b_source``).
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence.store import SuiteRun
 from runner.codeindex import Project
 from runner.diff import Diff, FileKind, Span
-from runner.impact import changed_spans, impact
+from runner.impact import Impact, changed_spans, impact
 from runner.importgraph import ImportGraph, module_of
 
 LEFT_OUT = (
@@ -86,8 +86,7 @@ def _project(diff: Diff, graph: ImportGraph) -> Project:
 class _Judge:
     """Why one test is in T5, from the change's ``impact``."""
 
-    def __init__(self, suite_ids: Sequence[str], baseline: SuiteRun, diff: Diff, graph: ImportGraph) -> None:
-        found = impact(diff, _project(diff, graph), {t.split("::", 1)[0] for t in suite_ids}, graph)
+    def __init__(self, found: Impact, baseline: SuiteRun, diff: Diff, graph: ImportGraph) -> None:
         self.baseline, self.graph, self.impact = baseline, graph, found
         self.changed = {c.path for c in diff.files}
         # a test file the selection cannot read as Python (a changed ``.py`` one is read as code)
@@ -137,7 +136,21 @@ class _Judge:
         return self.closures[path]
 
 
-def select_impacted_tests(suite_ids: Sequence[str], baseline: SuiteRun, diff: Diff, graph: ImportGraph) -> Selection:
+def test_files(suite_ids: Iterable[str]) -> frozenset[str]:
+    """The files a collection's tests are in: what the change's impact is judged for."""
+    return frozenset(t.split("::", 1)[0] for t in suite_ids)
+
+
+def impact_on(files: frozenset[str], diff: Diff, graph: ImportGraph) -> Impact:
+    """The change's impact on B's Python files, for a suite of tests in ``files`` (``test_files``):
+    the costly part of a selection, and the only one that needs no stored run."""
+    return impact(diff, _project(diff, graph), files, graph)
+
+
+def select_impacted_tests(
+    suite_ids: Sequence[str], baseline: SuiteRun, diff: Diff, graph: ImportGraph, found: Impact | None = None
+) -> Selection:
+    """T4's and T5's tests; ``found``: ``impact_on`` this suite's ``test_files``, if already known."""
     spans = changed_spans(diff)
     reasons: dict[str, str] = {}
     t4 = []
@@ -147,7 +160,10 @@ def select_impacted_tests(suite_ids: Sequence[str], baseline: SuiteRun, diff: Di
             t4.append(tid)
             reasons[tid] = "reached changed function %s" % reached
     left_out: dict[str, str] = {}
-    judge = None if diff.selects_everything else _Judge(suite_ids, baseline, diff, graph)
+    judge = None
+    if not diff.selects_everything:
+        found = found if found is not None else impact_on(test_files(suite_ids), diff, graph)
+        judge = _Judge(found, baseline, diff, graph)
     for tid in suite_ids:
         if tid in reasons:
             continue

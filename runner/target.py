@@ -127,7 +127,7 @@ class Target:
         self._exists()
         self._probed()
 
-    def check_meanwhile(self) -> Meanwhile:
+    def check_meanwhile(self) -> Meanwhile[Probed]:
         """``check``, its probe (an interpreter start, about 0.4 s) in a thread beside the
         checkouts and the tiers before T2, the first to need what it says. Whatever needs it
         waits for it (``_probed`` holds a lock), and the call returned raises what it raised:
@@ -155,7 +155,7 @@ class Target:
         if refused and not self._refusal(checkout, ()):
             raise BadInput("pytest refuses the arguments %s: %s" % (" ".join(self.pytest_args), refused))
 
-    def check_pytest_args_meanwhile(self, checkout: pathlib.Path) -> Meanwhile:
+    def check_pytest_args_meanwhile(self, checkout: pathlib.Path) -> Meanwhile[None]:
         """``check_pytest_args`` beside the static tiers: a pytest start on the second core instead
         of before T0. The climb waits for it before its first test process, and certify again
         before a record is written, so bad arguments stay bad input even for a patch a static

@@ -34,7 +34,7 @@ from pytest_evidence.store import Store, SuiteRun
 from runner import ablation, baseline_suite
 from runner.checkout import Checkouts
 from runner.diff import compute
-from runner.ladder import judge, record, regress, reproduce, static
+from runner.ladder import ahead, judge, record, regress, reproduce, static
 from runner.ladder.evidence import Evidence
 from runner.ladder.invocation import Invocation
 from runner.ladder.sides import Sides
@@ -74,6 +74,7 @@ class Ladder:
         self.open_receipt: str | None = None  # a receipt whose intent this climb wrote, not yet completed
         self.baseline_run: dict[str, object] | None = None  # how B's suite was obtained
         self.selection: dict[str, object] | None = None  # T5's selection, every test with its reason
+        self.ahead: ahead.Ahead | None = None  # T5's impact, computed beside T3's stability runs
         self.audit: dict[str, object] | None = None  # the audit tier's kill rates and reproducer check
         self.stopped: str | None = None  # why the climb stopped with no tier failed: an attack
         self._rung = Tier.T0

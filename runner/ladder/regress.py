@@ -20,7 +20,7 @@ from pytest_evidence.store import SuiteRun
 from runner import ablation, baseline_suite
 from runner.diff import Diff
 from runner.importgraph import ImportGraph
-from runner.ladder import judge, reproduce, strength
+from runner.ladder import ahead, judge, reproduce, strength
 from runner.parallel import xdist_args
 from runner.pytest_run import PytestRun
 from runner.pytest_session import SessionEnded
@@ -126,7 +126,7 @@ def _plan(
     c_dir, c_suite, invocation = ladder.co.c_dir, ladder.collected, ladder.invocation
     roots = ladder.target.relative_roots(c_dir)
     graph = ImportGraph(c_dir, roots)
-    selection = select_impacted_tests(c_suite, suite, diff, graph)
+    selection = select_impacted_tests(c_suite, suite, diff, graph, ahead.taken(ladder, c_suite))
     ladder.selection = {
         "whole_suite": selection.whole_suite,
         "suite_size": selection.suite_size,

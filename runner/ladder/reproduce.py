@@ -24,7 +24,7 @@ from pytest_evidence.store import SuiteRun
 from runner import ablation, config_policy, pyscan
 from runner.diff import Diff, FileKind
 from runner.importgraph import ImportGraph, python_files
-from runner.ladder import blind, judge
+from runner.ladder import ahead, blind, judge
 from runner.pytest_run import PytestRun
 from runner.pytest_session import SessionEnded
 
@@ -520,7 +520,11 @@ def _judge(
         # Through the test after the last fresh one: pytest tears a test's fixtures down as its
         # next test needs, so cutting right after it would move teardown errors onto it.
         # T3 passes now unless a further run disagrees: C's T4-T7 session starts with them.
-        sides.steady(ids[: len(_through(ids, fresh)) + 1], files, fresh, c_run, b_run, beside=[sides.suite_ahead()])
+        session = sides.suite_ahead()
+        through = ids[: len(_through(ids, fresh)) + 1]
+        sides.steady(
+            through, files, fresh, c_run, b_run, beside=[session], then=lambda: ahead.start(ladder, diff, session)
+        )
     ladder.measure_baseline()
     b_obs: dict[str, Observation | None] | None = None
     if b_run is not None:

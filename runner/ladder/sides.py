@@ -213,6 +213,7 @@ class Sides:
         c_first: pytest_run.PytestRun,
         b_first: pytest_run.PytestRun | None,
         beside: Sequence[GroupedSession] = (),
+        then: Callable[[], None] = lambda: None,
     ) -> None:
         """Run the selection ``ids`` (T3's, through the test after its last fresh one: later tests
         cannot change a fresh test's outcome, the next one can, by what pytest tears down before it)
@@ -229,7 +230,8 @@ class Sides:
         from one collection to the next: it leaves C's first run too, as never collected, and
         ``type`` names it ``unstable_test_id``. ``b_first`` None: B does not run (baseline replay
         ablated), and C's further runs still do. ``beside``: sessions started with the further
-        runs, which collect before any of their tests runs too."""
+        runs, which collect before any of their tests runs too; ``then`` is called once all have
+        collected, before any test runs (work to do beside the runs)."""
         firsts = {"C": c_first} if b_first is None else {"C": c_first, "B": b_first}
         schedule = list(firsts) * (self.invocation.stability_runs - 1)
         random.Random(self.run_id).shuffle(schedule)
@@ -240,6 +242,7 @@ class Sides:
             # processes start and collect together, and run their tests one at a time in order.
             sessions = [stack.enter_context(self.session(checkout, files, 0)) for checkout in checkouts]
             self.all_collected([*sessions, *beside])
+            then()
             for side, checkout, session in zip(schedule, checkouts, sessions, strict=True):
                 again[side].append(self.only_group(session, checkout, ids))
         normal = [r for r in again["C"] if r.content.finished and not r.budget_exhausted]

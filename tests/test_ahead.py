@@ -1,0 +1,63 @@
+"""T5's impact, computed beside T3's stability runs: used only for the suite it was computed for,
+and the selection it gives is the one the plan would have computed itself."""
+
+from __future__ import annotations
+
+import pathlib
+import threading
+import types
+from typing import Any
+
+import pytest
+from conftest import FIX, PKG, Repo, certify
+
+from runner import selection
+from runner.impact import Impact
+from runner.ladder import ahead
+from runner.meanwhile import Meanwhile
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every computation of the impact from now on, by the name of the thread that made it."""
+    calls: list[str] = []
+    real = selection.impact_on
+
+    def counted(*args: object, **kwargs: object) -> Impact:
+        calls.append(threading.current_thread().name)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(selection, "impact_on", counted)
+    monkeypatch.setattr(ahead, "impact_on", counted)
+    return calls
+
+
+def test_the_plan_takes_the_impact_computed_beside_the_stability_runs(
+    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = repo.commit(PKG)
+    cand = repo.commit(FIX)
+    args = ("--baseline", base, "--candidate", cand)
+    code, before = certify(repo, tmp_path / "first.json", *args)
+    assert code == 0 and before is not None
+    calls = _counted(monkeypatch)
+    code, after = certify(repo, tmp_path / "ahead.json", *args)
+    assert code == 0 and after is not None
+    assert calls == ["t5-impact"]  # once, beside the runs, and not again by the plan
+    monkeypatch.setattr(ahead, "start", lambda *args: None)
+    calls.clear()
+    code, alone = certify(repo, tmp_path / "alone.json", *args)
+    assert code == 0 and alone is not None
+    assert calls == [threading.main_thread().name]
+    assert after["selection"] == alone["selection"] and after["selection"]["left_out"]
+    assert [(t["tier"], t["selected"], t["run"]) for t in after["tiers"]] == [
+        (t["tier"], t["selected"], t["run"]) for t in alone["tiers"]
+    ]
+
+
+def test_an_impact_computed_for_other_test_files_is_not_taken() -> None:
+    answer: Any = object()
+    ladder = types.SimpleNamespace(ahead=ahead.Ahead(frozenset({"tests/test_a.py"}), Meanwhile("t", lambda: answer)))
+    assert ahead.taken(ladder, ["tests/test_a.py::test_x", "tests/test_b.py::test_y"]) is None  # type: ignore[arg-type]
+    assert ladder.ahead is None
+    ladder.ahead = ahead.Ahead(frozenset({"tests/test_a.py"}), Meanwhile("t", lambda: answer))
+    assert ahead.taken(ladder, ["tests/test_a.py::test_x", "tests/test_a.py::test_z"]) is answer  # type: ignore[arg-type]
