@@ -34,7 +34,8 @@ def cases(path: pathlib.Path | None = None) -> list[dict[str, Any]]:
     try:
         return corpus.load(path or CORPUS / "cases.jsonl")
     except BadInput as exc:
-        raise SystemExit(exc.line(pathlib.Path(sys.argv[0]).name)) from None
+        print(exc.line(pathlib.Path(sys.argv[0]).name), file=sys.stderr)
+        raise SystemExit(exc.exit_code) from None
 
 
 def run_cli(measure: Callable[[dict[str, Any]], dict[str, Any]]) -> None:

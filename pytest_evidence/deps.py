@@ -57,8 +57,8 @@ def choose_engine(requested: str) -> str:
     try:
         import coverage
 
-        # per-test dynamic contexts and data kept in memory came with coverage.py 5.0
-        usable = tuple(getattr(coverage, "version_info", (0,))[:2]) >= (5, 0)
+        # per-test dynamic contexts came with coverage.py 5.0, data kept in memory with 5.0b2
+        usable = tuple(getattr(coverage, "version_info", (0,))) >= (5, 0, 0, "beta", 2)
         why = "coverage.py %s is older than 5.0" % getattr(coverage, "__version__", "?")
     except ImportError:
         usable, why = False, "coverage.py is not installed here"

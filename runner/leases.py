@@ -39,7 +39,7 @@ def leased(prefix: str) -> Iterator[pathlib.Path]:
             os.rename(where / (HELD + ".new"), where / HELD)
         yield where
     finally:
-        shutil.rmtree(where, ignore_errors=True)
+        _remove(where)
         os.close(fd)
 
 
@@ -56,6 +56,17 @@ def reap(prefix: str) -> None:
             os.close(fd)
             continue  # held: its runner is alive
         try:
-            shutil.rmtree(where, ignore_errors=True)
+            _remove(where)
         finally:
             os.close(fd)
+
+
+def _remove(where: pathlib.Path) -> None:
+    """The directory with its lock file last: a removal cut short leaves one the next reap finds."""
+    for child in where.iterdir() if where.is_dir() else ():
+        if child.name != HELD:
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+    shutil.rmtree(where, ignore_errors=True)

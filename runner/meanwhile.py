@@ -31,8 +31,12 @@ class Meanwhile(Generic[T]):
         except BaseException as exc:  # handed to the waiting thread, which raises it
             self._raised.append(exc)
 
-    def __call__(self) -> T:
+    def wait(self) -> None:
+        """Until it is over, whatever it did."""
         self._thread.join()
+
+    def __call__(self) -> T:
+        self.wait()
         if self._raised:
             raise self._raised[0]
         return self._answer[0]

@@ -22,6 +22,7 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pytest_evidence.environment import capture, versions
 from pytest_evidence.errors import BadInput, MissingTool
@@ -258,6 +259,15 @@ class Target:
                 "--python %s is not a Python that can run the plugin (exit %d: %s)"
                 % (self.python, proc.returncode, said)
             ) from None
+        try:
+            return self._answered(answer)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # something else spoke last
+            raise MissingTool(
+                "--python %s answered the probe with something it does not say (%s: %s)"
+                % (self.python, type(exc).__name__, exc)
+            ) from None
+
+    def _answered(self, answer: dict[str, Any]) -> Probed:
         if answer["pytest"] is None:
             raise MissingTool(
                 "--python %s has no pytest (%s): install pytest %d.%d or newer there"

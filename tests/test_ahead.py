@@ -54,10 +54,20 @@ def test_the_plan_takes_the_impact_computed_beside_the_stability_runs(
     ]
 
 
-def test_an_impact_computed_for_other_test_files_is_not_taken() -> None:
+def test_an_impact_computed_for_other_files_is_not_taken() -> None:
     answer: Any = object()
-    ladder = types.SimpleNamespace(ahead=ahead.Ahead(frozenset({"tests/test_a.py"}), Meanwhile("t", lambda: answer)))
-    assert ahead.taken(ladder, ["tests/test_a.py::test_x", "tests/test_b.py::test_y"]) is None  # type: ignore[arg-type]
+    graph: Any = types.SimpleNamespace(files=["pkg/mod.py", "tests/test_a.py"])
+    made: Any = types.SimpleNamespace(files=["pkg/mod.py", "pkg/made_by_a_test.py", "tests/test_a.py"])
+    tests = frozenset({"tests/test_a.py"})
+    ladder: Any = types.SimpleNamespace()
+
+    def ahead_of_time() -> ahead.Ahead:
+        return ahead.Ahead(tests, frozenset(graph.files), Meanwhile("t", lambda: answer))
+
+    ladder.ahead = ahead_of_time()
+    assert ahead.taken(ladder, ["tests/test_a.py::test_x", "tests/test_b.py::test_y"], graph) is None
     assert ladder.ahead is None
-    ladder.ahead = ahead.Ahead(frozenset({"tests/test_a.py"}), Meanwhile("t", lambda: answer))
-    assert ahead.taken(ladder, ["tests/test_a.py::test_x", "tests/test_a.py::test_z"]) is answer  # type: ignore[arg-type]
+    ladder.ahead = ahead_of_time()
+    assert ahead.taken(ladder, ["tests/test_a.py::test_x"], made) is None  # a test wrote a module meanwhile
+    ladder.ahead = ahead_of_time()
+    assert ahead.taken(ladder, ["tests/test_a.py::test_x", "tests/test_a.py::test_z"], graph) is answer

@@ -143,6 +143,7 @@ def test_changed_module_imported_from_outside_the_checkout_blocks_certification(
         ("unknown-test", "no collected test matches tests/test_ops.py::test_nope"),
         ("missing-python", "no such interpreter"),
         ("not-python", "--python /bin/true is not a Python that can run the plugin"),
+        ("python-says-json", "answered the probe with something it does not say (KeyError: 'pytest')"),
         ("corrupt-store", "is corrupt"),
         ("pythonpath-nowhere", "--pythonpath lib is a directory in neither the baseline nor the candidate"),
         ("patch-is-directory", "a directory, not a patch file"),
@@ -185,6 +186,11 @@ def test_bad_input_is_one_line_and_exit_2(
         args += ["--python", str(tmp_path / "no-such-python")]
     elif case == "not-python":
         args += ["--python", "/bin/true"]
+    elif case == "python-says-json":  # an interpreter whose last word is JSON, not the probe's answer
+        says = tmp_path / "python"
+        says.write_text("#!/bin/sh\necho '{}'\n")
+        says.chmod(0o755)
+        args += ["--python", str(says)]
     elif case == "corrupt-store":
         bad = tmp_path / "store.sqlite3"
         bad.write_bytes(b"garbage" * 1000)

@@ -81,6 +81,7 @@ def tiers(
             sides.checked(session.close(), c_dir, answer=False)
             return
         ladder.sized()
+        ahead.settle(ladder)  # B's suite may run now: not beside the analysis
         suite = baseline(len(ladder.collected))
         if suite is None:
             sides.checked(session.close(), c_dir)
@@ -126,7 +127,7 @@ def _plan(
     c_dir, c_suite, invocation = ladder.co.c_dir, ladder.collected, ladder.invocation
     roots = ladder.target.relative_roots(c_dir)
     graph = ImportGraph(c_dir, roots)
-    selection = select_impacted_tests(c_suite, suite, diff, graph, ahead.taken(ladder, c_suite))
+    selection = select_impacted_tests(c_suite, suite, diff, graph, ahead.taken(ladder, c_suite, graph))
     ladder.selection = {
         "whole_suite": selection.whole_suite,
         "suite_size": selection.suite_size,
