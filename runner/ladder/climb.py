@@ -122,7 +122,7 @@ class Ladder:
     def measure_baseline(self) -> None:
         """B's environment, once B has run: what ``environment_drift`` compares C's with."""
         if self.b_environment is None:
-            self.b_environment = self._environment(self.co.baseline)
+            self.b_environment = self._with_lockfiles(self.target.environment(), self.co.baseline)
 
     # -- the climb -----------------------------------------------------------------------------
 
@@ -184,19 +184,14 @@ class Ladder:
         The candidate's environment is measured again only if candidate code ran in a climb that
         ended on its own: it may have changed what is installed.
         """
-        measured, unanswered = (
-            self.target.environment_after_tests() if self.sides.pinned and judged else (self.target.environment(), None)
-        )
-        env_c = measured.with_lockfiles(lockfile_digest(str(self.co.repo), self.co.tested))
+        if self.sides.pinned and judged:
+            measured, unanswered = self.target.environment_after_tests()
+        else:
+            measured, unanswered = self.target.environment(), None
+        env_c = self._with_lockfiles(measured, self.co.tested)
         if unanswered:
-            self.evidence.detect(
-                [
-                    Detection(
-                        DetectionKind.ENVIRONMENT_DRIFT,
-                        "after C's code ran, the target could not be described: %s" % unanswered,
-                    )
-                ]
-            )
+            why = "after C's code ran, the target could not be described: %s" % unanswered
+            self.evidence.detect([Detection(DetectionKind.ENVIRONMENT_DRIFT, why)])
         env_b = self.b_environment
         if self.sides.pinned:
             injected = self.sides.sandbox.injected_versions()
@@ -227,9 +222,9 @@ class Ladder:
         )
         return record.assemble(frame, self.evidence, verdict, env_c, env_b, incomplete)
 
-    def _environment(self, commit: str) -> Environment:
+    def _with_lockfiles(self, environment: Environment, commit: str) -> Environment:
         """The target's fingerprint with the lock and requirements files of ``commit`` folded in."""
-        return self.target.environment().with_lockfiles(lockfile_digest(str(self.co.repo), commit))
+        return environment.with_lockfiles(lockfile_digest(str(self.co.repo), commit))
 
 
 def _drift(b: Environment, c: Environment) -> str:
