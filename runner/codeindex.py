@@ -19,7 +19,7 @@ import ast
 import functools
 import posixpath
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import _pytest.hookspec
@@ -185,6 +185,7 @@ def index_source(text: str, conftest: bool = False) -> FileIndex | None:
     except (SyntaxError, ValueError):
         return None
     lines = text.splitlines()
+    nodes = list(ast.walk(tree))
     found: list[Definition] = []
     classes: set[str] = set()
     plugin = False
@@ -206,28 +207,31 @@ def index_source(text: str, conftest: bool = False) -> FileIndex | None:
             innermost[line] = at
     every = tuple(i for node in _statements(tree.body) for i in imports(node))
     return FileIndex(
-        tuple(found), tuple(units(tree)), every, tuple(innermost), plugin, literal_names(tree), named(tree)
+        tuple(found), tuple(units(tree)), every, tuple(innermost), plugin, literal_names(nodes), named(nodes)
     )
 
 
-def named(tree: ast.AST) -> frozenset[str]:
-    """The identifiers ``tree``'s code holds -- names, attributes, parameters, keywords, imported
-    names -- and the words of its string values (``setattr(cls, "__init_subclass__", f)`` names a
-    hook too). A comment or a string standing alone as a statement (a docstring) names nothing at
-    run time: ``# ABCMeta as metaclass`` in a comment is no metaclass -- unless the file may run
-    text as code (``exec(__doc__)``)."""
-    alone = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
-    if any(isinstance(n, (ast.Name, ast.Attribute)) and dotted(n) in _RUNS_TEXT for n in ast.walk(tree)):
-        alone = set()
+def named(nodes: Sequence[ast.AST]) -> frozenset[str]:
+    """The identifiers the code of a file's ``nodes`` (``ast.walk``'s) holds -- names,
+    attributes, parameters, keywords, imported names -- and the words of its string values
+    (``setattr(cls, "__init_subclass__", f)`` names a hook too). A comment or a string standing
+    alone as a statement (a docstring) names nothing at run time: ``# ABCMeta as metaclass`` in a
+    comment is no metaclass -- unless the file may run text as code (``exec(__doc__)``)."""
+    alone: set[int] = set()
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in alone:
-            continue
+    unsaid: set[str] = set()  # the words of the strings standing alone
+    runs_text = False
+    for node in nodes:  # ``ast.walk``'s, breadth first: an ``Expr`` comes before the string it holds
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            alone.add(id(node.value))
+        elif isinstance(node, (ast.Name, ast.Attribute)) and not runs_text:
+            runs_text = dotted(node) in _RUNS_TEXT
+        words = unsaid if id(node) in alone else found
         for _, value in ast.iter_fields(node):
             for text in value if isinstance(value, list) else [value]:
                 if isinstance(text, str):
-                    found.update(_IDENTIFIER.findall(text))
-    return frozenset(found)
+                    words.update(_IDENTIFIER.findall(text))
+    return frozenset(found | unsaid if runs_text else found)
 
 
 class Project:

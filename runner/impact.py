@@ -128,6 +128,9 @@ class _Walk:
         self.tainted = _Names(objects_any=False)
         self.factories = _Names(objects_any=False)  # functions whose changed code only the closures they return hold
         self.fixtures: dict[str, str] = {}
+        # per function node, the closures it returns and what calling it reads (``makes``): the
+        # fixpoint asks again on every pass
+        self._closures: dict[ast.AST, tuple[frozenset[str], Reads]] = {}
         # whether some file may run code of its own when a class is created (``inert_base``); a
         # file that does not parse may hold anything
         hooks = {*CREATION_HOOKS, "metaclass"}
@@ -335,10 +338,14 @@ class _Walk:
         it, what it returns may."""
         if d.kind != "function" or "." in d.qualname or not isinstance(d.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
-        inner = ["%s.%s" % (d.qualname, name) for name in closures(d.node)]
+        known = self._closures.get(d.node)
+        if known is None:
+            deferred = closures(d.node)
+            known = self._closures[d.node] = (deferred, reads(*outside_closures(d.node)) if deferred else Reads())
+        deferred, own = known
+        inner = ["%s.%s" % (d.qualname, name) for name in deferred]
         if not inner or not all(any(s.qualname == n or s.qualname.startswith(n + ".") for n in inner) for s in held):
             return False
-        own = reads(*outside_closures(d.node))
         return not self.read(path, own, requests=True) and not self.runs(path, own)
 
     def imports(self, path: str, u: Unit) -> None:

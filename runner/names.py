@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -168,12 +168,13 @@ _DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, 
 _BUILDERS = frozenset({"dict", "list", "set", "tuple", "frozenset"})
 
 
-def literal_names(tree: ast.Module) -> frozenset[str]:
-    """Names that every binding in ``tree`` binds to a display or a literal (``SCOPE = {...}``,
-    and no other assignment, parameter, import or definition of that name anywhere in the file):
-    a method read through one is the built-in container's (``SCOPE.update``), no project code."""
+def literal_names(nodes: Sequence[ast.AST]) -> frozenset[str]:
+    """Names that every binding among ``nodes`` (a file's, ``ast.walk``'s) binds to a display or
+    a literal (``SCOPE = {...}``, and no other assignment, parameter, import or definition of that
+    name anywhere in the file): a method read through one is the built-in container's
+    (``SCOPE.update``), no project code."""
     literal_targets: set[int] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             value = node.value
@@ -182,7 +183,7 @@ def literal_names(tree: ast.Module) -> frozenset[str]:
                 literal_targets.add(id(targets[0]))
     literal: set[str] = set()
     other: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             (literal if id(node) in literal_targets else other).add(node.id)
         elif isinstance(node, ast.arg):
@@ -437,7 +438,7 @@ def closures(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     """Functions defined in ``node``'s body that its own code only returns (``return wrapper``):
     calling ``node`` defines them and runs none of their bodies."""
     deferred = frozenset(s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    while True:  # a closure that code outside the deferred ones uses is not deferred; to a fixpoint
+    while deferred:  # a closure that code outside the deferred ones uses is not deferred; to a fixpoint
         used = {
             c.id
             for p, c in _pairs(node.body, deferred)
@@ -449,6 +450,7 @@ def closures(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
         if not used:
             return deferred
         deferred -= used
+    return deferred
 
 
 def outside_closures(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:

@@ -824,7 +824,7 @@ def test_names_bound_to_displays_only_are_built_in_containers() -> None:
     tree = ast.parse(
         "A = {}\nB = []\nB = [1]\nC = {}\nC = load()\nD = dict(x=1)\nE = ()\n\n\ndef f(E):\n    return E\n"
     )
-    assert literal_names(tree) == {"A", "B", "D"}  # C is rebound to a call; E is also a parameter
+    assert literal_names(list(ast.walk(tree))) == {"A", "B", "D"}  # C is rebound to a call; E is also a parameter
 
 
 # What a review of the rules above found: each case was left out, and is selected now (the
