@@ -10,6 +10,7 @@ shared between containers sees the ids of neither.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import os
@@ -27,19 +28,38 @@ HELD = ".evidence-held"
 def leased(prefix: str) -> Iterator[pathlib.Path]:
     """A new temporary directory named ``prefix...``, removed when the block ends; first, the
     directories of that prefix whose holders died are removed."""
+    where, fd = _take(prefix)
+    try:
+        yield where
+    finally:
+        _release(where, fd)
+
+
+def for_process(prefix: str) -> pathlib.Path:
+    """As ``leased``, held until this process exits: removed then, or by the next holder of the
+    prefix if the process is killed."""
+    where, fd = _take(prefix)
+    atexit.register(_release, where, fd)
+    return where
+
+
+def _take(prefix: str) -> tuple[pathlib.Path, int]:
     reap(prefix)
     where = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
     fd = os.open(where / (HELD + ".new"), os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except OSError:
-            pass  # a file system without locks: the directory is only never reaped
-        else:
-            os.rename(where / (HELD + ".new"), where / HELD)
-        yield where
-    finally:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError:
+        pass  # a file system without locks: the directory is only never reaped
+    else:
+        os.rename(where / (HELD + ".new"), where / HELD)
+    return where, fd
+
+
+def _release(where: pathlib.Path, fd: int) -> None:
+    try:
         _remove(where)
+    finally:
         os.close(fd)
 
 

@@ -24,10 +24,8 @@ from __future__ import annotations
 import contextlib
 import os
 import pathlib
-import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +36,7 @@ from pytest_evidence.inject import INJECT_PLUGIN, PYTEST_LAUNCH
 from pytest_evidence.model import Detection, DetectionKind, Failure, FailureKind, Observation, Outcome
 from pytest_evidence.replay import observation_for
 from pytest_evidence.sockguard import LOG_VARIABLE, read_log
+from runner import leases
 from runner.sandbox import Sandbox
 from runner.target import Target
 from runner.terminal.activity import ACTIVITY
@@ -150,7 +149,8 @@ class PytestProcess:
         the channel's."""
         self.checkout = checkout
         self.sandbox = sandbox
-        self.scratch = pathlib.Path(tempfile.mkdtemp(prefix="evidence-pytest-"))
+        self._lease = contextlib.ExitStack()  # the scratch: a killed runner's is the next one's to remove
+        self.scratch = self._lease.enter_context(leases.leased("evidence-pytest-"))
         self.channel = PrivateChannel()
         self.attempts_log = self.scratch / "subprocess-attempts.log"  # what the tests' Python subprocesses attempted
         self.started = time.perf_counter()
@@ -219,7 +219,7 @@ class PytestProcess:
     def release(self) -> None:
         ACTIVITY.detach(self.channel.fileno())
         self.channel.close()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        self._lease.close()
 
 
 def run(

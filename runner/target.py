@@ -10,7 +10,6 @@ checkout's own source roots come first on the path, so the code under test is th
 
 from __future__ import annotations
 
-import atexit
 import compileall
 import json
 import os
@@ -28,7 +27,7 @@ from pytest_evidence.environment import capture, versions
 from pytest_evidence.errors import BadInput, MissingTool
 from pytest_evidence.inject import PYTEST_LAUNCH, private_copy
 from pytest_evidence.model import Environment
-from runner import dist_stamp
+from runner import dist_stamp, leases
 from runner.meanwhile import Meanwhile
 
 #: Distributions whose pytest plugins pin a test run (per-test timeout, seeded randomness).
@@ -83,11 +82,10 @@ class Probed:
 
 
 def plugin_root() -> str:
-    """The private copy of ``pytest_evidence`` for this runner process (removed at exit)."""
+    """The private copy of ``pytest_evidence`` for this runner process (removed at exit, or by
+    the next runner's if this one is killed)."""
     if not _INJECTED:
-        where = tempfile.mkdtemp(prefix="evidence-plugin-")
-        atexit.register(shutil.rmtree, where, True)
-        _INJECTED.append(private_copy(where))
+        _INJECTED.append(private_copy(str(leases.for_process("evidence-plugin-"))))
     return _INJECTED[0]
 
 

@@ -1,4 +1,5 @@
-"""Leased temporary directories: what a killed runner leaves goes with the next runner's start.
+"""Leased temporary directories: what a killed runner leaves goes with the next runner's start
+(its worktrees, each test process's scratch, its private copy of the plugin).
 
 Each case runs the holder in a process of its own, because the lock is the process's: killed
 with SIGKILL, it can clean nothing up, and the next lease must find its directory free to take.
@@ -93,3 +94,42 @@ def test_where_locks_are_refused_a_lease_still_works_and_is_never_reaped(
         leases.reap("evidence-test-")
         assert where.is_dir()
     assert not where.exists()
+
+
+PLUGIN = """
+import sys, time
+from runner import target
+print(target.plugin_root(), flush=True)
+if sys.argv[1] == "hold":
+    time.sleep(120)
+"""
+
+
+def _plugin_root(how: str) -> tuple[subprocess.Popen[str], pathlib.Path]:
+    """A runner process's private copy of the plugin: ``hold`` keeps the process alive."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-c", PLUGIN, how], stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    return proc, pathlib.Path(proc.stdout.readline().strip())
+
+
+def test_a_runners_plugin_copy_goes_at_its_exit_or_with_the_next_runner_after_a_kill(tmp: pathlib.Path) -> None:
+    ended, gone = _plugin_root("exit")
+    killed, left = _plugin_root("hold")
+    started = [ended, killed]
+    try:
+        assert ended.wait() == 0 and not gone.exists()  # removed at exit
+        assert (left / "pytest_evidence" / "plugin.py").is_file()
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+        assert left.is_dir()  # nothing cleaned up after the kill
+        after, fresh = _plugin_root("exit")
+        started.append(after)
+        assert after.wait() == 0
+        assert not left.exists() and not fresh.exists()  # the next runner's took the dead one's too
+    finally:
+        for proc in started:
+            proc.kill()
+            proc.wait()
+            assert proc.stdout is not None
+            proc.stdout.close()

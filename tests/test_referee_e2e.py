@@ -135,10 +135,12 @@ def test_kill_9_during_the_baseline_run_holds_the_receipt_until_reconciled(
     assert not out.exists()
     runs_before = log.read_text().count("ran")
     (left,) = temporary.glob("evidence-runner-*")  # the killed runner's worktrees, and nobody to remove them
+    scratch = list(temporary.glob("evidence-pytest-*"))  # its test processes' scratch (HOME, lists of ids)
+    assert scratch
 
     monkeypatch.setattr(tempfile, "tempdir", str(temporary))
     code, doc = certify(repo, tmp_path / "again.json", "--baseline", base, "--candidate", cand)
-    assert not left.exists()  # the next runner did
+    assert not left.exists() and not any(s.exists() for s in scratch)  # the next runner removed them
     assert code == 3 and doc is not None
     detection = next(d for d in doc["detections"] if d["kind"] == "receipt_held")
     assert held in detection["message"] and "receipts reconcile %s" % held in detection["message"]
