@@ -124,7 +124,7 @@ class Target:
     def check(self) -> None:
         """Fail fast, before any tier: an interpreter that is not there, or cannot run the plugin."""
         self._exists()
-        self._probed()
+        self._probed(recheck=True)
 
     def check_meanwhile(self) -> Meanwhile[Probed]:
         """``check``, its probe (an interpreter start, about 0.4 s) in a thread beside the
@@ -134,7 +134,7 @@ class Target:
         stays bad input, said before any other."""
         self._exists()
         plugin_root()  # made here, once: the probe and the pytest-arguments check would race to make it
-        return Meanwhile("target-probe", self._probed)
+        return Meanwhile("target-probe", lambda: self._probed(recheck=True))
 
     def _exists(self) -> None:
         if shutil.which(self.python) is None:
@@ -194,7 +194,7 @@ class Target:
         Measured again only if something the measurement reads moved (``dist_stamp``). A target
         the candidate's tests left unable to answer (pytest uninstalled, say) is not a missing
         tool but the candidate's doing, judged as drift: the environment last measured comes back
-        with the target's complaint, and the probe kept is that one.
+        with the target's complaint, and the probe kept is that one (the next certify asks again).
         """
         with _PROBING:
             known = _PROBED.get(self.python)
@@ -214,17 +214,21 @@ class Target:
     def has_xdist(self) -> bool:
         return self._probed().guards.get("pytest-xdist", "absent") != "absent"
 
-    def _probed(self) -> Probed:
-        """The target's fingerprint and guard versions, asked once per interpreter.
+    def _probed(self, recheck: bool = False) -> Probed:
+        """The target's fingerprint and guard versions, asked once per interpreter -- and again
+        when a certify starts (``recheck``) and what the probe read has moved since: a candidate
+        that uninstalled pytest leaves its own record the probe from before
+        (``environment_after_tests``), and the next certify a missing tool.
 
         The probe also byte-compiles the plugin's private copy for that interpreter: every target
         process runs with ``PYTHONDONTWRITEBYTECODE`` (nothing written into checkouts), so without
         it each of a certify's pytest starts compiled the plugin from source again (about 0.1 s each).
         """
         with _PROBING:
-            if self.python not in _PROBED:
-                _PROBED[self.python] = self._asked()
-            return _PROBED[self.python]
+            known = _PROBED.get(self.python)
+            if known is None or (recheck and known.moved()):
+                _PROBED[self.python] = known = self._asked()
+            return known
 
     def _asked(self) -> Probed:
         if os.path.abspath(self.python) != os.path.abspath(sys.executable):

@@ -170,9 +170,16 @@ atexit.register(_uninstall_pytest)
 
 
 def test_a_candidate_that_uninstalls_pytest_gets_a_verdict_not_bad_input(
-    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     site, doc, drift = _drift(repo, tmp_path, monkeypatch, {"calc/ops.py": UNINSTALLS + FIX["calc/ops.py"]})
     assert not list(site.glob("*pytest*"))  # C's code did run, and uninstall
     assert "after C's code ran" in drift and "has no pytest" in drift
     assert doc["environment"]["pytest"] != "absent"  # the environment last measured, pytest in it
+    # The next certify in this process asks the target again: now it is a missing tool, said first.
+    python = str(tmp_path / "venv" / "bin" / "python")  # _drift's target
+    out = tmp_path / "next.json"
+    base, cand = doc["baseline_commit"], doc["candidate_commit"]
+    code, again = certify(repo, out, "--baseline", base, "--candidate", cand, "--python", python)
+    assert code == 2 and again is None
+    assert "has no pytest" in capsys.readouterr().err
