@@ -260,6 +260,40 @@ def test_the_tests_after_the_last_reproducer_run_only_once_it_did_not_falsify_th
         assert double is None  # run on neither side
 
 
+#: A second changed test file, after ``tests/test_half.py`` in collection order, with a new test.
+LATER_FILE = {"tests/test_later.py": "from calc.ops import double\n\n\ndef test_triple():\n    assert double(3) == 6\n"}
+
+
+@pytest.mark.parametrize("fixed", [False, True], ids=["no-fix", "honest-fix"])
+def test_a_reproducer_that_falsifies_the_patch_stops_t3_before_the_next_changed_file(
+    repo: Repo, tmp_path: pathlib.Path, schema: dict[str, Any], processes: list[dict[str, Any]], fixed: bool
+) -> None:
+    """T3's groups end at each changed test file's last reproducer: a reproducer of the first
+    file that fails on C in every attempt stops both sides there, so the next file's tests -- a
+    new test among them -- run on neither side; a patch they do not falsify runs them all."""
+    base = repo.commit(PKG)
+    change = {"tests/test_half.py": FIX["tests/test_half.py"], **LATER_FILE}
+    cand = repo.commit({**change, **({"calc/ops.py": FIX["calc/ops.py"]} if fixed else {})})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--stability-runs", "1")
+    assert doc is not None and code == (0 if fixed else 1), doc and doc["verdict"]
+    jsonschema.validate(doc, schema)
+    t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
+    files = ["tests/test_half.py", "tests/test_later.py"]
+    sessions = [p for p in processes if p["files"] == files and "--collect-only" not in p["extra"]]
+    assert len(sessions) == 2, sessions  # one on C, one on B: the groups are barriers in each
+    results = {r["test_id"]: r for r in doc["results"]}
+    triple = results.get("tests/test_later.py::test_triple")
+    assert results["tests/test_half.py::test_half"]["candidate_result"] == ("pass" if fixed else "fail")
+    if fixed:
+        assert doc["verdict"]["verdict"] == "CERTIFIED" and t3["selected"] == 2, t3
+        assert triple is not None and (triple["baseline_result"], triple["candidate_result"]) == ("pass", "pass")
+    else:
+        assert (doc["verdict"]["verdict"], doc["verdict"]["halted_at"]) == ("REJECTED", "T3")
+        assert t3["selected"] == 1, t3
+        assert "the 1 other test(s) of the changed files did not run (1 reproducer(s)" in t3["note"], t3
+        assert triple is None  # run on neither side
+
+
 def test_stability_runs_repeat_the_selection_only_through_the_test_after_the_last_they_steady(
     repo: Repo, tmp_path: pathlib.Path
 ) -> None:

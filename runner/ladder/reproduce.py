@@ -12,8 +12,8 @@ import ast
 import contextlib
 import pathlib
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pytest_evidence import gitops, overlay
@@ -26,7 +26,7 @@ from runner.diff import Diff, FileKind
 from runner.importgraph import ImportGraph, python_files
 from runner.ladder import ahead, blind, judge
 from runner.pytest_run import PytestRun
-from runner.pytest_session import SessionEnded
+from runner.pytest_session import GroupedSession, SessionEnded
 
 if TYPE_CHECKING:
     from runner.ladder.climb import Ladder
@@ -400,25 +400,66 @@ def reproducers(
         groups = _groups(chosen)
         session.plan(groups)
         sides.all_collected([] if b_session is None else [b_session])
-        c_head = None if abnormal else sides.group(session, 0, "C")
-        b_head = None if b_session is None else sides.first_group(b_session, groups, "B")
-        # Falsified already by the first runs (``judge.falsifying``): no stability runs, and
-        # no run of the tests after the last reproducer.
-        first = b_head or c_head
-        b_collected = set() if first is None else set(first.content.collected or ())
-        falsified = c_head is not None and any(
-            judge.falsifying(c_head.observation(t), sides.held, b_collected) for t in chosen.watched
-        )
-        if len(groups) > 1 and not falsified:
-            for side, grouped in (("C", session), ("B", b_session)):
-                if grouped is not None and grouped.final is None:
-                    sides.group(grouped, 1, side)
+        b_collected = set(_view(b_session).content.collected or ()) if b_session is not None else set(c_suite)
+        falsified = _first_runs(ladder, None if abnormal else session, b_session, groups, chosen.watched, b_collected)
         c_run = sides.checked(session.close(), ladder.co.c_dir)
         b_run = None if b_session is None else sides.checked(b_session.close(), sides.b_dir)
-    cut = len(groups[1]) if falsified and len(groups) > 1 else 0
-    if cut:
-        chosen = chosen.up_to(groups[0])
-    _judge(ladder, diff, start, chosen, files, resolver, c_run, b_run, baseline, steady=not falsified, cut=cut)
+    cut = ""
+    if falsified is not None:
+        ran = chosen.up_to([t for group in groups[: falsified + 1] for t in group])
+        unrun, watched = len(chosen.ids) - len(ran.ids), len(chosen.watched) - len(ran.watched)
+        among = " (%d reproducer(s) or expected change(s) among them)" % watched if watched else ""
+        cut = "the %d other test(s) of the changed files did not run%s" % (unrun, among) if unrun else ""
+        chosen = ran
+    _judge(ladder, diff, start, chosen, files, resolver, c_run, b_run, baseline, steady=falsified is None, cut=cut)
+
+
+def _view(session: GroupedSession) -> PytestRun:
+    """The session's collection: its view once collected, or the run of a process that ended."""
+    try:
+        return session.collected()
+    except SessionEnded as ended:
+        return ended.run
+
+
+def _first_runs(
+    ladder: Ladder,
+    c: GroupedSession | None,
+    b: GroupedSession | None,
+    groups: Sequence[Sequence[str]],
+    watched: Sequence[str],
+    b_collected: Collection[str],
+) -> int | None:
+    """T3's first runs, group by group: C's group, and -- when a watched test of it falsified the
+    patch on C (``judge.falsifying``) -- B's groups through the same one, and then the question
+    again (a reproducer flaky on B is quarantined on C too). The number of the group that
+    falsified the patch, both sides having run through it and no further (no stability runs
+    then: ``_judge``); None when none did, every group having run on each side whose process
+    still lived. C runs its groups before B runs any: one process's tests at a time. ``c`` None:
+    C's process ended while it collected, and B runs every group."""
+    sides, wanted = ladder.sides, set(watched)
+    b_ran = 0  # B's groups run so far
+
+    def b_through(last: int) -> None:
+        nonlocal b_ran
+        while b is not None and b_ran <= last and (b_ran == 0 or b.final is None):
+            if b_ran == 0:
+                sides.first_group(b, groups, "B")
+            else:
+                sides.group(b, b_ran, "B")
+            b_ran += 1
+
+    for number, group in enumerate(groups):
+        if c is None or (number > 0 and c.final is not None):  # C's process ended: no group runs there
+            break
+        view = sides.group(c, number, "C")
+        suspects = [t for t in group if t in wanted and judge.falsifying(view.observation(t), sides.held, b_collected)]
+        if suspects:
+            b_through(number)
+            if any(judge.falsifying(view.observation(t), sides.held, b_collected) for t in suspects):
+                return number
+    b_through(len(groups) - 1)
+    return None
 
 
 def _silenced_on_both(ladder: Ladder, typed: Typed, baseline: Callable[[], SuiteRun | None], size: int) -> None:
@@ -444,13 +485,19 @@ def _through(ids: Sequence[str], last_of: Sequence[str]) -> list[str]:
 
 
 def _groups(chosen: _Chosen) -> list[list[str]]:
-    """T3's run order in two groups: every test up to the last reproducer or expected change,
-    then the rest of the changed files' tests. The order is the selection's own, unchanged (a
-    test may depend on what ran before it); the barrier between lets a patch its reproducers
-    falsify stop before the rest, on both sides."""
-    head = _through(chosen.ids, chosen.watched)
-    tail = chosen.ids[len(head) :]
-    return [head, tail] if tail else [head]
+    """T3's run order in groups: through the last reproducer or expected change of one test
+    file, then through the last of the next file, and so on, then the rest of the changed files'
+    tests. The order is the selection's own, unchanged (a test may depend on what ran before it);
+    a barrier after each lets a patch its reproducers falsify stop there, on both sides, without
+    running the tests after them: a no-fix whose first changed test file holds a failing
+    reproducer pays for that file's tests only."""
+    watched = set(chosen.watched)
+    last = {t.split("::", 1)[0]: i for i, t in enumerate(chosen.ids) if t in watched}
+    groups: list[list[str]] = []
+    for end in sorted(set(last.values())):
+        groups.append(chosen.ids[sum(map(len, groups)) : end + 1])
+    rest = chosen.ids[sum(map(len, groups)) :]
+    return [*groups, rest] if rest else groups
 
 
 @dataclass(frozen=True)
@@ -469,10 +516,14 @@ class _Chosen:
         return [*self.chosen, *self.expected]
 
     def up_to(self, ran: Sequence[str]) -> _Chosen:
-        """This selection cut to the tests that ran (``ran``: a prefix of ``ids`` holding every
-        watched test), when the reproducers falsified the patch before the rest ran."""
+        """This selection cut to the tests that ran (``ran``: a prefix of ``ids``), when the
+        reproducers falsified the patch before the rest ran."""
         keep = set(ran)
-        return replace(self, ids=list(ran), new=[t for t in self.new if t in keep])
+
+        def kept(ids: list[str]) -> list[str]:
+            return [t for t in ids if t in keep]
+
+        return _Chosen(list(ran), kept(self.designated), kept(self.expected), kept(self.new), kept(self.chosen))
 
 
 def _chosen(ladder: Ladder, resolver: overlay.OriginResolver, c_suite: Sequence[str]) -> _Chosen:
@@ -507,11 +558,11 @@ def _judge(
     b_run: PytestRun | None,
     baseline: Callable[[], SuiteRun | None],
     steady: bool,
-    cut: int = 0,
+    cut: str = "",
 ) -> None:
     """T3's status from the reproducers' runs on C and on B (None: baseline replay ablated), each
-    steadied when new (and ``steady``). ``cut``: how many tests after the last reproducer did not
-    run, the patch falsified before them."""
+    steadied when new (and ``steady``). ``cut``: what of the selection did not run, the patch
+    falsified before it ("" when everything ran)."""
     invocation, sides = ladder.invocation, ladder.sides
     ids, designated, expected, new = chosen.ids, chosen.designated, chosen.expected, chosen.new
     # New evidence counts only once it is stable: each new or designated test runs again on each side.
@@ -556,7 +607,7 @@ def _judge(
             "and are recorded, and count as evidence only when designated with --reproducer" % len(new)
         )
     if cut:
-        note += "; the %d other test(s) of the changed files did not run: the reproducers falsified the patch" % cut
+        note += "; %s: the reproducers falsified the patch" % cut
     ladder.tier(
         Tier.T3,
         status,
