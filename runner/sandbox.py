@@ -176,18 +176,20 @@ class Sandbox:
 
     @property
     def preexec(self) -> Callable[[], None]:
-        """Run in the child between fork and exec: die with the runner, enter the namespace, and
-        (``memory``) cap the address space."""
-        enter = _child_with_network_namespace if self.network == "netns" else _child
-        if self.memory is None:
-            return enter
-        limit = self.memory
+        """Run in the child between fork and exec: die with the runner (``kill -9`` of the runner
+        leaves no pytest running), enter the namespace, and (``memory``) cap the address space.
+        Asked for in the runner, for each process it starts."""
+        dies = dies_with_parent(signal.SIGKILL)
+        namespace, limit = self.network == "netns", self.memory
 
-        def capped() -> None:
-            enter()
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        def enter() -> None:
+            dies()
+            if namespace:
+                netns.enter()
+            if limit is not None:
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
-        return capped
+        return enter
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -209,21 +211,20 @@ class Sandbox:
 PR_SET_PDEATHSIG = 1
 
 
-def dies_with_parent(signum: int) -> None:
-    """Between fork and exec: the child gets ``signum`` when the process that started it dies
-    (Linux; elsewhere nothing)."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signum)
+def dies_with_parent(signum: int) -> Callable[[], None]:
+    """What a child runs between fork and exec to get ``signum`` when this process, which starts
+    it, dies (Linux; elsewhere nothing). Made in this process, before the fork: the kernel only
+    signals a parent's death after the child asked, so a child whose parent died in between (a
+    runner killed as it started a process) finds another parent and ends itself at once."""
+    parent = os.getpid()
 
+    def asked() -> None:
+        if sys.platform.startswith("linux"):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signum)
+            if os.getppid() != parent:
+                os.kill(os.getpid(), signal.SIGKILL)
 
-def _child() -> None:
-    """A test process dies with the runner: ``kill -9`` of the runner leaves no pytest running."""
-    dies_with_parent(signal.SIGKILL)
-
-
-def _child_with_network_namespace() -> None:
-    _child()
-    netns.enter()
+    return asked
 
 
 #: The ``network`` of a sandbox that pins nothing (the A/B harness's ``pinning`` ablation).

@@ -7,7 +7,9 @@ import errno
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -17,7 +19,7 @@ from pytest_evidence.model import Detection, DetectionKind, Tier, TierRecord, Ti
 from runner import config_policy, netns, pyscan
 from runner.integrity import _own_modules, disabled_plugins, verify_test_integrity
 from runner.interference import is_attack
-from runner.sandbox import SCRUBBED, Sandbox, lockfile_digest
+from runner.sandbox import SCRUBBED, Sandbox, dies_with_parent, lockfile_digest
 from runner.verdict import decide
 
 TESTS_B = """import pytest
@@ -182,9 +184,34 @@ def test_sandbox_environment_is_scrubbed_seeded_and_homeless(tmp_path: pathlib.P
         {"https_proxy": "http://p", "PYTEST_ADDOPTS": "-x", "PATH": "/bin", "HOME": "/root"}, tmp_path / "h"
     )
     assert env == {"PATH": "/bin", "HOME": str(tmp_path / "h"), "PYTHONHASHSEED": "7"}
-    assert "https_proxy" in SCRUBBED and box.preexec.__name__ == "_child"  # no namespace to enter
+    assert "https_proxy" in SCRUBBED
+    said = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.readlink('/proc/self/ns/net'))"],
+        preexec_fn=box.preexec,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert said.stdout.strip() == os.readlink("/proc/self/ns/net")  # no namespace to enter
     assert box.pytest_args() == ["--evidence-no-network"]  # no guard plugin loaded: nothing pretends to pin
     assert not box.test_timeout_held
+
+
+def test_a_child_whose_starter_died_before_it_asked_to_die_with_it_ends_at_once(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``dies_with_parent`` is made in the process that starts the child. A child that finds
+    another parent once it asked (the starter was killed between the fork and the ask, so the
+    kernel will never signal it) ends before it runs anything; a child of its maker runs."""
+    ran = tmp_path / "ran"
+    cmd = [sys.executable, "-c", "open(%r, 'w').write('x')" % str(ran)]
+    assert subprocess.run(cmd, preexec_fn=dies_with_parent(signal.SIGTERM)).returncode == 0 and ran.exists()
+    ran.unlink()
+    with monkeypatch.context() as m:
+        m.setattr(os, "getpid", lambda: 1)  # made as if by another process: not this child's parent
+        orphaned = dies_with_parent(signal.SIGTERM)
+    assert subprocess.run(cmd, preexec_fn=orphaned).returncode == -signal.SIGKILL
+    assert not ran.exists()
 
 
 def test_lockfile_digest_follows_requirements_only(git_repo: GitRepo) -> None:

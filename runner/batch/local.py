@@ -48,12 +48,6 @@ class Finished:
     error: str | None = None  # why there is no exit code, when not the timeout (a lost Ray task)
 
 
-def _dies_with_parent() -> None:
-    """certify is sent SIGTERM (and cleans up as on Ctrl-C) when what started it dies -- the
-    batch, or the Ray worker of its task: a killed worker leaves no certify running."""
-    dies_with_parent(signal.SIGTERM)
-
-
 def certify_one(
     command: Sequence[str],
     log: pathlib.Path,
@@ -72,7 +66,9 @@ def certify_one(
             stderr=subprocess.STDOUT,
             start_new_session=True,  # a kill takes its pytest processes too
             cwd=cwd,
-            preexec_fn=_dies_with_parent,
+            # certify is sent SIGTERM (and cleans up as on Ctrl-C) when what started it dies --
+            # the batch, or the Ray worker of its task: a killed worker leaves no certify running.
+            preexec_fn=dies_with_parent(signal.SIGTERM),
             env={**os.environ, "COLUMNS": "100"},
         )
         code: int | None = None
