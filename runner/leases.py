@@ -64,10 +64,14 @@ def _release(where: pathlib.Path, fd: int) -> None:
 
 
 def reap(prefix: str) -> None:
-    """Remove the leased directories named ``prefix...`` whose holder is gone."""
+    """Remove the leased directories named ``prefix...`` whose holder is gone: directories this
+    user owns, never a symbolic link (another user's, on a shared temporary directory, could
+    point anywhere)."""
     for where in pathlib.Path(tempfile.gettempdir()).glob(prefix + "*"):
         try:
-            fd = os.open(where / HELD, os.O_RDONLY | os.O_CLOEXEC)
+            if where.is_symlink() or where.lstat().st_uid != os.getuid():
+                continue
+            fd = os.open(where / HELD, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError:
             continue  # not a leased directory, or not ours to read
         try:
@@ -82,11 +86,23 @@ def reap(prefix: str) -> None:
 
 
 def _remove(where: pathlib.Path) -> None:
-    """The directory with its lock file last: a removal cut short leaves one the next reap finds."""
-    for child in where.iterdir() if where.is_dir() else ():
-        if child.name != HELD:
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child, ignore_errors=True)
-            else:
-                child.unlink(missing_ok=True)
+    """The directory with its lock file last: a removal cut short leaves one the next reap finds.
+
+    As much as can go, and never an error: a test can make directories of its scratch read-only
+    (its ``HOME`` is there), and what it leaves must fail neither this certify nor the next
+    runner's reap. Directories are made writable first (a read-only one keeps its entries
+    from ``rmtree``)."""
+    with contextlib.suppress(OSError):
+        os.chmod(where, 0o700)
+        for root, dirs, _ in os.walk(where):  # top down: a directory is opened before it is walked
+            for name in dirs:
+                with contextlib.suppress(OSError):
+                    if not os.path.islink(os.path.join(root, name)):
+                        os.chmod(os.path.join(root, name), 0o700)
+        for child in list(where.iterdir()):
+            if child.name != HELD:
+                if child.is_dir() and not child.is_symlink():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink(missing_ok=True)
     shutil.rmtree(where, ignore_errors=True)

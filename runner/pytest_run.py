@@ -149,12 +149,14 @@ class PytestProcess:
         the channel's."""
         self.checkout = checkout
         self.sandbox = sandbox
-        self._lease = contextlib.ExitStack()  # the scratch: a killed runner's is the next one's to remove
-        self.scratch = self._lease.enter_context(leases.leased("evidence-pytest-"))
-        self.channel = PrivateChannel()
-        self.attempts_log = self.scratch / "subprocess-attempts.log"  # what the tests' Python subprocesses attempted
-        self.started = time.perf_counter()
+        # What ``release`` lets go: the channel, then the scratch (a killed runner's is the next
+        # one's to remove). Let go here already if the process does not start.
+        self._held = contextlib.ExitStack()
         try:
+            self.scratch = self._held.enter_context(leases.leased("evidence-pytest-"))
+            self.channel = self._held.enter_context(PrivateChannel())
+            self.attempts_log = self.scratch / "subprocess-attempts.log"  # the tests' Python subprocesses' attempts
+            self.started = time.perf_counter()
             self.command = tuple(command(target, checkout, self.scratch, self.channel, sandbox, launch))
             self.proc = subprocess.Popen(
                 self.command,
@@ -173,7 +175,7 @@ class PytestProcess:
                 start_new_session=True,  # one process group: a kill takes the tests' own children too
             )
         except BaseException:
-            self.release()
+            self._held.close()
             raise
         self.channel.started()
         ACTIVITY.attach(self.channel.fileno())
@@ -218,8 +220,7 @@ class PytestProcess:
 
     def release(self) -> None:
         ACTIVITY.detach(self.channel.fileno())
-        self.channel.close()
-        self._lease.close()
+        self._held.close()
 
 
 def run(

@@ -49,6 +49,7 @@ _INJECTED: list[str] = []
 
 _PROBE = (
     "import compileall, json, os, sys\n"
+    "del sys.path[0]\n"  # the working directory (-c): what it holds is not the target's
     "compileall.compile_dir(os.environ['PYTHONPATH'], quiet=2)\n"
     "try:\n"
     "    import pytest\n"
@@ -112,7 +113,9 @@ class Target:
         """The environment of a process in the target: the plugin's private copy first (nothing
         in the checkout can stand in for it), then the checkout's roots."""
         env = dict(os.environ)
-        for noisy in ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTHONSTARTUP"):
+        # PYTHONSAFEPATH (3.11+) would leave the working directory off ``sys.path``, and the
+        # launch's ``del sys.path[0]`` would then drop the plugin's private copy instead.
+        for noisy in ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTHONSTARTUP", "PYTHONSAFEPATH"):
             env.pop(noisy, None)
         paths = [plugin_root()] + [str(r) for r in self.roots(checkout)]
         if env.get("PYTHONPATH"):
@@ -124,7 +127,8 @@ class Target:
     def check(self) -> None:
         """Fail fast, before any tier: an interpreter that is not there, or cannot run the plugin."""
         self._exists()
-        self._probed(recheck=True)
+        self._forget_if_moved()
+        self._probed()
 
     def check_meanwhile(self) -> Meanwhile[Probed]:
         """``check``, its probe (an interpreter start, about 0.4 s) in a thread beside the
@@ -134,7 +138,18 @@ class Target:
         stays bad input, said before any other."""
         self._exists()
         plugin_root()  # made here, once: the probe and the pytest-arguments check would race to make it
-        return Meanwhile("target-probe", lambda: self._probed(recheck=True))
+        self._forget_if_moved()
+        return Meanwhile("target-probe", self._probed)
+
+    def _forget_if_moved(self) -> None:
+        """A certify starts: a probe whose inputs moved since it was taken is asked again, by
+        whoever needs it first. A candidate that uninstalled pytest leaves its own record the
+        probe from before (``environment_after_tests``), and the next certify a missing tool.
+        Dropped here, in the caller's thread, before anything of the certify can ask."""
+        with _PROBING:
+            known = _PROBED.get(self.python)
+            if known is not None and known.moved():
+                del _PROBED[self.python]
 
     def _exists(self) -> None:
         if shutil.which(self.python) is None:
@@ -214,21 +229,18 @@ class Target:
     def has_xdist(self) -> bool:
         return self._probed().guards.get("pytest-xdist", "absent") != "absent"
 
-    def _probed(self, recheck: bool = False) -> Probed:
-        """The target's fingerprint and guard versions, asked once per interpreter -- and again
-        when a certify starts (``recheck``) and what the probe read has moved since: a candidate
-        that uninstalled pytest leaves its own record the probe from before
-        (``environment_after_tests``), and the next certify a missing tool.
+    def _probed(self) -> Probed:
+        """The target's fingerprint and guard versions, asked once per interpreter (and again
+        once what it read moved: ``_forget_if_moved``).
 
         The probe also byte-compiles the plugin's private copy for that interpreter: every target
         process runs with ``PYTHONDONTWRITEBYTECODE`` (nothing written into checkouts), so without
         it each of a certify's pytest starts compiled the plugin from source again (about 0.1 s each).
         """
         with _PROBING:
-            known = _PROBED.get(self.python)
-            if known is None or (recheck and known.moved()):
-                _PROBED[self.python] = known = self._asked()
-            return known
+            if self.python not in _PROBED:
+                _PROBED[self.python] = self._asked()
+            return _PROBED[self.python]
 
     def _asked(self) -> Probed:
         if os.path.abspath(self.python) != os.path.abspath(sys.executable):
@@ -240,7 +252,8 @@ class Target:
     def _probe(self) -> Probed:
         """Ask the target itself, with nothing on its path but the plugin's private copy."""
         env = dict(os.environ, PYTHONPATH=plugin_root())
-        env.pop("PYTHONHOME", None)
+        for misleading in ("PYTHONHOME", "PYTHONSAFEPATH"):
+            env.pop(misleading, None)
         try:
             proc = subprocess.run(
                 [self.python, "-c", _PROBE, *PROBED_DISTRIBUTIONS],

@@ -10,15 +10,19 @@ candidate's doing, a verdict, not a missing tool.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pathlib
 import subprocess
+import sys
+import tempfile
 from collections.abc import Callable
 
 import pytest
 import venvs
 from conftest import FIX, PKG, Record, Repo, certify
 
+from pytest_evidence.environment import capture
 from runner import dist_stamp, target
 
 
@@ -183,3 +187,34 @@ def test_a_candidate_that_uninstalls_pytest_gets_a_verdict_not_bad_input(
     code, again = certify(repo, out, "--baseline", base, "--candidate", cand, "--python", python)
     assert code == 2 and again is None
     assert "has no pytest" in capsys.readouterr().err
+
+
+def test_a_certify_forgets_a_moved_probe_before_anything_of_it_can_ask(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dropped in the caller's thread as the certify starts, not by its probe thread: a climb that
+    asked first would otherwise get the probe from before the target moved. One that did not
+    move is kept."""
+    kept = target.Probed.taken(capture(), {}, sys.executable, sys.path)
+    moved = dataclasses.replace(kept, stamp=("not", "what", "the", "target", "is", "now"))
+    monkeypatch.setattr(target, "_PROBED", {sys.executable: kept})
+    target.Target(sys.executable, (), ())._forget_if_moved()
+    assert target._PROBED == {sys.executable: kept}
+    monkeypatch.setattr(target, "_PROBED", {sys.executable: moved})
+    target.Target(sys.executable, (), ())._forget_if_moved()
+    assert target._PROBED == {}
+
+
+@pytest.mark.parametrize("safe_path", [False, True], ids=["plain", "PYTHONSAFEPATH"])
+def test_the_probe_reads_nothing_from_its_working_directory(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, bare_target: pathlib.Path, safe_path: bool
+) -> None:
+    """It runs in the temporary directory: a ``pytest.py`` left there must not decide what the
+    target is. With ``PYTHONSAFEPATH`` in the runner's environment, the working directory would
+    not be on the path to drop, and dropping the first entry would lose the plugin's copy."""
+    (tmp_path / "pytest.py").write_text("raise SystemExit('a stray pytest.py answered')\n")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(target, "_PROBED", {})
+    if safe_path:
+        monkeypatch.setenv("PYTHONSAFEPATH", "1")
+    answered = target.Target(str(bare_target), (), ())
+    answered.check()
+    assert answered.environment().pytest == pytest.__version__  # the venv holds the runner's pytest

@@ -15,10 +15,13 @@ import signal
 import subprocess
 import sys
 import tempfile
+import typing
 
 import pytest
 
-from runner import leases
+from runner import leases, pytest_run
+from runner.sandbox import Sandbox
+from runner.target import Target
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -133,3 +136,57 @@ def test_a_runners_plugin_copy_goes_at_its_exit_or_with_the_next_runner_after_a_
             proc.wait()
             assert proc.stdout is not None
             proc.stdout.close()
+
+
+def test_what_a_test_left_unremovable_fails_neither_the_release_nor_the_next_reap(
+    tmp: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test can make its scratch read-only (its ``HOME`` is there): the certify still ends with
+    its verdict, and the next runner's reap of what is left does not fail either."""
+    with leases.leased("evidence-test-") as where:
+        (where / "home" / "deep").mkdir(parents=True)
+        (where / "home" / "deep" / "file").write_text("x")
+        for path in (where / "home" / "deep", where / "home"):
+            path.chmod(0o500)  # read-only, as the test left them
+    assert not where.exists()  # made writable again, then removed
+
+    dead = tmp / "evidence-test-dead"  # a killed holder's, with a file its user cannot remove
+    dead.mkdir()
+    (dead / leases.HELD).write_text("")
+    (dead / "file").write_text("x")
+
+    def refused(self: pathlib.Path, missing_ok: bool = False) -> None:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(pathlib.Path, "unlink", refused)
+    with leases.leased("evidence-test-"):  # reaps first: no error
+        pass
+    leases.reap("evidence-test-")
+
+
+def test_a_reap_follows_no_link_out_of_the_temporary_directory(
+    tmp: pathlib.Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / leases.HELD).write_text("")  # looks leased, and nobody holds it
+    (elsewhere / "precious").write_text("x")
+    (tmp / "evidence-test-link").symlink_to(elsewhere, target_is_directory=True)
+    leases.reap("evidence-test-")
+    assert (elsewhere / "precious").exists()
+
+
+def test_a_test_process_that_cannot_start_leaves_no_scratch_behind(
+    tmp: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its channel cannot be made (no descriptors left, say): the scratch's lease goes at once,
+    not when the exception is collected."""
+
+    def exhausted() -> None:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(pytest_run, "PrivateChannel", exhausted)
+    launch = pytest_run.Launch(0, None)
+    with pytest.raises(OSError) as raised:
+        pytest_run.PytestProcess(typing.cast(Target, None), tmp, typing.cast(Sandbox, None), launch)
+    assert raised.value.errno == errno.EMFILE
+    assert not list(tmp.glob("evidence-pytest-*"))  # while the exception is still held
