@@ -57,8 +57,14 @@ class GroupedSession:
         sandbox: Sandbox,
         reruns: int,
         watch: Sequence[str],
+        one_budget: bool = False,
     ) -> None:
+        """``one_budget``: its groups are one tier's (T3's, one per changed test file), and share
+        one tier budget, counted from the first group's start; otherwise each group is a tier of
+        its own, with a budget of its own."""
         self.budget = sandbox.tier_budget
+        self._one_budget = one_budget
+        self._groups_deadline: float | None = None
         commands_r, self._commands = os.pipe()
         self._wake, wake_w = os.pipe()
         child = [fixed_number(commands_r), fixed_number(wake_w)]
@@ -116,7 +122,9 @@ class GroupedSession:
             self._send("go")
         self._group = number
         started = time.perf_counter()
-        self._await("barrier %d" % number)
+        if self._one_budget and self._groups_deadline is None and self.budget is not None:
+            self._groups_deadline = time.monotonic() + self.budget
+        self._await("barrier %d" % number, self._groups_deadline)
         content = self.process.content()
         ids = self.groups[number]
         if len(content.barriers) <= number and content.forgery is None:
@@ -147,10 +155,11 @@ class GroupedSession:
         except OSError:  # the process is gone: the wait that follows says how it ended
             pass
 
-    def _await(self, word: str) -> None:
+    def _await(self, word: str, deadline: float | None = None) -> None:
         """Block until the plugin wakes the runner with ``word``; ``SessionEnded`` if the process
-        ends first (killed at the budget, which is counted from now)."""
-        deadline = None if self.budget is None else time.monotonic() + self.budget
+        ends first (killed at ``deadline``, else at the budget counted from now)."""
+        if deadline is None:
+            deadline = None if self.budget is None else time.monotonic() + self.budget
         proc = self.process.proc
         while True:
             if word.encode() + b"\n" in self._pending:

@@ -217,10 +217,12 @@ def dies_with_parent(signum: int) -> Callable[[], None]:
     signals a parent's death after the child asked, so a child whose parent died in between (a
     runner killed as it started a process) finds another parent and ends itself at once."""
     parent = os.getpid()
+    # Looked up here: loading a library between fork and exec can deadlock a threaded parent.
+    prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
 
     def asked() -> None:
-        if sys.platform.startswith("linux"):
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signum)
+        if prctl is not None:
+            prctl(PR_SET_PDEATHSIG, signum)
             if os.getppid() != parent:
                 os.kill(os.getpid(), signal.SIGKILL)
 

@@ -210,3 +210,25 @@ def test_a_barrier_out_of_order_is_a_forgery() -> None:
     content = stream.parse(b"".join(json.dumps(doc).encode() + b"\n" for doc in lines))
     assert content.barriers == [2]
     assert content.forgery == "line 3: barrier of group 2 where group 1 was expected"
+
+
+@pytest.mark.parametrize("one_budget", [False, True], ids=["a-budget-per-group", "one-budget-for-all"])
+def test_groups_of_one_tier_share_its_budget(tmp_path: pathlib.Path, one_budget: bool) -> None:
+    """T3's groups (one per changed test file) are one tier: together they get one budget, where
+    the suite session's groups, each a tier, get one each."""
+    slow = "import time\n\n\ndef test_%s():\n    time.sleep(2.5)\n"
+    files = {**SUITE, "tests/test_a.py": slow % "a1", "tests/test_b.py": slow % "b1"}
+    target = Target(sys.executable, (), ("-p", "no:randomly"))
+    sandbox = Sandbox(seed=1, test_timeout=None, tier_budget=4.0, network="socket_guard")
+    checkout = _checkout(tmp_path, files)
+    with GroupedSession(target, checkout, None, sandbox=sandbox, reruns=0, watch=(), one_budget=one_budget) as session:
+        session.collected()
+        session.plan([[A1], [B1]])
+        assert _outcomes(session.group(0), [A1]) == {A1: Outcome.PASS}
+        if one_budget:
+            with pytest.raises(SessionEnded) as ended:
+                session.group(1)
+            assert ended.value.run.budget_exhausted
+            assert _outcomes(ended.value.run, [A1, B1]) == {A1: Outcome.PASS, B1: Outcome.TIMEOUT}
+        else:
+            assert _outcomes(session.group(1), [B1]) == {B1: Outcome.PASS}

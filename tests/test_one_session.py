@@ -294,6 +294,46 @@ def test_a_reproducer_that_falsifies_the_patch_stops_t3_before_the_next_changed_
         assert triple is None  # run on neither side
 
 
+def test_under_full_a_falsified_t3_still_runs_every_changed_file_on_both_sides(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """``--full`` climbs on: the tests a cut would leave out would reach T4-T7 without their T3
+    roles, so every group runs on each side, and T3 still fails on the first file's reproducer."""
+    base = repo.commit(PKG)
+    cand = repo.commit({"tests/test_half.py": FIX["tests/test_half.py"], **LATER_FILE})
+    args = ("--full", "--stability-runs", "1")
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, *args)
+    assert doc is not None and code == 1, doc and doc["verdict"]
+    t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
+    assert t3["status"] == "failed" and t3["selected"] == 2 and "did not run" not in t3["note"], t3
+    triple = {r["test_id"]: r for r in doc["results"]}["tests/test_later.py::test_triple"]
+    assert (triple["baseline_result"], triple["candidate_result"]) == ("pass", "pass")
+
+
+#: A reproducer that fails without the fix, then a new test that never ends, then another.
+HALF_THEN_STUCK = (
+    "import time\n\nfrom calc.ops import half\n\n\ndef test_half():\n    assert half(4) == 2\n\n\n"
+    "def test_stuck():\n    time.sleep(600)\n\n\ndef test_after():\n    assert half(2) == 1\n"
+)
+
+
+def test_a_falsified_patch_is_rejected_even_when_the_budget_ran_out_later_in_its_group(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """The reproducer failed in every attempt on C and on B: T3 fails whatever did not run after
+    it -- here a test that never ends, killed at the tier's budget, and one after it -- where the
+    unrun tests used to make it INCONCLUSIVE."""
+    base = repo.commit(PKG)
+    cand = repo.commit({"tests/test_half.py": HALF_THEN_STUCK})
+    args = ("--tier-budget", "4", "--test-timeout", "0", "--stability-runs", "1")
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, *args)
+    assert doc is not None and code == 1, doc and doc["verdict"]
+    assert (doc["verdict"]["verdict"], doc["verdict"]["halted_at"]) == ("REJECTED", "T3")
+    t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
+    assert t3["status"] == "failed" and "tests/test_half.py::test_half" in t3["note"], t3
+    assert "tests/test_half.py::test_after" in t3["not_run"], t3
+
+
 def test_stability_runs_repeat_the_selection_only_through_the_test_after_the_last_they_steady(
     repo: Repo, tmp_path: pathlib.Path
 ) -> None:

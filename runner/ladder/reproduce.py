@@ -365,10 +365,11 @@ def reproducers(
         ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, note)
         return
     with contextlib.ExitStack() as sessions:
-        session = sessions.enter_context(sides.session(ladder.co.c_dir, files))
+        session = sessions.enter_context(sides.session(ladder.co.c_dir, files, one_budget=True))
         # B's process starts and collects beside C's (``Sides.all_collected``): its tests wait for
-        # C's first group, and a T3 that ends before B's turn ends B's process unused.
-        b_session = sessions.enter_context(sides.b_session(files)) if sides.replayed else None
+        # C's groups (through the one that falsified the patch, if one did), and a T3 that ends
+        # before B's turn ends B's process unused.
+        b_session = sessions.enter_context(sides.b_session(files, one_budget=True)) if sides.replayed else None
         try:
             view = session.collected()
             abnormal = False
@@ -398,14 +399,15 @@ def reproducers(
             ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, note)
             return
         groups = _groups(chosen)
+        sides.all_collected([] if b_session is None else [b_session])  # before C's first group starts
         session.plan(groups)
-        sides.all_collected([] if b_session is None else [b_session])
         b_collected = set(_view(b_session).content.collected or ()) if b_session is not None else set(c_suite)
-        falsified = _first_runs(ladder, None if abnormal else session, b_session, groups, chosen.watched, b_collected)
+        c_session = None if abnormal else session
+        falsified = _first_runs(ladder, c_session, b_session, groups, chosen.watched, b_collected)
         c_run = sides.checked(session.close(), ladder.co.c_dir)
         b_run = None if b_session is None else sides.checked(b_session.close(), sides.b_dir)
     cut = ""
-    if falsified is not None:
+    if falsified is not None and not invocation.full:
         ran = chosen.up_to([t for group in groups[: falsified + 1] for t in group])
         unrun, watched = len(chosen.ids) - len(ran.ids), len(chosen.watched) - len(ran.watched)
         among = " (%d reproducer(s) or expected change(s) among them)" % watched if watched else ""
@@ -436,8 +438,11 @@ def _first_runs(
     falsified the patch, both sides having run through it and no further (no stability runs
     then: ``_judge``); None when none did, every group having run on each side whose process
     still lived. C runs its groups before B runs any: one process's tests at a time. ``c`` None:
-    C's process ended while it collected, and B runs every group."""
+    C's process ended while it collected, and B runs every group. Under ``--full`` every group
+    runs on each side all the same (the climb goes on, and the tests a cut left out would reach
+    T4-T7 without their T3 roles); the number is still the falsifying group's."""
     sides, wanted = ladder.sides, set(watched)
+    falsified: int | None = None
     b_ran = 0  # B's groups run so far
 
     def b_through(last: int) -> None:
@@ -454,12 +459,14 @@ def _first_runs(
             break
         view = sides.group(c, number, "C")
         suspects = [t for t in group if t in wanted and judge.falsifying(view.observation(t), sides.held, b_collected)]
-        if suspects:
+        if suspects and falsified is None:
             b_through(number)
             if any(judge.falsifying(view.observation(t), sides.held, b_collected) for t in suspects):
-                return number
+                falsified = number
+                if not ladder.invocation.full:
+                    return number
     b_through(len(groups) - 1)
-    return None
+    return falsified
 
 
 def _silenced_on_both(ladder: Ladder, typed: Typed, baseline: Callable[[], SuiteRun | None], size: int) -> None:
@@ -598,7 +605,9 @@ def _judge(
     reproducing = [t for t in reproducing if t not in lacking]
     blind.scan(ladder, diff, [r.test_id for r in typed.results if r.bug_discriminating and r.test_id in reproducing])
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
-    status, note = unrun or judge.reproducer_tier(typed, reproducing, expected, fresh, ablation.bare(invocation))
+    judged = judge.reproducer_tier(typed, reproducing, expected, fresh, ablation.bare(invocation))
+    # Falsified (no stability runs then): T3 fails whatever else did not run after it.
+    status, note = judged if not steady and judged[0] is TierStatus.FAILED else unrun or judged
     if status is TierStatus.PASSED:
         _silenced_on_both(ladder, typed, baseline, len(ids))
     if not reproducing and new and status is TierStatus.INCONCLUSIVE:

@@ -102,13 +102,17 @@ class Sides:
             self.provenance(run.content.module_origins, "the tests")
         return run
 
-    def session(self, checkout: pathlib.Path, files: Sequence[str] | None, reruns: int | None = None) -> GroupedSession:
+    def session(
+        self, checkout: pathlib.Path, files: Sequence[str] | None, reruns: int | None = None, one_budget: bool = False
+    ) -> GroupedSession:
         """A grouped session (``files``: the test files it collects; None: the whole suite), with
         the same arguments on either side -- C's watch list included: an argument that differed
         between the sides would tell a test its side. ``reruns``: the flake policy's in-process
-        reruns of a failure (None: the invocation's)."""
+        reruns of a failure (None: the invocation's); ``one_budget``: its groups are one tier's."""
         reruns = self.invocation.reruns if reruns is None else reruns
-        return GroupedSession(self.target, checkout, files, sandbox=self.sandbox, reruns=reruns, watch=self.watch)
+        return GroupedSession(
+            self.target, checkout, files, sandbox=self.sandbox, reruns=reruns, watch=self.watch, one_budget=one_budget
+        )
 
     def group(self, session: GroupedSession, number: int, side: str) -> pytest_run.PytestRun:
         """Group ``number`` of ``session``: its view at the barrier, or the ended process's run."""
@@ -181,9 +185,9 @@ class Sides:
             self._suite.discard()
             self._suite = None
 
-    def b_session(self, files: Sequence[str] | None) -> GroupedSession:
+    def b_session(self, files: Sequence[str] | None, one_budget: bool = False) -> GroupedSession:
         """A grouped session on B with C's test files laid over it."""
-        return self.session(self.b_dir, files)
+        return self.session(self.b_dir, files, one_budget=one_budget)
 
     def first_group(self, session: GroupedSession, groups: Sequence[Sequence[str]], side: str) -> pytest_run.PytestRun:
         """Collect, plan ``groups`` (on B, a C session's: like for like) and run the first on
