@@ -16,6 +16,7 @@ import pytest
 from conftest import FIX, PKG, Repo, certify
 
 from runner import pytest_run
+from runner.ladder.reproduce import MOST_GROUPS, _Chosen, _groups
 from runner.pytest_session import GroupedSession
 
 #: A suite with tests the fix cannot reach, so T5 has something to leave out.
@@ -308,6 +309,18 @@ def test_under_full_a_falsified_t3_still_runs_every_changed_file_on_both_sides(
     assert t3["status"] == "failed" and t3["selected"] == 2 and "did not run" not in t3["note"], t3
     triple = {r["test_id"]: r for r in doc["results"]}["tests/test_later.py::test_triple"]
     assert (triple["baseline_result"], triple["candidate_result"]) == ("pass", "pass")
+
+
+def test_t3_has_a_barrier_after_each_of_the_first_changed_files_and_a_bounded_number_in_all() -> None:
+    """Each barrier reads the whole stream again: past ``MOST_GROUPS`` files, one group runs
+    through the last reproducer, then the rest."""
+    files = ["tests/test_%02d.py" % n for n in range(12)]
+    ids = [f + "::" + name for f in files for name in ("test_new", "test_old")]
+    new = [t for t in ids if t.endswith("test_new")]
+    groups = _groups(_Chosen(ids, [], [], new, new))
+    assert len(groups) == MOST_GROUPS + 1 and [t for g in groups for t in g] == ids  # same order, nothing left out
+    assert [g[-1] for g in groups[: MOST_GROUPS - 1]] == new[: MOST_GROUPS - 1]  # the first files' ends
+    assert groups[MOST_GROUPS - 1][-1] == new[-1] and groups[-1] == [ids[-1]]
 
 
 #: A reproducer that fails without the fix, then a new test that never ends, then another.

@@ -491,17 +491,27 @@ def _through(ids: Sequence[str], last_of: Sequence[str]) -> list[str]:
     return list(ids[: end + 1])
 
 
+#: At most this many of T3's groups end at a reproducer. Each barrier reads the stream again, all
+#: of it: a candidate changing hundreds of test files would otherwise pay for hundreds of reads
+#: of a stream thousands of lines long (about 16 us a line).
+MOST_GROUPS = 8
+
+
 def _groups(chosen: _Chosen) -> list[list[str]]:
     """T3's run order in groups: through the last reproducer or expected change of one test
     file, then through the last of the next file, and so on, then the rest of the changed files'
     tests. The order is the selection's own, unchanged (a test may depend on what ran before it);
     a barrier after each lets a patch its reproducers falsify stop there, on both sides, without
     running the tests after them: a no-fix whose first changed test file holds a failing
-    reproducer pays for that file's tests only."""
+    reproducer pays for that file's tests only. Past ``MOST_GROUPS`` files, the rest of them up
+    to the last reproducer are one group."""
     watched = set(chosen.watched)
     last = {t.split("::", 1)[0]: i for i, t in enumerate(chosen.ids) if t in watched}
+    ends = sorted(set(last.values()))
+    if len(ends) > MOST_GROUPS:  # the first files' barriers, then one through the last reproducer
+        ends = [*ends[: MOST_GROUPS - 1], ends[-1]]
     groups: list[list[str]] = []
-    for end in sorted(set(last.values())):
+    for end in ends:
         groups.append(chosen.ids[sum(map(len, groups)) : end + 1])
     rest = chosen.ids[sum(map(len, groups)) :]
     return [*groups, rest] if rest else groups
