@@ -511,9 +511,11 @@ def _groups(chosen: _Chosen) -> list[list[str]]:
     if len(ends) > MOST_GROUPS:  # the first files' barriers, then one through the last reproducer
         ends = [*ends[: MOST_GROUPS - 1], ends[-1]]
     groups: list[list[str]] = []
+    start = 0
     for end in ends:
-        groups.append(chosen.ids[sum(map(len, groups)) : end + 1])
-    rest = chosen.ids[sum(map(len, groups)) :]
+        groups.append(chosen.ids[start : end + 1])
+        start = end + 1
+    rest = chosen.ids[start:]
     return [*groups, rest] if rest else groups
 
 
