@@ -21,8 +21,13 @@ from _pytest.runner import runtestprotocol
 from pytest_evidence.model import FAILING, Outcome
 from pytest_evidence.options import MAX_RERUNS
 from pytest_evidence.reports import ATTEMPTS_ATTR, merge
+from pytest_evidence.tracebacks import native
 
 _STATUS_PLUGIN = "evidence-flaky-status"
+
+#: Set on an item (``item.stash``) to run it once whatever the reruns: the runner repeats it in
+#: further processes of its own (T3's stability runs), and each of those is a rerun already.
+ONCE = pytest.StashKey[bool]()
 
 
 class FlakyStatus:
@@ -66,7 +71,7 @@ class FlakePolicy:
             attempts.append(outcome)
             if outcome in FAILING and first_failing is None:
                 first_failing = reports
-            if outcome not in FAILING or len(attempts) > self.reruns:
+            if outcome not in FAILING or len(attempts) > self.reruns or item.stash.get(ONCE, False):
                 break
         flipped = len(attempts) > 1 and len(set(attempts)) > 1
         if flipped:
@@ -90,10 +95,5 @@ def _attempt(item: pytest.Item, nextitem: Optional[pytest.Item], again: bool) ->
     again on every rerun though only the first failure is ever shown."""
     if not again:
         return runtestprotocol(item, nextitem=nextitem, log=False)
-    option = item.config.option
-    style = getattr(option, "tbstyle", "auto")
-    option.tbstyle = "native"
-    try:
+    with native(item.config.option):
         return runtestprotocol(item, nextitem=nextitem, log=False)
-    finally:
-        option.tbstyle = style

@@ -2,7 +2,8 @@
 
 The runner climbs its ladder (T4-T7) in one pytest process per side instead of one per tier: the
 process collects once, says so, and receives the whole plan -- the tiers as ordered groups of node
-ids. After each group it writes a ``barrier`` line to the signed stream and waits for the
+ids, and the tests to run ``once`` (no in-process rerun of a failure: the runner repeats them in
+further processes). After each group it writes a ``barrier`` line to the signed stream and waits for the
 runner's word: ``go`` runs the next group, ``stop`` (or the runner gone) ends the session, which
 then finishes as any pytest session does (fixtures torn down, ``session_finish`` streamed).
 
@@ -28,6 +29,7 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 
 from pytest_evidence.errors import BadInput
+from pytest_evidence.flake import ONCE
 from pytest_evidence.recorder import Recorder
 
 
@@ -77,8 +79,12 @@ class GroupedRun:
             return None
         self._wake("ready")
         command = self._command()
-        groups: List[List[str]] = [] if command is None else json.loads(command)["groups"]
+        plan = {} if command is None else json.loads(command)
+        groups: List[List[str]] = plan.get("groups", [])
         by_id: Dict[str, pytest.Item] = {item.nodeid: item for item in session.items}
+        for test_id in plan.get("once", ()):
+            if test_id in by_id:
+                by_id[test_id].stash[ONCE] = True
         runs = [[by_id[t] for t in group if t in by_id] for group in groups]
         for number, items in enumerate(runs):
             following = next((group[0] for group in runs[number + 1 :] if group), None)

@@ -1,6 +1,7 @@
 """An active session's wiring: one object per concern, and only the ones this process needs.
 
-* ``FlakePolicy`` where tests run (a serial session, or an xdist worker);
+* ``FlakePolicy`` where tests run (a serial session, or an xdist worker), and there in record
+  mode ``DeepTracebacks``;
 * ``Recorder`` and ``Finisher`` where every report arrives (a serial session, or the xdist
   controller), so the stream, the record and the store each have exactly one writer, and
   ``JunitProperties`` beside the ``Finisher`` (``--junitxml`` gains each test's role, B/C class
@@ -63,6 +64,10 @@ def configure(config: pytest.Config, channel: Optional[TakenChannel]) -> None:
         config.pluginmanager.register(scope, "evidence-collection-scope")
     if not is_controller:
         config.pluginmanager.register(FlakePolicy(settings.reruns), "evidence-flake-policy")
+        if settings.record_mode:
+            from pytest_evidence.tracebacks import DeepTracebacks
+
+            config.pluginmanager.register(DeepTracebacks(), "evidence-deep-tracebacks")
     if is_worker:
         if settings.no_network:
             _guard(config, lambda _test_id, _address, _blocked: None)

@@ -110,10 +110,12 @@ class GroupedSession:
             self._view = PytestRun(content, 0, self.process.elapsed(), self._said(), False, self.process.command)
         return self._view
 
-    def plan(self, groups: Sequence[Sequence[str]]) -> None:
+    def plan(self, groups: Sequence[Sequence[str]], once: Sequence[str] = ()) -> None:
+        """Send the groups to run; ``once``: tests whose failure is not rerun in this process (the
+        runner repeats them in further processes)."""
         self.groups = [list(g) for g in groups]
         ACTIVITY.expect(sum(len(g) for g in self.groups))
-        self._send(json.dumps({"groups": self.groups}))
+        self._send(json.dumps({"groups": self.groups, "once": list(once)}))
 
     def group(self, number: int) -> PytestRun:
         """Wait for group ``number``'s barrier (``go`` first, for any group but the first): its view,

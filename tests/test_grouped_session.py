@@ -66,10 +66,12 @@ def _checkout(tmp_path: pathlib.Path, files: dict[str, str]) -> pathlib.Path:
     return root
 
 
-def _session(checkout: pathlib.Path, budget: float = 120.0, files: list[str] | None = None) -> GroupedSession:
+def _session(
+    checkout: pathlib.Path, budget: float = 120.0, files: list[str] | None = None, reruns: int = 0
+) -> GroupedSession:
     target = Target(sys.executable, (), ("-p", "no:randomly"))
     sandbox = Sandbox(seed=1, test_timeout=None, tier_budget=budget, network="socket_guard")
-    return GroupedSession(target, checkout, files, sandbox=sandbox, reruns=0, watch=())
+    return GroupedSession(target, checkout, files, sandbox=sandbox, reruns=reruns, watch=())
 
 
 def _outcomes(run: PytestRun, ids: list[str]) -> dict[str, Outcome | None]:
@@ -82,6 +84,18 @@ def setups(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.P
     path = tmp_path / "setups.txt"
     monkeypatch.setenv("SETUPS", str(path))
     return path
+
+
+def test_a_test_planned_once_is_not_rerun_when_it_fails_and_the_others_are(tmp_path: pathlib.Path) -> None:
+    """``once``: the runner will repeat the test in further processes, each a rerun already."""
+    failing = {"tests/test_f.py": "def test_f1():\n    assert 0\n\n\ndef test_f2():\n    assert 0\n"}
+    f1, f2 = "tests/test_f.py::test_f1", "tests/test_f.py::test_f2"
+    with _session(_checkout(tmp_path, failing), reruns=2) as session:
+        session.collected()
+        session.plan([[f1, f2]], once=[f1])
+        run = session.group(0)
+    attempts = {t: run.observation(t).attempts for t in (f1, f2)}  # type: ignore[union-attr]
+    assert attempts == {f1: (Outcome.FAIL,), f2: (Outcome.FAIL,) * 3}, attempts
 
 
 def test_groups_run_in_the_given_order_with_a_barrier_after_each(tmp_path: pathlib.Path, setups: pathlib.Path) -> None:

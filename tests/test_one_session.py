@@ -63,18 +63,32 @@ def test_a_patch_falsified_at_t3_never_collects_the_suite(
     assert t3["group"] == {"session": "reproducers", "group": 0} and t3["suite_size"] is None
 
 
+#: The fix's reproducer, noting each time it runs what ``half(4)`` gave: 3 on B, 2 on C.
+COUNTED_HALF = """from calc.ops import half
+
+
+def test_half():
+    with open(%r, "a") as fh:
+        fh.write("%%d\\n" %% half(4))
+    assert half(4) == 2
+"""
+
+
 def test_stability_runs_repeat_the_reproducers_without_rerunning_failures_in_process(
     repo: Repo, tmp_path: pathlib.Path, processes: list[dict[str, Any]]
 ) -> None:
-    """A failing reproducer on B is what a real fix's B looks like: the first run on each side
-    reruns failures (the flake policy), the further stability runs are themselves the repeats."""
+    """A failing reproducer on B is what a real fix's B looks like. The further stability runs
+    are themselves the repeats: they rerun no failure in process, and neither does B's first run
+    for the tests they will repeat (C's first run has shown nothing falsifies the patch)."""
+    ran = tmp_path / "ran.txt"
     base = repo.commit({**PKG, "tests/test_other.py": UNRELATED})
-    fix = repo.commit(FIX)
+    fix = repo.commit({**FIX, "tests/test_half.py": COUNTED_HALF % str(ran)})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fix, "--reruns", "2")
     assert doc is not None and code == 0, doc and doc["verdict"]
     t3 = [p for p in processes if "--collect-only" not in p["extra"] and p["files"] == ["tests/test_half.py"]]
     # C's and B's first T3 sessions, then two more per side (--stability-runs 3, the default)
     assert [p["reruns"] for p in t3] == [2, 2, 0, 0, 0, 0], t3
+    assert sorted(ran.read_text().split()) == ["2"] * 3 + ["3"] * 3  # three runs a side, one attempt each
     half = next(r for r in doc["results"] if r["test_id"] == "tests/test_half.py::test_half")
     assert (half["baseline_result"], half["candidate_result"]) == ("fail", "pass"), half  # steady on both sides
 

@@ -403,7 +403,7 @@ def reproducers(
         session.plan(groups)
         b_collected = set(_view(b_session).content.collected or ()) if b_session is not None else set(c_suite)
         c_session = None if abnormal else session
-        falsified = _first_runs(ladder, c_session, b_session, groups, chosen.watched, b_collected)
+        falsified = _first_runs(ladder, c_session, b_session, groups, chosen, b_collected)
         c_run = sides.checked(session.close(), ladder.co.c_dir)
         b_run = None if b_session is None else sides.checked(b_session.close(), sides.b_dir)
     cut = ""
@@ -429,7 +429,7 @@ def _first_runs(
     c: GroupedSession | None,
     b: GroupedSession | None,
     groups: Sequence[Sequence[str]],
-    watched: Sequence[str],
+    chosen: _Chosen,
     b_collected: Collection[str],
 ) -> int | None:
     """T3's first runs, group by group: C's group, and -- when a watched test of it falsified the
@@ -440,16 +440,22 @@ def _first_runs(
     still lived. C runs its groups before B runs any: one process's tests at a time. ``c`` None:
     C's process ended while it collected, and B runs every group. Under ``--full`` every group
     runs on each side all the same (the climb goes on, and the tests a cut left out would reach
-    T4-T7 without their T3 roles); the number is still the falsifying group's."""
-    sides, wanted = ladder.sides, set(watched)
+    T4-T7 without their T3 roles); the number is still the falsifying group's.
+
+    When nothing falsified the patch, B runs after C knowing that the stability runs will repeat
+    each fresh test C ran (``_judge``): those are run ``once`` on B, their failure -- what a
+    reproducer does on B -- not rerun in process, as in the further runs (``Sides.steady``). A
+    reproducer that hangs on B then costs one timeout per run, not three in the first."""
+    sides, wanted = ladder.sides, set(chosen.watched)
     falsified: int | None = None
     b_ran = 0  # B's groups run so far
+    view: PytestRun | None = None  # C's, at its last barrier
 
-    def b_through(last: int) -> None:
+    def b_through(last: int, once: Sequence[str] = ()) -> None:
         nonlocal b_ran
         while b is not None and b_ran <= last and (b_ran == 0 or b.final is None):
             if b_ran == 0:
-                sides.first_group(b, groups, "B")
+                sides.first_group(b, groups, "B", once)
             else:
                 sides.group(b, b_ran, "B")
             b_ran += 1
@@ -465,7 +471,8 @@ def _first_runs(
                 falsified = number
                 if not ladder.invocation.full:
                     return number
-    b_through(len(groups) - 1)
+    repeated = falsified is None and ladder.invocation.stability_runs > 1
+    b_through(len(groups) - 1, chosen.fresh(view) if repeated and view is not None else ())
     return falsified
 
 
@@ -534,6 +541,11 @@ class _Chosen:
         """The tests whose failure on C fails T3 whatever B says: reproducers, expected changes."""
         return [*self.chosen, *self.expected]
 
+    def fresh(self, c_run: PytestRun) -> list[str]:
+        """The tests whose evidence counts only once stable: each designated or new one C ran."""
+        counted = {*self.designated, *self.new}
+        return [t for t in self.ids if t in counted and c_run.observation(t) is not None]
+
     def up_to(self, ran: Sequence[str]) -> _Chosen:
         """This selection cut to the tests that ran (``ran``: a prefix of ``ids``), when the
         reproducers falsified the patch before the rest ran."""
@@ -585,7 +597,7 @@ def _judge(
     invocation, sides = ladder.invocation, ladder.sides
     ids, designated, expected, new = chosen.ids, chosen.designated, chosen.expected, chosen.new
     # New evidence counts only once it is stable: each new or designated test runs again on each side.
-    fresh = [t for t in ids if (t in designated or t in new) and c_run.observation(t) is not None]
+    fresh = chosen.fresh(c_run)
     if steady and fresh and invocation.stability_runs > 1:
         # Through the test after the last fresh one: pytest tears a test's fixtures down as its
         # next test needs, so cutting right after it would move teardown errors onto it.

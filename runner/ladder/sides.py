@@ -189,14 +189,17 @@ class Sides:
         """A grouped session on B with C's test files laid over it."""
         return self.session(self.b_dir, files, one_budget=one_budget)
 
-    def first_group(self, session: GroupedSession, groups: Sequence[Sequence[str]], side: str) -> pytest_run.PytestRun:
+    def first_group(
+        self, session: GroupedSession, groups: Sequence[Sequence[str]], side: str, once: Sequence[str] = ()
+    ) -> pytest_run.PytestRun:
         """Collect, plan ``groups`` (on B, a C session's: like for like) and run the first on
-        ``side``: its view at the barrier, or the ended process's run."""
+        ``side``: its view at the barrier, or the ended process's run. ``once``: tests the
+        stability runs will repeat, whose failure is not rerun in process (``steady``)."""
         try:
             session.collected()
         except SessionEnded as ended:
             return ended.run
-        session.plan(groups)
+        session.plan(groups, once)
         return self.group(session, 0, side)
 
     def ledger(self, observations: Iterable[Observation | None], side: str) -> None:

@@ -1,0 +1,98 @@
+"""A deep traceback costs the runner's processes a line a frame, not pytest's walk of each module."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import RunEvidence, by_name
+
+from pytest_evidence.stream import read
+from pytest_evidence.tracebacks import DEEP
+
+#: A failure deeper than ``DEEP`` frames (a recursion), in a function and in a unittest case
+#: (whose failure pytest hands over late), one that is shallow, and one a fixture raises from
+#: deep down.
+TESTS = """
+import unittest
+
+import pytest
+
+def recurse(n):
+    return recurse(n + 1)
+
+def down(n):
+    if n == 0:
+        raise ValueError("bottom")
+    down(n - 1)
+
+@pytest.fixture
+def deep_setup():
+    down(%d)
+
+def test_deep():
+    recurse(0)
+
+def test_shallow():
+    assert 1 == 2
+
+def test_deep_setup(deep_setup):
+    pass
+
+class Case(unittest.TestCase):
+    def test_deep_case(self):
+        recurse(0)
+""" % (DEEP + 10)
+
+#: Notes the style each failure was formatted in, by test (run with no reruns: one attempt each).
+STYLES = """
+import pathlib
+import pytest
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        with pathlib.Path(__file__).with_name("styles.txt").open("a") as fh:
+            fh.write("%s %s\\n" % (item.name, type(report.longrepr.reprtraceback).__name__))
+"""
+
+
+def _styles(pytester: pytest.Pytester) -> dict[str, str]:
+    lines = (pytester.path / "styles.txt").read_text().splitlines()
+    return dict(line.split() for line in lines)
+
+
+def test_the_runners_processes_format_a_deep_traceback_natively_and_a_shallow_one_as_pytest_does(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_tb=TESTS)
+    pytester.makeconftest(STYLES)
+    stream = pytester.path / "s.jsonl"
+    result = pytester.runpytest_subprocess(
+        "-p", "evidence", "--evidence-record-mode", f"--evidence-stream={stream}", "--evidence-reruns=0"
+    )
+    assert result.ret == 1, result.stdout.str()
+    assert _styles(pytester) == {
+        "test_deep": "ReprTracebackNative",
+        "test_shallow": "ReprTraceback",
+        "test_deep_setup": "ReprTracebackNative",
+        "test_deep_case": "ReprTracebackNative",
+    }
+    results = read(str(stream)).results
+    deep = results["test_tb.py::test_deep"].failure
+    assert deep is not None and deep.message.startswith("RecursionError")
+    assert "Previous line repeated" in deep.excerpt  # Python's formatter folds the repeated frames
+    setup = results["test_tb.py::test_deep_setup"].failure
+    assert setup is not None and "ValueError: bottom" in setup.excerpt
+    shallow = results["test_tb.py::test_shallow"].failure
+    assert shallow is not None and "E       assert 1 == 2" in shallow.excerpt
+    assert pytester.parseconfig().option.tbstyle == "auto"
+
+
+def test_a_users_session_keeps_pytests_style_however_deep(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+    pytester.makepyfile(test_tb=TESTS)
+    pytester.makeconftest(STYLES)
+    result, doc = run_evidence("--evidence-reruns=0", subprocess=True)
+    assert set(_styles(pytester).values()) == {"ReprTraceback"}
+    assert by_name(doc)["test_deep"]["failure"]["message"].startswith("RecursionError")
+    result.stdout.fnmatch_lines(["*def recurse(n):*"])  # pytest's long style, with the source
