@@ -14,7 +14,7 @@ PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, Optional
+from typing import Any, Generator, Iterator
 
 import pytest
 
@@ -24,29 +24,51 @@ DEEP = 100
 
 
 @contextlib.contextmanager
-def native(option: Any) -> Iterator[None]:
-    """pytest's ``--tb=native`` while the block runs: every failure pytest formats in it is
-    formatted by Python's own formatter."""
+def restored(option: Any) -> Iterator[None]:
+    """pytest's traceback style put back as it was when the block ends."""
     style = getattr(option, "tbstyle", "auto")
-    option.tbstyle = "native"
     try:
         yield
     finally:
         option.tbstyle = style
 
 
-class DeepTracebacks:
-    """Formats a failure natively when its traceback is deeper than ``DEEP`` frames.
+@contextlib.contextmanager
+def native(option: Any) -> Iterator[None]:
+    """pytest's ``--tb=native`` while the block runs: every failure pytest formats in it is
+    formatted by Python's own formatter."""
+    with restored(option):
+        option.tbstyle = "native"
+        yield
 
-    Not a wrapper around pytest's own report maker: a unittest case's failure reaches ``call``
-    only in unittest support's ``tryfirst`` implementation, after every wrapper has started. This
-    one runs after it and before pytest's default (registered later, not ``tryfirst``), and
-    makes the report as the default does, only natively: pytest's wrappers (xfail) still see it.
+
+class DeepTracebacks:
+    """Switches to native formatting when a failure's traceback is deeper than ``DEEP`` frames.
+
+    It only switches, and returns nothing: ``pytest_runtest_makereport`` stops at the first
+    answer, and a conftest's own implementation (pytest's "incremental" recipe) must still see
+    every failure. It is a plain implementation, not a wrapper, because unittest support hands a
+    TestCase's failure to ``call`` only in its own ``tryfirst`` implementation, after every
+    wrapper has started; registered late, this one runs after it and before the others, pytest's
+    default (which formats) included. ``RestoreStyle`` puts the style back.
     """
 
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Optional[pytest.TestReport]:
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> None:
         excinfo = call.excinfo
-        if excinfo is None or len(excinfo.traceback) <= DEEP:
-            return None
-        with native(item.config.option):
-            return pytest.TestReport.from_item_and_call(item, call)
+        if excinfo is not None and len(excinfo.traceback) > DEEP:
+            item.config.option.tbstyle = "native"
+
+
+class RestoreStyle:
+    """Around every report made: the style it started with, whatever ``DeepTracebacks`` did."""
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item) -> Generator[None, Any, None]:
+        with restored(item.config.option):
+            yield
+
+
+def install(config: pytest.Config) -> None:
+    """Both halves, on ``config``: where tests run, in record mode."""
+    config.pluginmanager.register(DeepTracebacks(), "evidence-deep-tracebacks")
+    config.pluginmanager.register(RestoreStyle(), "evidence-deep-tracebacks-restore")

@@ -65,9 +65,9 @@ def configure(config: pytest.Config, channel: Optional[TakenChannel]) -> None:
     if not is_controller:
         config.pluginmanager.register(FlakePolicy(settings.reruns), "evidence-flake-policy")
         if settings.record_mode:
-            from pytest_evidence.tracebacks import DeepTracebacks
+            from pytest_evidence import tracebacks
 
-            config.pluginmanager.register(DeepTracebacks(), "evidence-deep-tracebacks")
+            tracebacks.install(config)
     if is_worker:
         if settings.no_network:
             _guard(config, lambda _test_id, _address, _blocked: None)

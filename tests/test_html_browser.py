@@ -76,11 +76,14 @@ def visible_rows(browser: Any) -> list[str]:
 
 
 def downloaded(folder: pathlib.Path, timeout: float = 10.0) -> pathlib.Path:
-    """The one file the browser saved into ``folder``, once it is whole."""
+    """The one file the browser saved into ``folder``, once it is whole: a browser may create
+    the file's final name empty before it writes (Firefox's placeholder beside its ``.part``),
+    so the file must have content and no partial download be left beside it."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         done = list(folder.glob("*.json"))
-        if done:
+        partial = [p for p in folder.iterdir() if p.suffix in (".part", ".crdownload")] if folder.exists() else []
+        if done and not partial and done[0].stat().st_size > 0:
             (path,) = done
             return path
         time.sleep(0.1)

@@ -96,3 +96,52 @@ def test_a_users_session_keeps_pytests_style_however_deep(pytester: pytest.Pytes
     assert set(_styles(pytester).values()) == {"ReprTraceback"}
     assert by_name(doc)["test_deep"]["failure"]["message"].startswith("RecursionError")
     result.stdout.fnmatch_lines(["*def recurse(n):*"])  # pytest's long style, with the source
+
+
+#: pytest's "incremental" recipe: a conftest's own report maker, answering nothing, notes a failed step.
+INCREMENTAL = """
+import pytest
+
+def pytest_runtest_makereport(item, call):
+    if "incremental" in item.keywords and call.excinfo is not None:
+        item.parent._previousfailed = item
+
+def pytest_runtest_setup(item):
+    previous = getattr(item.parent, "_previousfailed", None)
+    if "incremental" in item.keywords and previous is not None:
+        pytest.xfail("previous test failed (%s)" % previous.name)
+"""
+STEPS = """
+import pytest
+
+def recurse(n):
+    return recurse(n + 1)
+
+@pytest.mark.incremental
+class TestSteps:
+    def test_one(self):
+        recurse(0)
+
+    def test_two(self):
+        pass
+"""
+
+
+def test_a_conftests_own_report_maker_still_sees_a_deep_failure(pytester: pytest.Pytester) -> None:
+    """The native style is switched on, not answered with: the conftest's implementation runs."""
+    pytester.makeconftest(INCREMENTAL)
+    pytester.makeini("[pytest]\nmarkers = incremental\n")
+    pytester.makepyfile(test_steps=STEPS)
+    stream = pytester.path / "s.jsonl"
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:randomly",
+        "-p",
+        "evidence",
+        "--evidence-record-mode",
+        f"--evidence-stream={stream}",
+        "--evidence-reruns=0",
+    )  # no reruns: the recipe would xfail the failed step's own rerun
+    result.assert_outcomes(failed=1, xfailed=1)
+    one = read(str(stream)).results["test_steps.py::TestSteps::test_one"].failure
+    assert one is not None and "Previous line repeated" in one.excerpt  # formatted natively all the same
