@@ -444,8 +444,7 @@ def _first_runs(
 
     When nothing falsified the patch, B runs after C knowing that the stability runs will repeat
     each fresh test C ran (``_judge``): those are run ``once`` on B, their failure -- what a
-    reproducer does on B -- not rerun in process, as in the further runs (``Sides.steady``). A
-    reproducer that hangs on B then costs one timeout per run, not three in the first."""
+    reproducer does on B -- not rerun in process, as in the further runs (``Sides.steady``)."""
     sides, wanted = ladder.sides, set(chosen.watched)
     falsified: int | None = None
     b_ran = 0  # B's groups run so far
@@ -471,9 +470,14 @@ def _first_runs(
                 falsified = number
                 if not ladder.invocation.full:
                     return number
-    repeated = falsified is None and ladder.invocation.stability_runs > 1
-    b_through(len(groups) - 1, chosen.fresh(view) if repeated and view is not None else ())
+    b_through(len(groups) - 1, chosen.fresh(view) if view is not None and _steadied(ladder, falsified is None) else ())
     return falsified
+
+
+def _steadied(ladder: Ladder, steady: bool) -> bool:
+    """Whether T3's fresh tests get stability runs: when the first runs falsified nothing
+    (``steady``) and more than one run per side is asked for."""
+    return steady and ladder.invocation.stability_runs > 1
 
 
 def _silenced_on_both(ladder: Ladder, typed: Typed, baseline: Callable[[], SuiteRun | None], size: int) -> None:
@@ -598,7 +602,7 @@ def _judge(
     ids, designated, expected, new = chosen.ids, chosen.designated, chosen.expected, chosen.new
     # New evidence counts only once it is stable: each new or designated test runs again on each side.
     fresh = chosen.fresh(c_run)
-    if steady and fresh and invocation.stability_runs > 1:
+    if fresh and _steadied(ladder, steady):
         # Through the test after the last fresh one: pytest tears a test's fixtures down as its
         # next test needs, so cutting right after it would move teardown errors onto it.
         # T3 passes now unless a further run disagrees: C's T4-T7 session starts with them.
