@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
 import hashlib
 import os
 import posixpath
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
-from pytest_evidence import gitops
+from pytest_evidence import gitops, syntax
 from pytest_evidence.errors import OverlayConflict
 from pytest_evidence.model import Origin
 
@@ -143,10 +144,15 @@ def apply(plan_: OverlayPlan, source_root: str, dest_root: str) -> None:
             os.remove(target)
 
 
+@functools.lru_cache(maxsize=64)
 def _definitions(source: bytes) -> Optional[Dict[Tuple[str, ...], str]]:
-    """``qualname parts -> digest of the definition's AST`` for every function and class."""
+    """``qualname parts -> digest of the definition's AST`` for every function and class.
+
+    Kept per text, and read only: a climb asks it of the same test files from the tests it
+    runs and from the candidate's own tree, and dumping every definition's tree costs more than
+    parsing it."""
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except (SyntaxError, ValueError):
         return None
     found: Dict[Tuple[str, ...], str] = {}

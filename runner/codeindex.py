@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 
 import _pytest.hookspec
 
+from pytest_evidence import syntax
 from runner.names import (
     DefNode,
     Imported,
@@ -181,7 +182,7 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 def index_source(text: str, conftest: bool = False) -> FileIndex | None:
     """The index of one file's text; None when it does not parse."""
     try:
-        tree = ast.parse(text)
+        tree = syntax.parse(text)
     except (SyntaxError, ValueError):
         return None
     lines = text.splitlines()

@@ -17,7 +17,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from pytest_evidence import gitops, overlay
+from pytest_evidence import gitops, overlay, syntax
 from runner.modchange import module_change
 from runner.names import defined, first_line
 from runner.testchange import applied_unnamed
@@ -97,7 +97,7 @@ class Diff:
 
 def definitions(source: str) -> list[Span]:
     """Every function and class with its span, decorators included; outer before inner."""
-    return _spans(ast.parse(source))
+    return _spans(syntax.parse(source))
 
 
 def _spans(tree: ast.Module) -> list[Span]:
@@ -153,7 +153,7 @@ def _source(repo: str, commit: str, path: str) -> str:
 
 def _parsed(source: str) -> ast.Module | None:
     try:
-        return ast.parse(source)
+        return syntax.parse(source)
     except (SyntaxError, ValueError):
         return None
 

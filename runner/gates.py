@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
+from pytest_evidence import syntax
 from pytest_evidence.errors import ToolFailed
 from pytest_evidence.model import Failure, FailureKind, Finding, Outcome, Role, ValidationResult
 from runner import findings as judged
@@ -73,10 +74,18 @@ def _result(
 # -- T0 -----------------------------------------------------------------------------------------
 
 
+def _parses(path: str, data: bytes) -> None:
+    """``data`` parses as Python (the tree is the climb's shared parse), else the error names ``path``."""
+    try:
+        syntax.parse(data)
+    except (SyntaxError, ValueError):
+        ast.parse(data, filename=path)
+
+
 def _parse_one(path: str, data: bytes) -> Finding | None:
     try:
         if path.endswith(".py"):
-            ast.parse(data, filename=path)
+            _parses(path, data)
         elif path.endswith(".toml"):
             tomllib.loads(data.decode("utf-8"))
         elif path.endswith(".json"):

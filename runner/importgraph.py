@@ -12,6 +12,8 @@ import os
 import pathlib
 from collections.abc import Iterable, Sequence
 
+from pytest_evidence import syntax
+
 SKIP_DIRS = frozenset(
     {
         ".git",
@@ -122,7 +124,7 @@ class ImportGraph:
         """Dotted names ``path`` imports (``from a import b``: ``a`` and ``a.b``), wherever the
         statement stands."""
         try:
-            tree = ast.parse((self.checkout / path).read_bytes())
+            tree = syntax.parse((self.checkout / path).read_bytes())
         except (SyntaxError, ValueError, OSError):
             return set()
         names: set[str] = set()

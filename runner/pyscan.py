@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from pytest_evidence import syntax
+
 #: Decorators and calls that turn a test into a non-test.
 SKIP_NAMES = frozenset({"skip", "skipif", "xfail", "importorskip", "skipTest", "skipUnless", "expectedFailure"})
 #: Methods that change a mapping in place (applied to ``sys.modules``: swapping the code under test).
@@ -47,7 +49,7 @@ def dotted(node: ast.AST, calls: bool = True) -> str:
 
 def parse(source: bytes) -> ast.Module | None:
     try:
-        return ast.parse(source)
+        return syntax.parse(source)
     except (SyntaxError, ValueError):
         return None
 

@@ -14,13 +14,12 @@ Two questions, both by mutants of the candidate's code (``runner.audit``):
 
 from __future__ import annotations
 
-import ast
 import datetime
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
-from pytest_evidence import gitops
+from pytest_evidence import gitops, syntax
 from pytest_evidence.errors import BadInput, EvidenceError
 from pytest_evidence.model import Detection, DetectionKind, Outcome, Tier, TierStatus
 from pytest_evidence.store import SuiteRun
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
 def definitions(source: str) -> dict[str, Span]:
     """Every function and class of a module by qualname, from its first decorator to its last line."""
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError:
         return {}
     return {name: Span(name, first_line(node), node.end_lineno or node.lineno) for name, node in defined(tree)}

@@ -1,0 +1,61 @@
+"""The shared parse (``pytest_evidence.syntax``): one tree per text, and the same tree
+``ast.parse`` would give -- readers that hold a file's bytes and readers that hold its decoded
+text share it only where the two parse alike."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from pytest_evidence import syntax
+
+
+@pytest.fixture(autouse=True)
+def empty(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts from an empty memo (other tests' parses are not its business)."""
+    monkeypatch.setattr(syntax, "_trees", type(syntax._trees)())
+    monkeypatch.setattr(syntax, "_held", 0)
+
+
+def test_a_text_is_parsed_once_and_its_bytes_share_the_tree() -> None:
+    text = "def f(x):\n    return 'é' + x\n"
+    tree = syntax.parse(text)
+    assert syntax.parse(text) is tree
+    assert syntax.parse(text.encode("utf-8")) is tree
+    assert ast.dump(tree) == ast.dump(ast.parse(text))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"# -*- coding: latin-1 -*-\ns = '\xe9'\n",  # the cookie decides how the bytes read
+        b"\xef\xbb\xbfs = 1\n",  # a byte-order mark
+        b"#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\ns = '\xe9'\n",  # second line
+    ],
+    ids=["cookie", "bom", "cookie-second-line"],
+)
+def test_bytes_that_do_not_read_as_their_utf8_text_keep_a_tree_of_their_own(data: bytes) -> None:
+    tree = syntax.parse(data)
+    assert ast.dump(tree) == ast.dump(ast.parse(data))
+    text = data.decode("utf-8-sig", "replace")
+    assert syntax.parse(text) is not tree
+    assert ast.dump(syntax.parse(text)) == ast.dump(ast.parse(text))
+
+
+def test_a_text_that_does_not_parse_raises_each_time_and_is_not_kept() -> None:
+    for _ in range(2):
+        with pytest.raises(SyntaxError):
+            syntax.parse("def f(:\n")
+    assert not syntax._trees
+
+
+def test_the_memo_keeps_the_most_recently_used_texts_within_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(syntax, "LIMIT", 30)
+    first = syntax.parse("a = 1\n" * 3)  # 18 characters
+    syntax.parse("b = 2\n" * 2)  # 12: 30 held, at the limit
+    assert syntax.parse("a = 1\n" * 3) is first  # used again: now the most recent
+    syntax.parse("c = 3\n")  # 6 more: the least recently used text goes
+    assert syntax._held <= 30
+    assert syntax.parse("a = 1\n" * 3) is first
+    assert [key[1] for key in syntax._trees] == [b"c = 3\n", b"a = 1\n" * 3]
