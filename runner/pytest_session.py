@@ -39,6 +39,20 @@ from runner.terminal.activity import ACTIVITY
 _POLL = 0.2
 
 
+def _exit_fd(pid: int) -> int:
+    """A descriptor that becomes readable when process ``pid`` ends (Linux's pidfd), so a wait
+    sees the end at once rather than at its next poll; -1 where there is none."""
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None:
+        return -1
+    try:
+        fd: int = opener(pid)
+    except OSError:  # a kernel before 5.3, or a sandbox that refuses the call
+        return -1
+    os.set_inheritable(fd, False)
+    return fd
+
+
 class SessionEnded(Exception):
     """The process is gone; ``run`` is everything it said."""
 
@@ -85,6 +99,7 @@ class GroupedSession:
         self._drain.start()
         self._pending = b""
         self._open = True  # the wake pipe still has a writer
+        self._exited = _exit_fd(self.process.proc.pid)
         self.groups: list[list[str]] = []
         self._group = -1
         self._view: PytestRun | None = None  # at the end of collection
@@ -167,15 +182,16 @@ class GroupedSession:
             if word.encode() + b"\n" in self._pending:
                 self._pending = self._pending.split(word.encode() + b"\n", 1)[1]
                 return
-            if self._open:
-                ready, _, _ = select.select([self._wake], [], [], _POLL)
-                if ready:
+            watched = [fd for fd in (self._wake if self._open else -1, self._exited) if fd >= 0]
+            if watched:
+                ready, _, _ = select.select(watched, [], [], _POLL)
+                if self._wake in ready:
                     chunk = os.read(self._wake, 4096)
                     self._pending += chunk
                     self._open = bool(chunk)
                     if chunk:
                         continue
-            else:  # every writer closed it: only the process's end can come now, and is seen at once
+            else:  # every writer closed it, and the process's end cannot be watched: wait for it
                 try:
                     proc.wait(_POLL)
                 except subprocess.TimeoutExpired:
@@ -213,7 +229,7 @@ class GroupedSession:
             self.process.kill()
             self._reap()
             self.process.release()
-        for fd in (self._commands, self._wake):
+        for fd in (self._commands, self._wake, self._exited):
             if fd >= 0:
                 os.close(fd)
-        self._commands = self._wake = -1
+        self._commands = self._wake = self._exited = -1

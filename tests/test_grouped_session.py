@@ -98,6 +98,18 @@ def test_a_test_planned_once_is_not_rerun_when_it_fails_and_the_others_are(tmp_p
     assert attempts == {f1: (Outcome.FAIL,), f2: (Outcome.FAIL,) * 3}, attempts
 
 
+@pytest.fixture(params=["pidfd", "polled"])
+def exit_watch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """How the runner sees a session's process end: its pidfd where the system has one, else
+    by polling the process; both must give the same session."""
+    if request.param == "polled":
+        monkeypatch.delattr(os, "pidfd_open", raising=False)
+    elif not hasattr(os, "pidfd_open"):
+        pytest.skip("no pidfd on this system")
+    return str(request.param)
+
+
+@pytest.mark.usefixtures("exit_watch")
 def test_groups_run_in_the_given_order_with_a_barrier_after_each(tmp_path: pathlib.Path, setups: pathlib.Path) -> None:
     with _session(_checkout(tmp_path, SUITE)) as session:
         collected = session.collected()
@@ -132,6 +144,7 @@ def test_stopping_at_a_barrier_leaves_the_later_groups_unrun_and_finishes_the_se
     assert setups.read_text() == "setup\nteardown\n"  # torn down by pytest's own session end
 
 
+@pytest.mark.usefixtures("exit_watch")
 def test_a_process_that_dies_in_a_group_ends_the_session_with_the_running_test_a_crash(
     tmp_path: pathlib.Path,
 ) -> None:
