@@ -25,7 +25,7 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 from pytest_evidence import gitops, locate, overlay, stream
 from pytest_evidence.channel import PrivateChannel
-from pytest_evidence.inject import INJECT_PLUGIN, PYTEST_LAUNCH, private_copy
+from pytest_evidence.inject import INJECT_PLUGIN, RECORD_LAUNCH, private_copy
 from pytest_evidence.model import Failure, FailureKind, Observation, Outcome, bounded
 
 #: Bumped when the meaning of a cached B observation changes.
@@ -103,7 +103,7 @@ def _run_pytest(
     env.pop("PYTEST_XDIST_WORKER", None)
     cmd = [
         sys.executable,
-        *PYTEST_LAUNCH,
+        *RECORD_LAUNCH,
         *INJECT_PLUGIN,
         "--evidence-record-mode",
         *channel.args(),

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from pytest_evidence import locate, stream
 from pytest_evidence.channel import PrivateChannel
-from pytest_evidence.inject import INJECT_PLUGIN, PYTEST_LAUNCH
+from pytest_evidence.inject import INJECT_PLUGIN, RECORD_LAUNCH
 from pytest_evidence.model import Detection, DetectionKind, Failure, FailureKind, Observation, Outcome
 from pytest_evidence.replay import observation_for
 from pytest_evidence.sockguard import LOG_VARIABLE, read_log
@@ -106,7 +106,7 @@ def command(
     reruns, watch, select, files = launch.reruns, launch.watch, launch.select, launch.files
     cmd = [
         target.python,
-        *PYTEST_LAUNCH,
+        *RECORD_LAUNCH,
         *INJECT_PLUGIN,
         "--evidence-record-mode",
         *channel.args(),
