@@ -27,45 +27,10 @@ INJECT_PLUGIN = ("-p", "no:evidence", "-p", "pytest_evidence.plugin")
 #: calling that one and pytest 10 removes it.
 PYTEST_LAUNCH = ("-c", "import sys; del sys.path[0]; import pytest; raise SystemExit(pytest.main())")
 
-_QUICK_EXIT = """\
-import sys
-del sys.path[0]
-import atexit, gc, io, os
-ended = []
-
-
-def quick_exit():
-    code = ended[0] if ended else None
-    if not isinstance(code, int):  # a child a test forked, or an odd status: the usual exit
-        return
-    text, buffered = [], []
-    kinds = {io.TextIOWrapper: text, io.BufferedWriter: buffered, io.BufferedRandom: buffered}
-    for obj in gc.get_objects():
-        if type(obj) in kinds:
-            kinds[type(obj)].append(obj)
-    for stream in [*text, *buffered]:
-        try:
-            stream.flush()
-        except Exception:
-            pass
-    os._exit(code)
-
-
-atexit.register(quick_exit)
-import pytest
-ended.append(pytest.main())
-raise SystemExit(ended[0])
-"""
-
-#: How the runner's record-mode processes start: as ``PYTEST_LAUNCH``, but the interpreter does
-#: not tear its objects down at exit. That teardown took 0.75 s of a 6.5 s plain run of click's
-#: suite, and a record-mode process has said all it has to say in its stream by then. The exit is
-#: otherwise the usual one: the tests' threads are joined and every ``atexit`` handler runs
-#: (this one is registered first, so it runs last); then what the tests wrote to files they left
-#: open is flushed, as the teardown would have, and the process ends with pytest's status. What
-#: no longer runs is the ``__del__`` of objects still alive at exit. A plain run (the naive
-#: judge) keeps ``PYTEST_LAUNCH``.
-RECORD_LAUNCH = ("-c", _QUICK_EXIT)
+#: How the runner's record-mode processes start: as ``PYTEST_LAUNCH``, and they end without
+#: tearing down the interpreter's objects (``quickexit``). A plain run (the naive judge) keeps
+#: ``PYTEST_LAUNCH``.
+RECORD_LAUNCH = ("-c", "import sys; del sys.path[0]; from pytest_evidence.quickexit import main; main()")
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 

@@ -25,12 +25,13 @@ import re
 import threading
 from typing import Tuple, Union
 
-#: At most this much source (characters or bytes) is kept parsed; a tree takes about ten times
-#: the memory of its text.
-LIMIT = 8 * 1024 * 1024
+#: At most this much source (characters or bytes) is kept parsed; a tree takes about thirty
+#: times the memory of its text (about 60 MB at the limit).
+LIMIT = 2 * 1024 * 1024
 
 #: PEP 263's coding declaration, looked for in the first two lines.
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")
+_LINES = re.compile(rb"\r\n|\r|\n")
 
 _Key = Tuple[str, Union[bytes, str]]
 
@@ -74,7 +75,7 @@ def _key(source: Union[bytes, str]) -> _Key:
             data.decode("utf-8")
         except UnicodeDecodeError:
             return ("bytes", source)
-    head = data.split(b"\n", 2)[:2]
+    head = _LINES.split(data, 2)[:2]  # as Python finds lines: a bare "\r" ends one too
     if data.startswith(b"\xef\xbb\xbf") or any(_COOKIE.match(line) for line in head):
         return (type(source).__name__, source)
     return ("utf-8", data)

@@ -49,8 +49,7 @@ def _exit_fd(pid: int) -> int:
         fd: int = opener(pid)
     except OSError:  # a kernel before 5.3, or a sandbox that refuses the call
         return -1
-    os.set_inheritable(fd, False)
-    return fd
+    return fd  # close-on-exec, as every pidfd is
 
 
 class SessionEnded(Exception):

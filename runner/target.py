@@ -190,7 +190,8 @@ class Target:
         if "not found: %s" % _NOWHERE in proc.stderr + proc.stdout:
             return None
         lines = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
-        argparse_said = [ln for ln in lines if ": error: " in ln]
+        # argparse names its program first, which depends on how pytest was started: left out.
+        argparse_said = [ln.split(": error: ", 1)[1] for ln in lines if ": error: " in ln]
         pytest_said = [ln for ln in lines if ln.startswith("ERROR:") and not ln.startswith("ERROR: usage:")]
         said = argparse_said or pytest_said
         return said[0] if said else (lines or ["pytest exited %d" % proc.returncode])[-1]

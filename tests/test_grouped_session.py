@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import select as real_select
 import sys
 import textwrap
 
@@ -17,6 +18,7 @@ import pytest
 
 from pytest_evidence import stream
 from pytest_evidence.model import FailureKind, Outcome
+from runner import pytest_session
 from runner.pytest_run import PytestRun
 from runner.pytest_session import GroupedSession, SessionEnded
 from runner.sandbox import Sandbox
@@ -98,19 +100,37 @@ def test_a_test_planned_once_is_not_rerun_when_it_fails_and_the_others_are(tmp_p
     assert attempts == {f1: (Outcome.FAIL,), f2: (Outcome.FAIL,) * 3}, attempts
 
 
+class ExitWatch:
+    """How the runner sees a session's process end, and the descriptors each of its waits watched."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.watched: list[int] = []
+
+    def select(self, rlist: list[int], *rest: object) -> tuple[list[int], list[int], list[int]]:
+        self.watched.append(len(rlist))
+        return real_select.select(rlist, *rest)  # type: ignore[arg-type]
+
+    def check(self) -> None:
+        """The session's waits watched its pidfd beside the wake pipe, or never did when polled."""
+        assert max(self.watched) == (2 if self.mode == "pidfd" else 1), self.watched
+
+
 @pytest.fixture(params=["pidfd", "polled"])
-def exit_watch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """How the runner sees a session's process end: its pidfd where the system has one, else
-    by polling the process; both must give the same session."""
+def exit_watch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> ExitWatch:
+    """Its pidfd where the system has one, else polling the process: both give the same session."""
     if request.param == "polled":
         monkeypatch.delattr(os, "pidfd_open", raising=False)
     elif not hasattr(os, "pidfd_open"):
         pytest.skip("no pidfd on this system")
-    return str(request.param)
+    watch = ExitWatch(str(request.param))
+    monkeypatch.setattr(pytest_session, "select", watch)
+    return watch
 
 
-@pytest.mark.usefixtures("exit_watch")
-def test_groups_run_in_the_given_order_with_a_barrier_after_each(tmp_path: pathlib.Path, setups: pathlib.Path) -> None:
+def test_groups_run_in_the_given_order_with_a_barrier_after_each(
+    tmp_path: pathlib.Path, setups: pathlib.Path, exit_watch: ExitWatch
+) -> None:
     with _session(_checkout(tmp_path, SUITE)) as session:
         collected = session.collected()
         assert collected.content.collected == [A1, A2, B1, B2]
@@ -129,6 +149,7 @@ def test_groups_run_in_the_given_order_with_a_barrier_after_each(tmp_path: pathl
     assert list(final.content.results) == [B2, A1, A2, B1]
     # a session fixture lives across the barriers, as in one plain run
     assert setups.read_text() == "setup\nteardown\n"
+    exit_watch.check()
 
 
 def test_stopping_at_a_barrier_leaves_the_later_groups_unrun_and_finishes_the_session(
@@ -144,9 +165,8 @@ def test_stopping_at_a_barrier_leaves_the_later_groups_unrun_and_finishes_the_se
     assert setups.read_text() == "setup\nteardown\n"  # torn down by pytest's own session end
 
 
-@pytest.mark.usefixtures("exit_watch")
 def test_a_process_that_dies_in_a_group_ends_the_session_with_the_running_test_a_crash(
-    tmp_path: pathlib.Path,
+    tmp_path: pathlib.Path, exit_watch: ExitWatch
 ) -> None:
     files = {
         **SUITE,
@@ -164,6 +184,7 @@ def test_a_process_that_dies_in_a_group_ends_the_session_with_the_running_test_a
     crash = run.observation(B1)
     assert crash is not None and crash.failure is not None and crash.failure.kind is FailureKind.CRASH
     assert not run.budget_exhausted and run.exit_code == 3
+    exit_watch.check()
 
 
 def test_a_group_that_outruns_the_tier_budget_is_killed(tmp_path: pathlib.Path) -> None:

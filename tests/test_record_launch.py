@@ -1,23 +1,28 @@
-"""How the runner's record-mode processes end (``pytest_evidence.inject.RECORD_LAUNCH``).
+"""How the runner's record-mode processes end (``pytest_evidence.quickexit``, started by
+``inject.RECORD_LAUNCH``).
 
 They skip the interpreter's teardown of its objects, and nothing else of a usual exit: the tests'
-threads are joined, ``atexit`` handlers run, files the tests left open are flushed, and pytest's
-status is the exit status. Each test runs the launch on a suite written for it and reads what the
-process left behind.
+threads are joined, every ``atexit`` handler runs (a ``sitecustomize``'s too), files the tests
+left open are closed as their finalizers would, and pytest's status is the exit status. Each test
+runs the launch as the runner does -- the plugin's private copy and its subprocess carrier first
+on ``PYTHONPATH`` -- on a suite written for it, and reads what the process left behind.
 """
 
 from __future__ import annotations
 
+import gzip
 import os
 import pathlib
 import subprocess
 import sys
 import textwrap
 
-from pytest_evidence.inject import PYTEST_LAUNCH, RECORD_LAUNCH
+from pytest_evidence.inject import PYTEST_LAUNCH, RECORD_LAUNCH, private_copy
 
 SUITE = """
     import atexit
+    import gzip
+    import io
     import os
     import threading
     import time
@@ -29,6 +34,10 @@ SUITE = """
         def __del__(self, _open=open, _path=os.path.join(OUT, "del")):  # what teardown may have cleared
             with _open(_path, "w") as fh:
                 fh.write("ran")
+
+
+    class Text(io.TextIOWrapper):
+        pass
 
 
     ALIVE = Teardown()  # alive until the interpreter tears its objects down
@@ -52,39 +61,76 @@ SUITE = """
         text.write("x" * 100)
         raw = open(os.path.join(OUT, "raw"), "wb")
         raw.write(b"y" * 100)
-        ALIVE.text, ALIVE.raw = text, raw  # kept alive: only the exit can flush them
+        own = Text(open(os.path.join(OUT, "own"), "wb"))
+        own.write("z" * 100)
+        packed = gzip.open(os.path.join(OUT, "packed.gz"), "wb")  # its trailer is written on close
+        packed.write(b"w" * 100)
+        ALIVE.files = (text, raw, own, packed)  # kept alive: only the exit can close them
 
 
     def test_status():
         assert os.environ.get("FAIL") != "1"
     """
 
+#: A ``sitecustomize`` of the target's own, which registers a handler before the launch runs.
+SITECUSTOMIZE = """
+    import atexit
+    import os
+
+
+    def _at_exit():
+        with open(os.path.join(os.environ["OUT"], "site"), "w") as fh:
+            fh.write("ran")
+
+
+    atexit.register(_at_exit)
+    """
+
 
 def _run(tmp_path: pathlib.Path, launch: tuple[str, ...], fail: bool = False) -> tuple[int, pathlib.Path]:
     (tmp_path / "test_exit.py").write_text(textwrap.dedent(SUITE))
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(textwrap.dedent(SITECUSTOMIZE))
+    plugin = private_copy(str(tmp_path / "plugin"))
     out = tmp_path / "out"
     out.mkdir()
-    env = {**os.environ, "OUT": str(out), "FAIL": "1" if fail else "0"}
+    env = {
+        **os.environ,
+        "OUT": str(out),
+        "FAIL": "1" if fail else "0",
+        "PYTHONPATH": os.pathsep.join([plugin, str(site)]),
+    }
     command = [sys.executable, *launch, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "test_exit.py"]
     proc = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in proc.stderr, proc.stderr
     return proc.returncode, out
 
 
-def _left(out: pathlib.Path) -> dict[str, str]:
-    return {p.name: p.read_text() for p in sorted(out.iterdir())}
+def _left(out: pathlib.Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
 
 
 def test_the_record_launch_skips_only_the_teardown_of_objects(tmp_path: pathlib.Path) -> None:
     code, out = _run(tmp_path, RECORD_LAUNCH)
     assert code == 0
-    assert _left(out) == {"atexit": "ran", "raw": "y" * 100, "text": "x" * 100, "thread": "ran"}
+    left = _left(out)
+    assert gzip.decompress(left.pop("packed.gz")) == b"w" * 100
+    assert left == {
+        "atexit": b"ran",
+        "own": b"z" * 100,
+        "raw": b"y" * 100,
+        "site": b"ran",
+        "text": b"x" * 100,
+        "thread": b"ran",
+    }
 
 
 def test_a_plain_launch_tears_objects_down(tmp_path: pathlib.Path) -> None:
     """What the record launch saves: the same suite, launched plainly, runs the ``__del__``."""
     code, out = _run(tmp_path, PYTEST_LAUNCH)
     assert code == 0
-    assert _left(out)["del"] == "ran"
+    assert _left(out)["del"] == b"ran"
 
 
 def test_the_record_launch_exits_with_pytests_status(tmp_path: pathlib.Path) -> None:
