@@ -124,6 +124,13 @@ class GroupedSession:
             self._view = PytestRun(content, 0, self.process.elapsed(), self._said(), False, self.process.command)
         return self._view
 
+    def view(self) -> PytestRun:
+        """``collected``'s view, or the ended process's run when it ended before it collected."""
+        try:
+            return self.collected()
+        except SessionEnded as ended:
+            return ended.run
+
     def plan(self, groups: Sequence[Sequence[str]], once: Sequence[str] = ()) -> None:
         """Send the groups to run; ``once``: tests whose failure is not rerun in this process (the
         runner repeats them in further processes)."""

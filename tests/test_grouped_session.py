@@ -280,3 +280,14 @@ def test_groups_of_one_tier_share_its_budget(tmp_path: pathlib.Path, one_budget:
             assert _outcomes(ended.value.run, [A1, B1]) == {A1: Outcome.PASS, B1: Outcome.TIMEOUT}
         else:
             assert _outcomes(session.group(1), [B1]) == {B1: Outcome.PASS}
+
+
+def test_the_view_of_a_session_that_died_collecting_is_the_ended_process(tmp_path: pathlib.Path) -> None:
+    """``collected`` raises, and ``view`` gives what the process said before it ended."""
+    files = {**SUITE, "tests/conftest.py": "import os\n\nos._exit(4)\n"}
+    with _session(_checkout(tmp_path, files)) as session:
+        with pytest.raises(SessionEnded) as ended:
+            session.collected()
+        view = session.view()
+    assert view is ended.value.run and view.exit_code == 4
+    assert view.content.collected is None

@@ -23,7 +23,6 @@ from runner.importgraph import ImportGraph
 from runner.ladder import ahead, judge, reproduce, strength
 from runner.parallel import xdist_args
 from runner.pytest_run import PytestRun
-from runner.pytest_session import SessionEnded
 from runner.selection import integration_tests, select_impacted_tests
 from runner.terminal.activity import ACTIVITY, BASELINE_PHASE
 
@@ -73,10 +72,7 @@ def tiers(
     c_dir, sides = ladder.co.c_dir, ladder.sides
     start = ladder.enter(Tier.T4)
     with sides.suite_session() as session:
-        try:
-            view = session.collected()
-        except SessionEnded as ended:
-            view = ended.run
+        view = session.view()
         if not reproduce.suite_collected(ladder, start, view):
             sides.checked(session.close(), c_dir, answer=False)
             return

@@ -401,7 +401,7 @@ def reproducers(
         groups = _groups(chosen)
         sides.all_collected([] if b_session is None else [b_session])  # before C's first group starts
         session.plan(groups)
-        b_collected = set(_view(b_session).content.collected or ()) if b_session is not None else set(c_suite)
+        b_collected = set(b_session.view().content.collected or ()) if b_session is not None else set(c_suite)
         c_session = None if abnormal else session
         falsified = _first_runs(ladder, c_session, b_session, groups, chosen, b_collected)
         c_run = sides.checked(session.close(), ladder.co.c_dir)
@@ -414,14 +414,6 @@ def reproducers(
         cut = "the %d other test(s) of the changed files did not run%s" % (unrun, among) if unrun else ""
         chosen = ran
     _judge(ladder, diff, start, chosen, files, resolver, c_run, b_run, baseline, steady=falsified is None, cut=cut)
-
-
-def _view(session: GroupedSession) -> PytestRun:
-    """The session's collection: its view once collected, or the run of a process that ended."""
-    try:
-        return session.collected()
-    except SessionEnded as ended:
-        return ended.run
 
 
 def _first_runs(
