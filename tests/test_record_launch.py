@@ -87,11 +87,13 @@ SITECUSTOMIZE = """
     """
 
 
-def _run(tmp_path: pathlib.Path, launch: tuple[str, ...], fail: bool = False) -> tuple[int, pathlib.Path]:
+def _run(
+    tmp_path: pathlib.Path, launch: tuple[str, ...], fail: bool = False, site_extra: str = ""
+) -> tuple[int, pathlib.Path]:
     (tmp_path / "test_exit.py").write_text(textwrap.dedent(SUITE))
     site = tmp_path / "site"
     site.mkdir()
-    (site / "sitecustomize.py").write_text(textwrap.dedent(SITECUSTOMIZE))
+    (site / "sitecustomize.py").write_text(textwrap.dedent(SITECUSTOMIZE) + site_extra)
     plugin = private_copy(str(tmp_path / "plugin"))
     out = tmp_path / "out"
     out.mkdir()
@@ -136,3 +138,21 @@ def test_a_plain_launch_tears_objects_down(tmp_path: pathlib.Path) -> None:
 def test_the_record_launch_exits_with_pytests_status(tmp_path: pathlib.Path) -> None:
     code, _ = _run(tmp_path, RECORD_LAUNCH, fail=True)
     assert code == 1
+
+
+def test_without_the_private_exit_functions_the_exit_is_the_usual_one(tmp_path: pathlib.Path) -> None:
+    """An interpreter whose ``atexit`` module has no ``_run_exitfuncs`` (its own exit calls the C
+    function, not this name): the launch falls back to the usual exit, teardown included."""
+    code, out = _run(tmp_path, RECORD_LAUNCH, site_extra="\ndel atexit._run_exitfuncs\n")
+    assert code == 0
+    left = _left(out)
+    assert gzip.decompress(left.pop("packed.gz")) == b"w" * 100
+    assert left == {
+        "atexit": b"ran",
+        "del": b"ran",
+        "own": b"z" * 100,
+        "raw": b"y" * 100,
+        "site": b"ran",
+        "text": b"x" * 100,
+        "thread": b"ran",
+    }
