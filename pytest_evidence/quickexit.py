@@ -5,9 +5,9 @@ interpreter would then tear down every object it holds: 0.75 s of a 6.5 s plain 
 suite, and the climb waits for each process's end before the next one's tests run. So ``main``
 does what the interpreter's exit does before that teardown, in its order -- the threads the tests
 left are joined, every ``atexit`` handler runs (a ``sitecustomize``'s too), last registered first
--- then closes every file object still open, as its finalizer would have (a ``GzipFile`` gets its
-trailer, buffered writes reach the file a later process of the climb may read), and ends the
-process with pytest's status.
+-- then closes every file object still open, as its finalizer would have, each before what it
+wraps (a ``GzipFile`` gets its trailer, buffered writes reach the file a later process of the
+climb may read), and ends the process with pytest's status.
 
 What no longer runs: any other ``__del__`` of an object alive at exit (a ``ZipFile`` left open
 gets no central directory), and C-level stdio buffers are not flushed. Where the interpreter
@@ -21,12 +21,13 @@ PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 from __future__ import annotations
 
 import atexit
+import collections
 import gc
 import io
 import os
 import sys
 import threading
-from typing import Any, Callable, Dict, List, Optional, Tuple, cast
+from typing import Any, Callable, Dict, List, Optional, Set, cast
 
 import pytest
 
@@ -58,26 +59,55 @@ def main() -> None:
 
 
 def open_files() -> List[Any]:
-    """Every file object alive but the standard streams: text ones first, then buffered, then
-    raw -- closing a text file flushes into its buffer, which must still be open."""
+    """Every file object alive but the standard streams, each before the files it wraps: closing
+    a wrapper (a text file, a ``GzipFile``) writes into what it wraps, which must still be open."""
     streams = (sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__)
     standard = {id(s) for s in streams} | {id(getattr(s, "buffer", None)) for s in streams}
-    ranks: Dict[type, int] = {}
-    found: Tuple[List[Any], List[Any], List[Any]] = ([], [], [])
+    is_file: Dict[type, bool] = {}
+    files = []
     for obj in gc.get_objects():
         kind = type(obj)
-        if kind not in ranks:
-            ranks[kind] = _rank(kind)
-        if ranks[kind] and id(obj) not in standard:
-            found[ranks[kind] - 1].append(obj)
-    return [f for group in found for f in group]
+        if kind not in is_file:
+            is_file[kind] = _is_file(kind)
+        if is_file[kind] and id(obj) not in standard:
+            files.append(obj)
+    return _wrappers_first(files)
 
 
-def _rank(kind: type) -> int:
-    """0: not a file; 1: text; 2: buffered; 3: raw or other."""
+def _is_file(kind: type) -> bool:
     try:
-        if not issubclass(kind, io.IOBase):
-            return 0
-        return 1 if issubclass(kind, io.TextIOBase) else 2 if issubclass(kind, io.BufferedIOBase) else 3
+        return issubclass(kind, io.IOBase)
     except Exception:  # a class whose subclass check fails is not a file the tests wrote through
-        return 0
+        return False
+
+
+def _wrappers_first(files: List[Any]) -> List[Any]:
+    """``files`` ordered so that no file comes before one that holds it (files holding each other
+    in a cycle last, in the order found)."""
+    by_id = {id(f): f for f in files}
+    holds = {id(f): _held(f, by_id) for f in files}
+    holders = dict.fromkeys(by_id, 0)
+    for held in holds.values():
+        for i in held:
+            holders[i] += 1
+    ready = collections.deque(f for f in files if not holders[id(f)])
+    order = []
+    while ready:
+        f = ready.popleft()
+        order.append(f)
+        for i in holds[id(f)]:
+            holders[i] -= 1
+            if not holders[i]:
+                ready.append(by_id[i])
+    placed = {id(f) for f in order}
+    return order + [f for f in files if id(f) not in placed]
+
+
+def _held(f: Any, by_id: Dict[int, Any]) -> Set[int]:
+    """The other files ``f`` holds: directly (a C wrapper's buffer or raw file) or as an attribute."""
+    found: Set[int] = set()
+    for ref in gc.get_referents(f):
+        for r in gc.get_referents(ref) if isinstance(ref, dict) else (ref,):
+            if id(r) in by_id and r is not f:
+                found.add(id(r))
+    return found

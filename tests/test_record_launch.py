@@ -11,12 +11,14 @@ on ``PYTHONPATH`` -- on a suite written for it, and reads what the process left 
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import pathlib
 import subprocess
 import sys
 import textwrap
 
+from pytest_evidence import quickexit
 from pytest_evidence.inject import PYTEST_LAUNCH, RECORD_LAUNCH, private_copy
 
 SUITE = """
@@ -65,7 +67,10 @@ SUITE = """
         own.write("z" * 100)
         packed = gzip.open(os.path.join(OUT, "packed.gz"), "wb")  # its trailer is written on close
         packed.write(b"w" * 100)
-        ALIVE.files = (text, raw, own, packed)  # kept alive: only the exit can close them
+        under = open(os.path.join(OUT, "wrapped.gz"), "wb")
+        wrapped = gzip.GzipFile(fileobj=under, mode="wb")  # closed first, or its trailer is lost
+        wrapped.write(b"v" * 100)
+        ALIVE.files = (text, raw, own, packed, under, wrapped)  # kept alive: only the exit can close them
 
 
     def test_status():
@@ -118,6 +123,7 @@ def test_the_record_launch_skips_only_the_teardown_of_objects(tmp_path: pathlib.
     assert code == 0
     left = _left(out)
     assert gzip.decompress(left.pop("packed.gz")) == b"w" * 100
+    assert gzip.decompress(left.pop("wrapped.gz")) == b"v" * 100
     assert left == {
         "atexit": b"ran",
         "own": b"z" * 100,
@@ -147,6 +153,7 @@ def test_without_the_private_exit_functions_the_exit_is_the_usual_one(tmp_path: 
     assert code == 0
     left = _left(out)
     assert gzip.decompress(left.pop("packed.gz")) == b"w" * 100
+    assert gzip.decompress(left.pop("wrapped.gz")) == b"v" * 100
     assert left == {
         "atexit": b"ran",
         "del": b"ran",
@@ -156,3 +163,21 @@ def test_without_the_private_exit_functions_the_exit_is_the_usual_one(tmp_path: 
         "text": b"x" * 100,
         "thread": b"ran",
     }
+
+
+def test_a_file_is_closed_after_every_file_that_wraps_it(tmp_path: pathlib.Path) -> None:
+    """Given innermost first, the order puts each wrapper before what it wraps: a C text file over
+    its buffer over its raw file, and a ``GzipFile`` (which holds its file as an attribute)."""
+    raw = io.FileIO(tmp_path / "text", "w")
+    buffered = io.BufferedWriter(raw)
+    text = io.TextIOWrapper(buffered)
+    under = open(tmp_path / "packed.gz", "wb")
+    packed = gzip.GzipFile(fileobj=under, mode="wb")
+    loose = io.StringIO()
+    try:
+        order = quickexit._wrappers_first([raw, under, buffered, loose, packed, text])
+        assert [id(f) for f in order] == [id(f) for f in (loose, packed, text, under, buffered, raw)]
+    finally:
+        packed.close()
+        text.close()
+        under.close()
