@@ -17,6 +17,7 @@ from conftest import FIX, PKG, Repo, certify
 
 from runner import pytest_run
 from runner.ladder.reproduce import MOST_GROUPS, _Chosen, _groups
+from runner.ladder.sides import alone, through
 from runner.pytest_session import GroupedSession
 
 #: A suite with tests the fix cannot reach, so T5 has something to leave out.
@@ -361,29 +362,37 @@ def test_a_falsified_patch_is_rejected_even_when_the_budget_ran_out_later_in_its
     assert "tests/test_half.py::test_after" in t3["not_run"], t3
 
 
-def test_stability_runs_repeat_the_selection_only_through_the_test_after_the_last_they_steady(
-    repo: Repo, tmp_path: pathlib.Path
-) -> None:
-    """Tests after the next one cannot change a new test's outcome: the further runs stop there.
-    The next one stays, since pytest tears a test's fixtures down as the next test needs."""
-    log = tmp_path / "runs.log"
-
-    def logged(name: str) -> str:
-        return (
-            "\n\ndef %s():\n    import sys\n"
-            "    where = 'T3' if any(a.startswith('--evidence-collect') for a in sys.argv) else 'suite'\n"
-            "    open(%r, 'a').write('%s-' + where + '\\n')\n    assert double(2) == 4\n" % (name, str(log), name)
-        )
-
-    head = "from calc.ops import double, half\n"
-    half = "\n\ndef test_half():\n    assert half(4) == 2\n"
-    base = repo.commit({**PKG, "tests/test_ops.py": head + logged("test_next") + logged("test_last")})
-    fix = repo.commit(
-        {
-            "tests/test_ops.py": head + half + logged("test_next") + logged("test_last"),
-            "calc/ops.py": FIX["calc/ops.py"],
-        }
+def logged(log: pathlib.Path, name: str, body: str = "assert double(2) == 4") -> str:
+    """A test that notes each run in ``log``: its name, and whether T3 (``--evidence-collect``)
+    or the suite session ran it."""
+    return (
+        "\n\ndef %s():\n    import sys\n"
+        "    where = 'T3' if any(a.startswith('--evidence-collect') for a in sys.argv) else 'suite'\n"
+        "    open(%r, 'a').write('%s-' + where + '\\n')\n    %s\n" % (name, str(log), name, body)
     )
+
+
+@pytest.mark.parametrize(
+    ("fresh", "apart", "in_order"),
+    [
+        ({"b"}, ["b", "c"], ["a", "b", "c"]),
+        ({"b", "c"}, ["b", "c", "d"], ["a", "b", "c", "d"]),
+        ({"a", "d"}, ["a", "b", "d", "e"], ["a", "b", "c", "d", "e"]),
+        ({"e"}, ["e"], ["a", "b", "c", "d", "e"]),
+    ],
+    ids=["one", "side-by-side", "apart", "the-last"],
+)
+def test_the_further_runs_selections(fresh: set[str], apart: list[str], in_order: list[str]) -> None:
+    """Alone: each fresh test with the test after it; in order: through the test after the last."""
+    ids = ["a", "b", "c", "d", "e"]
+    assert (alone(ids, fresh), through(ids, fresh)) == (apart, in_order)
+
+
+def half_certified(repo: Repo, tmp_path: pathlib.Path, before: str, after: str) -> None:
+    """Certify the fix of ``half`` with ``tests/test_ops.py`` changed from ``before`` to
+    ``after``, whose new ``test_half`` fails on B and passes on C, steadily."""
+    base = repo.commit({**PKG, "tests/test_ops.py": before})
+    fix = repo.commit({"tests/test_ops.py": after, "calc/ops.py": FIX["calc/ops.py"]})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fix, "--stability-runs", "3")
     assert doc is not None and code == 0, doc and doc["verdict"]
     result = next(r for r in doc["results"] if r["test_id"] == "tests/test_ops.py::test_half")
@@ -392,9 +401,65 @@ def test_stability_runs_repeat_the_selection_only_through_the_test_after_the_las
         "pass",
         True,
     )
+
+
+def test_stability_runs_repeat_each_new_test_with_the_test_after_it_only(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """The tests before a new one, and those after the next one, cannot make it flaky: the
+    further runs leave them out. The next one stays, since pytest tears a test's fixtures down as
+    the next test needs."""
+    log = tmp_path / "runs.log"
+    head = "from calc.ops import double, half\n"
+
+    def tests(*middle: str) -> str:
+        return head + logged(log, "test_first") + "".join(middle) + logged(log, "test_next") + logged(log, "test_last")
+
+    half_certified(repo, tmp_path, tests(), tests(logged(log, "test_half", "assert half(4) == 2")))
     runs = log.read_text().split()
-    assert runs.count("test_next-T3") == 6, runs  # T3's first run and two stability runs, per side
-    assert runs.count("test_last-T3") == 2, runs  # T3's first run on each side only
+    assert runs.count("test_half-T3") == 6, runs  # T3's first run and two stability runs, per side
+    assert runs.count("test_next-T3") == 6, runs
+    assert runs.count("test_first-T3") == runs.count("test_last-T3") == 2, runs  # T3's first runs only
+
+
+#: A new test that passes only after the test before it ran: in T3's order, on C, it passes.
+AFTER_FIRST = "assert half(4) == 2 and SEEN"
+
+
+def test_a_new_test_that_needs_the_tests_before_it_is_steadied_in_t3s_order(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """Alone, the new test fails on C: that is no flake, as T3's order -- which both first runs
+    ran -- makes it pass every time. The further runs repeat T3's order, and those decide."""
+    log = tmp_path / "runs.log"
+    head = "from calc.ops import double, half\n\nSEEN = []\n"
+    first = logged(log, "test_first", "SEEN.append(1)")
+    half_certified(repo, tmp_path, head + first, head + first + logged(log, "test_half", AFTER_FIRST))
+    runs = log.read_text().split()
+    assert runs.count("test_half-T3") == 10, runs  # first runs, two alone and two in order, per side
+    assert runs.count("test_first-T3") == 6, runs  # first runs and the two in order, per side
+
+
+def test_a_new_test_whose_runs_alone_disagree_is_flaky_whatever_t3s_order_says(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """Two new tests: one that needs the test before it (so T3's order runs again), and one that
+    passes in T3's order every time but alone fails its first run only. Runs that disagree among
+    themselves are a flake, not an order dependence."""
+    log, alone = tmp_path / "runs.log", tmp_path / "alone"
+    head = "import pathlib\n\nfrom calc.ops import double, half\n\nSEEN = []\n"
+    first = logged(log, "test_first", "SEEN.append(1)")
+    flaky = (
+        "assert half(4) == 2\n    if not SEEN:\n        seen = pathlib.Path(%r)\n"
+        "        seen.write_text(seen.read_text() + 'x' if seen.exists() else 'x')\n"
+        "        assert seen.read_text() != 'x'" % str(alone)
+    )
+    new = logged(log, "test_half", AFTER_FIRST) + logged(log, "test_flaky", flaky)
+    base = repo.commit({**PKG, "tests/test_ops.py": head + first})
+    cand = repo.commit({"tests/test_ops.py": head + first + new, "calc/ops.py": FIX["calc/ops.py"]})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--stability-runs", "3")
+    assert doc is not None and code == 3 and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
+    results = {r["test_id"].split("::")[1]: r for r in doc["results"] if r["test_id"].startswith("tests/test_ops")}
+    assert results["test_flaky"]["candidate_result"] == "flaky", results
+    assert results["test_half"]["candidate_result"] == "pass", results  # steady in T3's order
+    assert alone.read_text() == "xx"  # it ran alone twice on C
+    assert log.read_text().split().count("test_first-T3") == 6  # and T3's order ran again, twice a side
 
 
 def test_an_honest_fix_collects_the_suite_once_on_c_and_climbs_it_in_groups(

@@ -487,13 +487,6 @@ def _silenced_on_both(ladder: Ladder, typed: Typed, baseline: Callable[[], Suite
         ladder.evidence.detect(confirmed.lost(r.test_id, typed.annotations[r.test_id].origin))
 
 
-def _through(ids: Sequence[str], last_of: Sequence[str]) -> list[str]:
-    """``ids`` up to the last of ``last_of`` among them."""
-    wanted = set(last_of)
-    end = max((i for i, t in enumerate(ids) if t in wanted), default=len(ids) - 1)
-    return list(ids[: end + 1])
-
-
 #: At most this many of T3's groups end at a reproducer. Each barrier reads the stream again, all
 #: of it: a candidate changing hundreds of test files would otherwise pay for hundreds of reads
 #: of a stream thousands of lines long (about 16 us a line).
@@ -595,14 +588,9 @@ def _judge(
     # New evidence counts only once it is stable: each new or designated test runs again on each side.
     fresh = chosen.fresh(c_run)
     if fresh and _steadied(ladder, steady):
-        # Through the test after the last fresh one: pytest tears a test's fixtures down as its
-        # next test needs, so cutting right after it would move teardown errors onto it.
         # T3 passes now unless a further run disagrees: C's T4-T7 session starts with them.
         session = sides.suite_ahead()
-        through = ids[: len(_through(ids, fresh)) + 1]
-        sides.steady(
-            through, files, fresh, c_run, b_run, beside=[session], then=lambda: ahead.start(ladder, diff, session)
-        )
+        sides.steady(ids, files, fresh, c_run, b_run, beside=[session], then=lambda: ahead.start(ladder, diff, session))
     ladder.measure_baseline()
     b_obs: dict[str, Observation | None] | None = None
     if b_run is not None:

@@ -13,13 +13,13 @@ import datetime
 import os
 import pathlib
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from pytest_evidence import overlay
 from pytest_evidence.assemble import Typed, flake_rows, network_detections, quarantine, type_evidence
 from pytest_evidence.errors import ToolFailed
-from pytest_evidence.model import Detection, DetectionKind, Observation, Origin
+from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Outcome
 from pytest_evidence.store import Store
 from runner import ablation, integrity, pytest_run
 from runner.checkout import Checkouts
@@ -222,16 +222,23 @@ class Sides:
         beside: Sequence[GroupedSession] = (),
         then: Callable[[], None] = lambda: None,
     ) -> None:
-        """Run the selection ``ids`` (T3's, through the test after its last fresh one: later tests
-        cannot change a fresh test's outcome, the next one can, by what pytest tears down before it)
-        again, collecting ``files`` (a module's import-time effects reach every test), in the same
-        order, until it ran ``stability_runs`` times on each side; a ``fresh`` test whose outcome
-        differs between a side's runs is ``flaky`` in that side's first run (quarantined, never
-        evidence). The further runs interleave B and C in an order drawn from the run id, so a test
-        that counts its runs in shared state cannot pass on C and fail on B by design. The further
-        runs do not rerun a failure in process: each is itself a repeat of every test, and a failure
-        that passes in any of them makes the test flaky just as an in-process rerun would -- at a
-        third of the cost of a failing reproducer on B, where failing is what it should do.
+        """Run the ``fresh`` tests of T3's selection ``ids`` again, collecting ``files`` (a
+        module's import-time effects reach every test), until each ran ``stability_runs`` times on
+        each side; a fresh test whose outcome differs between a side's runs is ``flaky`` in that
+        side's first run (quarantined, never evidence). The further runs interleave B and C in an
+        order drawn from the run id, so a test that counts its runs in shared state cannot pass on
+        C and fail on B by design. They do not rerun a failure in process: each is itself a repeat
+        of every test, and a failure that passes in any of them makes the test flaky just as an
+        in-process rerun would -- at a third of the cost of a failing reproducer on B, where
+        failing is what it should do.
+
+        The further runs first run the fresh tests alone (``alone``): the tests between them are
+        most of a changed file's and cost most of the time, and a test whose outcome they do not
+        change gives its first run's outcome again. Only when a fresh test's outcome differs
+        there -- a flake, or a test that depends on what ran before it -- do the further runs
+        repeat ``ids`` in order through the test after the last fresh one (``through``), and
+        those decide, as T3's order is what the first runs ran: a test the tests before it make
+        pass is no flake. Runs alone that disagree among themselves make it flaky all the same.
 
         A fresh test that a further C run, ended normally, did not collect has an id that changes
         from one collection to the next: it leaves C's first run too, as never collected, and
@@ -240,9 +247,41 @@ class Sides:
         runs, which collect before any of their tests runs too; ``then`` is called once all have
         collected, before any test runs (work to do beside the runs)."""
         firsts = {"C": c_first} if b_first is None else {"C": c_first, "B": b_first}
-        schedule = list(firsts) * (self.invocation.stability_runs - 1)
+        alone_runs = self.further(alone(ids, fresh), files, list(firsts), beside, then)
+        moving = _moving(fresh, alone_runs["C"])
+        in_order: dict[str, list[pytest_run.PytestRun]] = {side: [] for side in firsts}
+        steadied = [t for t in fresh if t not in moving]
+        if any(_unsettled(first, alone_runs[side], steadied, side) for side, first in firsts.items()):
+            in_order = self.further(through(ids, fresh), files, list(firsts))
+            moving |= _moving(fresh, in_order["C"])
+        for t in moving:
+            c_first.content.results.pop(t, None)
+        if moving and c_first.content.collected is not None:
+            c_first.content.collected = [t for t in c_first.content.collected if t not in moving]
+        for side, first in firsts.items():
+            outcomes = {}
+            for t in steadied:
+                apart = [r.observation(t) for r in alone_runs[side]]
+                runs = [first.observation(t), *(r.observation(t) for r in in_order[side])]
+                if not in_order[side] or _flaky(judge.steady(apart, side)):
+                    runs += apart
+                outcomes[t] = judge.steady(runs, side)
+            first.content.results.update({t: o for t, o in outcomes.items() if o is not None})
+            self.ledger(outcomes.values(), side)
+
+    def further(
+        self,
+        ids: Sequence[str],
+        files: Sequence[str],
+        sides: Sequence[str],
+        beside: Sequence[GroupedSession] = (),
+        then: Callable[[], None] = lambda: None,
+    ) -> dict[str, list[pytest_run.PytestRun]]:
+        """``stability_runs`` - 1 further runs of ``ids`` on each of ``sides``, in an order drawn
+        from the run id, none rerunning a failure in process (``steady``)."""
+        schedule = list(sides) * (self.invocation.stability_runs - 1)
         random.Random(self.run_id).shuffle(schedule)
-        again: dict[str, list[pytest_run.PytestRun]] = {"C": [], "B": []}
+        again: dict[str, list[pytest_run.PytestRun]] = {side: [] for side in sides}
         checkouts = [self.co.c_dir if side == "C" else self.b_dir for side in schedule]
         with contextlib.ExitStack() as stack:
             # Each further run is a process start and a collection before its tests: the
@@ -252,17 +291,7 @@ class Sides:
             then()
             for side, checkout, session in zip(schedule, checkouts, sessions, strict=True):
                 again[side].append(self.only_group(session, checkout, ids))
-        normal = [r for r in again["C"] if r.content.finished and not r.budget_exhausted]
-        moving = {t for t in fresh if any(t not in (r.content.collected or ()) for r in normal)}
-        for t in moving:
-            c_first.content.results.pop(t, None)
-        if moving and c_first.content.collected is not None:
-            c_first.content.collected = [t for t in c_first.content.collected if t not in moving]
-        for side, first in firsts.items():
-            runs = [first, *again[side]]
-            steadied = {t: judge.steady([r.observation(t) for r in runs], side) for t in fresh if t not in moving}
-            first.content.results.update({t: o for t, o in steadied.items() if o is not None})
-            self.ledger(steadied.values(), side)
+        return again
 
     def type(
         self,
@@ -331,3 +360,45 @@ class Sides:
                     seen_by,
                 )
                 self.evidence.detect([Detection(DetectionKind.IMPORT_OUTSIDE_CHECKOUT, message)])
+
+
+def alone(ids: Sequence[str], fresh: Collection[str]) -> list[str]:
+    """Each of ``fresh`` with the test after it in ``ids``, in ``ids``' order: pytest tears a
+    test's fixtures down as its next test needs (``nextitem``), so with the next test kept a
+    fresh test's teardown is the one its first run had, teardown errors included."""
+    keep = {t for i, f in enumerate(ids) if f in fresh for t in ids[i : i + 2]}
+    return [t for t in ids if t in keep]
+
+
+def through(ids: Sequence[str], fresh: Collection[str]) -> list[str]:
+    """``ids`` through the test after the last of ``fresh``: later tests cannot change a fresh
+    test's outcome, the next one can, by what pytest tears down before it."""
+    end = max((i for i, t in enumerate(ids) if t in fresh), default=len(ids) - 1)
+    return list(ids[: end + 2])
+
+
+def _moving(fresh: Iterable[str], c_runs: Iterable[pytest_run.PytestRun]) -> set[str]:
+    """The fresh tests that a C run, ended normally, did not collect: ids that change between
+    collections."""
+    normal = [r for r in c_runs if r.content.finished and not r.budget_exhausted]
+    return {t for t in fresh if any(t not in (r.content.collected or ()) for r in normal)}
+
+
+def _unsettled(
+    first: pytest_run.PytestRun, apart: Sequence[pytest_run.PytestRun], fresh: Iterable[str], side: str
+) -> bool:
+    """Whether the runs ``apart`` leave a fresh test's stability to T3's order to decide: they
+    agree among themselves, and give another outcome than ``first`` -- or one where it has none,
+    or none where it has one (a run ended before it). A test flaky in its first run, or across
+    the runs apart, is flaky whatever T3's order would say."""
+    for t in fresh:
+        observed = [first.observation(t), *(r.observation(t) for r in apart)]
+        if _flaky(observed[0]) or _flaky(judge.steady(observed[1:], side)):
+            continue
+        if len({None if o is None else o.outcome for o in observed}) > 1:
+            return True
+    return False
+
+
+def _flaky(observation: Observation | None) -> bool:
+    return observation is not None and observation.outcome is Outcome.FLAKY
