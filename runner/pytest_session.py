@@ -39,6 +39,16 @@ from runner.terminal.activity import ACTIVITY
 _POLL = 0.2
 
 
+def _readable(fds: Sequence[int], timeout: float) -> list[int]:
+    """Those of ``fds`` ready to read, or closed at the other end, within ``timeout`` seconds.
+    ``poll``, not ``select``: a runner holding many descriptors (a batch of climbs, a harness's
+    own files) hands a session numbers at or above 1024, which ``select`` cannot watch."""
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    return [fd for fd, _events in poller.poll(timeout * 1000)]
+
+
 def _exit_fd(pid: int) -> int:
     """A descriptor that becomes readable when process ``pid`` ends (Linux's pidfd), so a wait
     sees the end at once rather than at its next poll; -1 where there is none."""
@@ -190,7 +200,7 @@ class GroupedSession:
                 return
             watched = [fd for fd in (self._wake if self._open else -1, self._exited) if fd >= 0]
             if watched:
-                ready, _, _ = select.select(watched, [], [], _POLL)
+                ready = _readable(watched, _POLL)
                 if self._wake in ready:
                     chunk = os.read(self._wake, 4096)
                     self._pending += chunk

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import select as real_select
+import resource
 import sys
 import textwrap
+from collections.abc import Iterator
 
 import pytest
 
@@ -21,6 +22,7 @@ from pytest_evidence.model import FailureKind, Outcome
 from runner import pytest_session
 from runner.pytest_run import PytestRun
 from runner.pytest_session import GroupedSession, SessionEnded
+from runner.pytest_session import _readable as real_readable
 from runner.sandbox import Sandbox
 from runner.target import Target
 
@@ -107,9 +109,9 @@ class ExitWatch:
         self.mode = mode
         self.watched: list[int] = []
 
-    def select(self, rlist: list[int], *rest: object) -> tuple[list[int], list[int], list[int]]:
-        self.watched.append(len(rlist))
-        return real_select.select(rlist, *rest)  # type: ignore[arg-type]
+    def readable(self, fds: list[int], timeout: float) -> list[int]:
+        self.watched.append(len(fds))
+        return real_readable(fds, timeout)
 
     def check(self) -> None:
         """The session's waits watched its pidfd beside the wake pipe, or never did when polled."""
@@ -124,7 +126,7 @@ def exit_watch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     elif not hasattr(os, "pidfd_open"):
         pytest.skip("no pidfd on this system")
     watch = ExitWatch(str(request.param))
-    monkeypatch.setattr(pytest_session, "select", watch)
+    monkeypatch.setattr(pytest_session, "_readable", watch.readable)
     return watch
 
 
@@ -150,6 +152,37 @@ def test_groups_run_in_the_given_order_with_a_barrier_after_each(
     # a session fixture lives across the barriers, as in one plain run
     assert setups.read_text() == "setup\nteardown\n"
     exit_watch.check()
+
+
+@pytest.fixture
+def high_descriptors() -> Iterator[None]:
+    """Every descriptor number below 1100 taken, so those a session opens are above 1024."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip("the hard limit on open files (%d) is below 1200" % hard)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200) if soft != resource.RLIM_INFINITY else soft, hard))
+    taken = [os.open(os.devnull, os.O_RDONLY)]
+    while taken[-1] < 1100:
+        taken.append(os.open(os.devnull, os.O_RDONLY))
+    try:
+        yield
+    finally:
+        for fd in taken:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+@pytest.mark.usefixtures("high_descriptors")
+def test_a_session_waits_on_descriptors_numbered_above_1024(tmp_path: pathlib.Path) -> None:
+    """``select`` cannot watch them (ValueError); a runner holding many files hands them out."""
+    with _session(_checkout(tmp_path, SUITE)) as session:
+        session.collected()
+        session.plan([[A1], [B1]])
+        assert _outcomes(session.group(0), [A1, B1]) == {A1: Outcome.PASS, B1: None}
+        assert session._wake > 1024 and (session._exited > 1024 or session._exited == -1)
+        assert _outcomes(session.group(1), [B1]) == {B1: Outcome.PASS}
+        final = session.close()
+    assert final.content.finished and final.content.barriers == [1, 1]
 
 
 def test_stopping_at_a_barrier_leaves_the_later_groups_unrun_and_finishes_the_session(
