@@ -436,6 +436,22 @@ def test_a_new_test_that_needs_the_tests_before_it_is_steadied_in_t3s_order(repo
     assert runs.count("test_first-T3") == 6, runs  # first runs and the two in order, per side
 
 
+#: On B, alone, the new test passes (``half(4)`` is 3 there and nothing ran before it); on C it
+#: passes whatever ran before it; in T3's order it fails on B, as a reproducer should.
+ON_B_AFTER_FIRST = "assert (half(4) == 2) if (SEEN or half(4) != 3) else True"
+
+
+def test_a_new_test_that_needs_the_tests_before_it_on_b_only_is_steadied_in_t3s_order(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """B's runs alone ask for T3's order as C's do: without it the test would be flaky on B."""
+    log = tmp_path / "runs.log"
+    head = "from calc.ops import double, half\n\nSEEN = []\n"
+    first = logged(log, "test_first", "SEEN.append(1)")
+    half_certified(repo, tmp_path, head + first, head + first + logged(log, "test_half", ON_B_AFTER_FIRST))
+    assert log.read_text().split().count("test_first-T3") == 6  # first runs and the two in order, per side
+
+
 def test_a_new_test_whose_runs_alone_disagree_is_flaky_whatever_t3s_order_says(
     repo: Repo, tmp_path: pathlib.Path
 ) -> None:

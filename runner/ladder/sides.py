@@ -223,50 +223,39 @@ class Sides:
         then: Callable[[], None] = lambda: None,
     ) -> None:
         """Run the ``fresh`` tests of T3's selection ``ids`` again, collecting ``files`` (a
-        module's import-time effects reach every test), until each ran ``stability_runs`` times on
-        each side; a fresh test whose outcome differs between a side's runs is ``flaky`` in that
-        side's first run (quarantined, never evidence). The further runs interleave B and C in an
-        order drawn from the run id, so a test that counts its runs in shared state cannot pass on
-        C and fail on B by design. They do not rerun a failure in process: each is itself a repeat
-        of every test, and a failure that passes in any of them makes the test flaky just as an
-        in-process rerun would -- at a third of the cost of a failing reproducer on B, where
-        failing is what it should do.
+        module's import-time effects reach every test), in ``stability_runs`` - 1 further runs per
+        side; a fresh test whose outcome differs between a side's runs is ``flaky`` in that side's
+        first run (quarantined, never evidence). The further runs interleave B and C in an order
+        drawn from the run id, so a test that counts its runs in shared state cannot pass on C and
+        fail on B by design. They do not rerun a failure in process: each is itself a repeat, and
+        a failure that passes in any of them makes the test flaky just as an in-process rerun
+        would -- at a third of the cost of a failing reproducer on B, where failing is what it
+        should do.
 
         The further runs first run the fresh tests alone (``alone``): the tests between them are
         most of a changed file's and cost most of the time, and a test whose outcome they do not
-        change gives its first run's outcome again. Only when a fresh test's outcome differs
-        there -- a flake, or a test that depends on what ran before it -- do the further runs
-        repeat ``ids`` in order through the test after the last fresh one (``through``), and
-        those decide, as T3's order is what the first runs ran: a test the tests before it make
-        pass is no flake. Runs alone that disagree among themselves make it flaky all the same.
+        change gives its first run's outcome again. When any fresh test, on either side, gives
+        another outcome there than in its first run (or none where it had one) while its runs
+        alone agree among themselves -- a test that depends on what ran before it, or a flake --
+        every fresh test runs again on both sides, in ``ids``' order through the test after the
+        last fresh one (``through``), as many times; those runs decide (``settled``), T3's order
+        being what the first runs ran: a test the tests before it make pass is no flake. Runs
+        alone that disagree among themselves, or a first run flaky in process, make it flaky
+        without them.
 
         A fresh test that a further C run, ended normally, did not collect has an id that changes
         from one collection to the next: it leaves C's first run too, as never collected, and
         ``type`` names it ``unstable_test_id``. ``b_first`` None: B does not run (baseline replay
         ablated), and C's further runs still do. ``beside``: sessions started with the further
-        runs, which collect before any of their tests runs too; ``then`` is called once all have
-        collected, before any test runs (work to do beside the runs)."""
+        runs alone, which collect before any of their tests runs too; ``then`` is called once all
+        have collected, before any test runs (work to do beside the runs)."""
         firsts = {"C": c_first} if b_first is None else {"C": c_first, "B": b_first}
         alone_runs = self.further(alone(ids, fresh), files, list(firsts), beside, then)
-        moving = _moving(fresh, alone_runs["C"])
         in_order: dict[str, list[pytest_run.PytestRun]] = {side: [] for side in firsts}
-        steadied = [t for t in fresh if t not in moving]
-        if any(_unsettled(first, alone_runs[side], steadied, side) for side, first in firsts.items()):
+        still = [t for t in fresh if t not in _moving(fresh, alone_runs["C"])]
+        if any(_unsettled(first, alone_runs[side], still, side) for side, first in firsts.items()):
             in_order = self.further(through(ids, fresh), files, list(firsts))
-            moving |= _moving(fresh, in_order["C"])
-        for t in moving:
-            c_first.content.results.pop(t, None)
-        if moving and c_first.content.collected is not None:
-            c_first.content.collected = [t for t in c_first.content.collected if t not in moving]
-        for side, first in firsts.items():
-            outcomes = {}
-            for t in steadied:
-                apart = [r.observation(t) for r in alone_runs[side]]
-                runs = [first.observation(t), *(r.observation(t) for r in in_order[side])]
-                if not in_order[side] or _flaky(judge.steady(apart, side)):
-                    runs += apart
-                outcomes[t] = judge.steady(runs, side)
-            first.content.results.update({t: o for t, o in outcomes.items() if o is not None})
+        for side, outcomes in steadied(fresh, firsts, alone_runs, in_order).items():
             self.ledger(outcomes.values(), side)
 
     def further(
@@ -375,6 +364,54 @@ def through(ids: Sequence[str], fresh: Collection[str]) -> list[str]:
     test's outcome, the next one can, by what pytest tears down before it."""
     end = max((i for i, t in enumerate(ids) if t in fresh), default=len(ids) - 1)
     return list(ids[: end + 2])
+
+
+def steadied(
+    fresh: Sequence[str],
+    firsts: Mapping[str, pytest_run.PytestRun],
+    alone_runs: Mapping[str, Sequence[pytest_run.PytestRun]],
+    in_order: Mapping[str, Sequence[pytest_run.PytestRun]],
+) -> dict[str, dict[str, Observation | None]]:
+    """Each fresh test's outcome on each side (``settled``), written into that side's first run.
+    A fresh test that a further C run, ended normally, did not collect -- alone or in order --
+    leaves C's first run instead, as never collected, and is judged on neither side."""
+    moving = _moving(fresh, [*alone_runs["C"], *in_order["C"]])
+    c_first = firsts["C"]
+    for t in moving:
+        c_first.content.results.pop(t, None)
+    if moving and c_first.content.collected is not None:
+        c_first.content.collected = [t for t in c_first.content.collected if t not in moving]
+    judged = {}
+    for side, first in firsts.items():
+        outcomes = {
+            t: settled(
+                first.observation(t),
+                [r.observation(t) for r in alone_runs[side]],
+                [r.observation(t) for r in in_order[side]],
+                side,
+            )
+            for t in fresh
+            if t not in moving
+        }
+        first.content.results.update({t: o for t, o in outcomes.items() if o is not None})
+        judged[side] = outcomes
+    return judged
+
+
+def settled(
+    first: Observation | None,
+    apart: Sequence[Observation | None],
+    in_order: Sequence[Observation | None],
+    side: str,
+) -> Observation | None:
+    """One fresh test's outcome on one side, from its first run, its runs alone and its runs in
+    T3's order. The runs in order decide with the first, T3's order being what the first run
+    ran -- unless none of them reached the test (none made, or each ended before it), or the runs
+    alone disagree among themselves, a flake whatever the order: then the runs alone count too."""
+    runs = [first, *in_order]
+    if all(o is None for o in in_order) or _flaky(judge.steady(apart, side)):
+        runs += apart
+    return judge.steady(runs, side)
 
 
 def _moving(fresh: Iterable[str], c_runs: Iterable[pytest_run.PytestRun]) -> set[str]:
