@@ -109,9 +109,17 @@ class Target:
         """The import roots as repository-relative paths ("" for the checkout itself)."""
         return [str(r.relative_to(checkout)) if r != checkout else "" for r in self.roots(checkout)]
 
-    def env(self, checkout: pathlib.Path) -> dict[str, str]:
+    def env(self, checkout: pathlib.Path, bytecode: bool = False) -> dict[str, str]:
         """The environment of a process in the target: the plugin's private copy first (nothing
-        in the checkout can stand in for it), then the checkout's roots."""
+        in the checkout can stand in for it), then the checkout's roots.
+
+        ``bytecode``: the process writes its bytecode, as plain pytest does -- into the
+        ``__pycache__`` of the runner's temporary worktrees, the only code a test process finds
+        uncompiled (``_probed`` compiles the plugin's copy, installers the environment). Test
+        sessions do: each of a certify's dozen sessions on a checkout would otherwise compile its
+        sources and rewrite its test modules again (about 0.5 s a process on click). The probes
+        before T3 do not, so that each side's first session starts from a tree as git made it.
+        """
         env = dict(os.environ)
         # PYTHONSAFEPATH (3.11+) would leave the working directory off ``sys.path``, and the
         # launch's ``del sys.path[0]`` would then drop the plugin's private copy instead.
@@ -121,7 +129,10 @@ class Target:
         if env.get("PYTHONPATH"):
             paths.append(env["PYTHONPATH"])
         env["PYTHONPATH"] = os.pathsep.join(paths)
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        if bytecode:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+        else:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
         return env
 
     def check(self) -> None:

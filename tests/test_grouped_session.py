@@ -19,7 +19,7 @@ import pytest
 
 from pytest_evidence import stream
 from pytest_evidence.model import FailureKind, Outcome
-from runner import pytest_session
+from runner import gates, pytest_session
 from runner.pytest_run import PytestRun
 from runner.pytest_session import GroupedSession, SessionEnded
 from runner.pytest_session import _readable as real_readable
@@ -70,12 +70,14 @@ def _checkout(tmp_path: pathlib.Path, files: dict[str, str]) -> pathlib.Path:
     return root
 
 
+_TARGET = Target(sys.executable, (), ("-p", "no:randomly"))
+
+
 def _session(
     checkout: pathlib.Path, budget: float = 120.0, files: list[str] | None = None, reruns: int = 0
 ) -> GroupedSession:
-    target = Target(sys.executable, (), ("-p", "no:randomly"))
     sandbox = Sandbox(seed=1, test_timeout=None, tier_budget=budget, network="socket_guard")
-    return GroupedSession(target, checkout, files, sandbox=sandbox, reruns=reruns, watch=())
+    return GroupedSession(_TARGET, checkout, files, sandbox=sandbox, reruns=reruns, watch=())
 
 
 def _outcomes(run: PytestRun, ids: list[str]) -> dict[str, Outcome | None]:
@@ -324,3 +326,25 @@ def test_the_view_of_a_session_that_died_collecting_is_the_ended_process(tmp_pat
         view = session.view()
     assert view is ended.value.run and view.exit_code == 4
     assert view.content.collected is None
+
+
+def test_a_session_writes_bytecode_into_its_checkout_and_the_import_probe_does_not(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A certify's later sessions on a checkout read what its first one compiled, even where the
+    runner's own environment asks for no bytecode; T2's import probe, which runs before either
+    side's first session, leaves the tree as git made it."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    checkout = _checkout(tmp_path, {**SUITE, "pkg/__init__.py": "VALUE = 1\n"})
+    sandbox = Sandbox(seed=1, test_timeout=None, tier_budget=120.0, network="socket_guard")
+    answers, _code = gates._probe(checkout, [(str(checkout / "pkg/__init__.py"), "pkg")], _TARGET, sandbox)
+    assert answers[str(checkout / "pkg/__init__.py")]["ok"]
+    assert not list(checkout.rglob("*.pyc"))
+    with _session(checkout, files=["tests/test_b.py"]) as session:
+        session.collected()
+        session.plan([[B1, B2]])
+        session.group(0)
+        final = session.close()
+    assert _outcomes(final, [B1, B2]) == {B1: Outcome.PASS, B2: Outcome.PASS}
+    rewritten = [p.name for p in (checkout / "tests" / "__pycache__").glob("test_b.*.pyc")]
+    assert len(rewritten) == 1 and "-pytest-" in rewritten[0]  # pytest's assertion rewriting, cached
