@@ -157,12 +157,9 @@ class Ladder:
         static.lint(self, diff)
         if self.halted():
             return
-        static.types(self, diff)
+        typing = static.types(self, diff)
         if self.halted():
             return
-        self.before_tests()
-        self.sides.plan = overlay.plan(str(self.co.c_dir), self.co.baseline, self.test_modules)
-        resolver = overlay.OriginResolver(str(self.co.c_dir), self.sides.plan, "")
         asked: list[baseline_suite.BaselineSuite] = []
 
         def suite(tests: int = 0) -> SuiteRun | None:
@@ -171,7 +168,13 @@ class Ladder:
                 asked.append(regress.suite_of_b(self, tests))
             return asked[0].suite
 
-        reproduce.reproducers(self, diff, resolver, suite)
+        try:
+            self.before_tests()
+            self.sides.plan = overlay.plan(str(self.co.c_dir), self.co.baseline, self.test_modules)
+            resolver = overlay.OriginResolver(str(self.co.c_dir), self.sides.plan, "")
+            reproduce.reproducers(self, diff, resolver, suite, typing.settle)
+        finally:
+            typing.wait()
         if self.halted():
             return
         regress.tiers(self, diff, resolver, suite)
