@@ -26,7 +26,6 @@ from pytest_evidence.errors import ToolFailed
 from pytest_evidence.model import Failure, FailureKind, Finding, Outcome, Role, ValidationResult
 from runner import findings as judged
 from runner.importgraph import owned_module
-from runner.meanwhile import Meanwhile
 from runner.sandbox import Sandbox
 from runner.target import Target
 
@@ -353,51 +352,15 @@ def _probe_baseline(
     ]
 
 
-@dataclass(frozen=True)
-class TypeCheck:
-    """T2 in two halves. The import probe's answer comes first: where each changed module was
-    imported from (``origins``), which every later test process on C is checked against, and
-    whether an import already failed the gate (``failed``). mypy's (``mypy``, None where it does
-    not run) comes when it comes: T3's sessions start and collect meanwhile."""
-
-    origins: dict[str, str | None]
-    imported: GateResult
-    mypy: Meanwhile[GateResult] | None
-    typed: bool  # a changed module the library owns: mypy's to check, where configured
-
-    @property
-    def failed(self) -> bool:
-        return not self.imported.passed
-
-    def result(self) -> GateResult:
-        """The gate, once mypy answered."""
-        if not self.imported.results:  # no Python file changed: nothing else to say
-            return self.imported
-        if self.mypy is None:
-            none = "mypy not configured by the repository" if self.typed else "no changed module to type-check"
-            checked = GateResult(True, (), (), none)
-        else:
-            checked = self.mypy()
-        found = (*checked.findings, *self.imported.findings)
-        note = "%s; %s" % (checked.note, self.imported.note)
-        return GateResult(not any(f.hard for f in found), (*checked.results, *self.imported.results), found, note)
-
-    def wait(self) -> None:
-        """Until mypy is over, whatever it said: no climb leaves it running."""
-        if self.mypy is not None:
-            self.mypy.wait()
-
-
-def type_check(
+def type_gate(
     checkout: pathlib.Path,
     paths: Sequence[str],
     candidate: str,
     target: Target,
     baseline: Callable[[], pathlib.Path],
     sandbox: Sandbox,
-) -> TypeCheck:
-    """T2: mypy where configured, in a thread, and beside it an import of every changed module
-    the library owns on C.
+) -> tuple[GateResult, dict[str, str | None]]:
+    """T2: mypy where configured, then import every changed module the library owns on C.
 
     Changed files the library does not own (``setup.py``, ``docs/``, scripts, examples) are
     byte-compiled, not imported: importing them would run a build or need a documentation theme.
@@ -405,67 +368,47 @@ def type_check(
     network, scrubbed environment, temporary ``HOME``.
 
     A mypy error B already had (``findings``) is recorded but does not halt: real repositories
-    often carry type errors, or miss stubs, that no candidate introduced.
+    often carry type errors, or miss stubs, that no candidate introduced. Returns the gate and,
+    per changed module, the file it was imported from.
     """
     py = [p for p in paths if p.endswith(".py")]
     if not py:
-        return TypeCheck({}, GateResult(True, (), (), "no Python file changed"), None, False)
+        return GateResult(True, (), (), "no Python file changed"), {}
     # The declared roots first; the checkout root and src/ as fallbacks, so that a changed module
     # outside the declared roots is still imported -- and its provenance checked.
     roots = [*target.relative_roots(checkout), "", "src"]
     owned = {p: owned_module(checkout, p, roots) for p in py}
-    typed = [p for p in py if owned[p]]
-    mypy = (
-        Meanwhile("mypy", lambda: _type_checked(checkout, typed, candidate, target, baseline))
-        if typed and mypy_configured(checkout)
-        else None
-    )
-    imported, origins = _imported(checkout, py, owned, candidate, target, baseline, sandbox)
-    return TypeCheck(origins, imported, mypy, bool(typed))
-
-
-def _type_checked(
-    checkout: pathlib.Path, typed: Sequence[str], candidate: str, target: Target, baseline: Callable[[], pathlib.Path]
-) -> GateResult:
-    """mypy's half of T2: the candidate's new errors, judged against B's in the same files."""
-    notes = []
-    found, code = _mypy(checkout, typed, target)
-    unenforced = 0
-    if any(f.hard for f in found):
-        b_dir = baseline()
-        on_b = [p for p in typed if (b_dir / p).is_file()]
-        b_found = _mypy(b_dir, on_b, target)[0] if on_b else []
-        found = judged.judge(found, b_found, _read(checkout), _read(b_dir))
-        unenforced = sum(1 for f in b_found if f.hard)
-    if unenforced:
-        # B's own code fails the repository's mypy configuration in these very files: the
-        # project does not hold its code to it, so a candidate is not held to it either. Its
-        # new errors stay in the record as warnings; T1's undefined names and the import probe
-        # still catch code that cannot run.
-        found = [dataclasses.replace(f, hard=False) for f in found]
-        notes.append("mypy not enforced: B has %d error(s) in these files under its configuration" % unenforced)
-    results = []
-    for path in typed:
-        bad = [f for f in found if f.path == path and f.hard]
-        results.append(_result("T2::mypy::" + path, candidate, bad[0] if bad else None, FailureKind.TYPE_ERROR, code))
-    errors = [f for f in found if f.hard]
-    first = " (first %s:%s %s)" % (errors[0].path, errors[0].line, errors[0].message) if errors else ""
-    notes.append("mypy: %d new error(s)%s" % (len(errors), first))
-    return GateResult(not errors, tuple(results), tuple(found), "; ".join(notes))
-
-
-def _imported(
-    checkout: pathlib.Path,
-    py: Sequence[str],
-    owned: dict[str, str | None],
-    candidate: str,
-    target: Target,
-    baseline: Callable[[], pathlib.Path],
-    sandbox: Sandbox,
-) -> tuple[GateResult, dict[str, str | None]]:
-    """The import probe's half of T2, and per changed module the file it was imported from."""
     findings: list[Finding] = []
     results: list[ValidationResult] = []
+    notes = []
+    typed = [p for p in py if owned[p]]
+    if mypy_configured(checkout) and typed:
+        found, code = _mypy(checkout, typed, target)
+        unenforced = 0
+        if any(f.hard for f in found):
+            b_dir = baseline()
+            on_b = [p for p in typed if (b_dir / p).is_file()]
+            b_found = _mypy(b_dir, on_b, target)[0] if on_b else []
+            found = judged.judge(found, b_found, _read(checkout), _read(b_dir))
+            unenforced = sum(1 for f in b_found if f.hard)
+        if unenforced:
+            # B's own code fails the repository's mypy configuration in these very files: the
+            # project does not hold its code to it, so a candidate is not held to it either. Its
+            # new errors stay in the record as warnings; T1's undefined names and the import probe
+            # still catch code that cannot run.
+            found = [dataclasses.replace(f, hard=False) for f in found]
+            notes.append("mypy not enforced: B has %d error(s) in these files under its configuration" % unenforced)
+        findings.extend(found)
+        for path in typed:
+            bad = [f for f in found if f.path == path and f.hard]
+            results.append(
+                _result("T2::mypy::" + path, candidate, bad[0] if bad else None, FailureKind.TYPE_ERROR, code)
+            )
+        errors = [f for f in found if f.hard]
+        first = " (first %s:%s %s)" % (errors[0].path, errors[0].line, errors[0].message) if errors else ""
+        notes.append("mypy: %d new error(s)%s" % (len(errors), first))
+    else:
+        notes.append("mypy not configured by the repository" if typed else "no changed module to type-check")
     probe = [(str(checkout / p), owned[p]) for p in py]
     imported, probe_exit = _probe(checkout, probe, target, sandbox)
     failures = [
@@ -496,6 +439,8 @@ def _imported(
         )
     hard = [f for f in findings if f.hard]
     failed = [f for f in findings if f.check == "import" and f.hard]
-    note = "%d module(s) imported, %d file(s) byte-compiled only" % (len(origins), sum(1 for p in py if not owned[p]))
-    note += "; %s: %s" % (failed[0].path, failed[0].message) if failed else ""
-    return GateResult(not hard, tuple(results), tuple(findings), note), origins
+    notes.append(
+        "%d module(s) imported, %d file(s) byte-compiled only" % (len(origins), sum(1 for p in py if not owned[p]))
+        + ("; %s: %s" % (failed[0].path, failed[0].message) if failed else "")
+    )
+    return GateResult(not hard, tuple(results), tuple(findings), "; ".join(notes)), origins

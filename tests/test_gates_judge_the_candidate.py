@@ -173,32 +173,25 @@ def test_a_new_mypy_error_halts_where_b_passes_the_configuration(repo: Repo, tmp
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     t2 = _tier(doc, "T2")
     assert (code, t2["status"]) == (1, "failed"), t2
-    # T3's sessions started beside mypy: they ran no test, and T3 left nothing in the record.
     assert doc is not None
     assert [t["tier"] for t in doc["tiers"] if t["status"] != "not_run"] == ["T0", "T1", "T2"]
-    assert not doc["results"] or all(r["test_id"].startswith(("T0::", "T1::", "T2::")) for r in doc["results"])
 
 
-def test_t3s_sessions_collect_while_mypy_runs(repo: Repo, tmp_path: pathlib.Path) -> None:
-    """A mypy plugin that answers only once the new test module was imported, or after waiting
-    60 s in vain: it is imported by T3's collection alone (the import probe imports source
-    modules), so the plugin sees it only if T3's sessions start before mypy is over."""
-    seen, waited = tmp_path / "collected", tmp_path / "waited"
-    plugin = (
-        "import os, time\n\nfrom mypy.plugin import Plugin\n\n\n"
-        "def plugin(version):\n"
-        "    for _ in range(600):\n"
-        "        if os.path.exists(%r):\n"
-        "            break\n"
-        "        time.sleep(0.1)\n"
-        "    with open(%r, 'w') as fh:\n"
-        "        fh.write('seen' if os.path.exists(%r) else 'not seen')\n"
-        "    return Plugin\n"
-    ) % (str(seen), str(waited), str(seen))
-    config = {"setup.cfg": "[mypy]\nplugins = mypy_wait.py\n", "mypy_wait.py": plugin}
-    base = repo.commit({**PKG, **config})
-    test = "import pathlib\n\npathlib.Path(%r).touch()\n\n" % str(seen) + FIX["tests/test_half.py"]
-    cand = repo.commit({**FIX, "tests/test_half.py": test})
+#: Rewrites its own module at import into a version mypy accepts.
+SELF_HEALING = (
+    "import pathlib as _p\n\n_f = _p.Path(__file__)\n_s = _f.read_text()\n"
+    "if 'return ' + 'str(n)' in _s:\n    _f.write_text(_s.replace('return ' + 'str(n)', 'return n // 3'))\n\n\n"
+)
+
+
+def test_mypy_reads_the_changed_modules_before_any_candidate_code_runs(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """A changed module that rewrites itself at import into a version mypy accepts: mypy must have
+    read it before the import probe (or a test session) ran it. Found by a review of an overlap
+    of mypy with the probe and T3's collection, taken back (``docs/benchmarks.md``)."""
+    typed = "def half(n: int) -> int:\n    return n // 2 + 1\n\n\ndef double(n: int) -> int:\n    return n * 2\n"
+    base = repo.commit({**PKG, **STRICT, "calc/ops.py": typed})
+    bad = typed.replace("n // 2 + 1", "n // 2") + "\n\ndef third(n: int) -> int:\n    return str(n)\n"
+    cand = repo.commit({**FIX, "calc/ops.py": SELF_HEALING + bad})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
-    assert waited.read_text() == "seen"
-    assert code == 0 and _tier(doc, "T2")["status"] == "passed", doc and doc["verdict"]
+    t2 = _tier(doc, "T2")
+    assert (code, t2["status"]) == (1, "failed") and "return-value" in str(t2["findings"]), t2

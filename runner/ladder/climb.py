@@ -157,9 +157,12 @@ class Ladder:
         static.lint(self, diff)
         if self.halted():
             return
-        typing = static.types(self, diff)
+        static.types(self, diff)
         if self.halted():
             return
+        self.before_tests()
+        self.sides.plan = overlay.plan(str(self.co.c_dir), self.co.baseline, self.test_modules)
+        resolver = overlay.OriginResolver(str(self.co.c_dir), self.sides.plan, "")
         asked: list[baseline_suite.BaselineSuite] = []
 
         def suite(tests: int = 0) -> SuiteRun | None:
@@ -168,13 +171,7 @@ class Ladder:
                 asked.append(regress.suite_of_b(self, tests))
             return asked[0].suite
 
-        try:
-            self.before_tests()
-            self.sides.plan = overlay.plan(str(self.co.c_dir), self.co.baseline, self.test_modules)
-            resolver = overlay.OriginResolver(str(self.co.c_dir), self.sides.plan, "")
-            reproduce.reproducers(self, diff, resolver, suite, typing.settle)
-        finally:
-            typing.wait()
+        reproduce.reproducers(self, diff, resolver, suite)
         if self.halted():
             return
         regress.tiers(self, diff, resolver, suite)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import pathlib
-import time
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -353,23 +352,17 @@ def authored(ladder: Ladder) -> Callable[[str], bool]:
 
 
 def reproducers(
-    ladder: Ladder,
-    diff: Diff,
-    resolver: overlay.OriginResolver,
-    baseline: Callable[[], SuiteRun | None],
-    typed: Callable[[], None],
+    ladder: Ladder, diff: Diff, resolver: overlay.OriginResolver, baseline: Callable[[], SuiteRun | None]
 ) -> None:
     """T3, in a grouped session on C that collects ``t3_files`` only. ``baseline`` gives B's
-    stored suite run, asked for only for declared expected changes. ``typed`` records T2 once
-    mypy answered (``static.types``): T3's sessions start and collect beside mypy, and run no
-    test -- nor does T3 record anything -- unless T2 lets the climb on."""
-    start = time.perf_counter()
+    stored suite run, asked for only for declared expected changes."""
+    start = ladder.enter(Tier.T3)
     invocation, sides = ladder.invocation, ladder.sides
+    tampered_collection(ladder)
     files = t3_files(ladder)
     if not files:
-        if _typed(ladder, typed):
-            note = "no reproducer: none designated, and the candidate added or changed no test"
-            ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, note)
+        note = "no reproducer: none designated, and the candidate added or changed no test"
+        ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, note)
         return
     with contextlib.ExitStack() as sessions:
         session = sessions.enter_context(sides.session(ladder.co.c_dir, files, one_budget=True))
@@ -377,8 +370,6 @@ def reproducers(
         # C's groups (through the one that falsified the patch, if one did), and a T3 that ends
         # before B's turn ends B's process unused.
         b_session = sessions.enter_context(sides.b_session(files, one_budget=True)) if sides.replayed else None
-        if not _typed(ladder, typed):
-            return  # T2 halted the climb: the sessions end unused
         try:
             view = session.collected()
             abnormal = False
@@ -423,17 +414,6 @@ def reproducers(
         cut = "the %d other test(s) of the changed files did not run%s" % (unrun, among) if unrun else ""
         chosen = ran
     _judge(ladder, diff, start, chosen, files, resolver, c_run, b_run, baseline, steady=falsified is None, cut=cut)
-
-
-def _typed(ladder: Ladder, typed: Callable[[], None]) -> bool:
-    """T2 recorded; whether the climb goes on to T3 (then the running rung). What the tampering
-    was for is asked only then: does the candidate's own tree, as submitted, collect anything?"""
-    typed()
-    if ladder.halted():
-        return False
-    ladder.enter(Tier.T3)
-    tampered_collection(ladder)
-    return True
 
 
 def _first_runs(

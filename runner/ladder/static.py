@@ -38,10 +38,7 @@ def present(diff: Diff) -> list[str]:
 def gate(ladder: Ladder, tier: Tier, run: Callable[[], gates.GateResult]) -> None:
     """Run one static gate as rung ``tier``; its results and findings join the evidence."""
     start = ladder.enter(tier)
-    recorded(ladder, tier, start, run())
-
-
-def recorded(ladder: Ladder, tier: Tier, start: float, result: gates.GateResult) -> None:
+    result = run()
     ladder.evidence.add(result.results)
     status = judge.static_tier(result.passed, len(result.results))
     ladder.tier(tier, status, start, len(result.results), len(result.results), None, result.note, result.findings)
@@ -110,38 +107,19 @@ def lint(ladder: Ladder, diff: Diff) -> None:
     gate(ladder, Tier.T1, lambda: gates.lint_gate(co.c_dir, py, co.candidate, lambda: co.b_dir, ladder.trusted))
 
 
-def types(ladder: Ladder, diff: Diff) -> Types:
-    """T2, in two halves (``gates.TypeCheck``). The import probe answers now: every C run
-    afterwards reports where the modules it imported came from. The tier is recorded once mypy
-    answered too (``Types.settle``): T3 starts its sessions before that, and runs nothing until
-    the climb goes on (``reproduce.reproducers``). Recorded at once when nothing is left to wait
-    for: the probe failed the tier, or mypy does not run."""
+def types(ladder: Ladder, diff: Diff) -> None:
+    """T2; every C run afterwards reports where the modules it imported came from."""
     co = ladder.co
-    start = ladder.enter(Tier.T2)
     sources = [f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D"]
-    check = gates.type_check(co.c_dir, sources, co.candidate, ladder.target, lambda: co.b_dir, ladder.sides.sandbox)
-    ladder.sides.watch = sorted(check.origins)
-    ladder.sides.provenance(check.origins, "the import probe")
-    typing = Types(ladder, start, check)
-    if check.failed or check.mypy is None:
-        typing.settle()
-    return typing
+    origins: dict[str, str | None] = {}
 
+    def run() -> gates.GateResult:
+        result, found = gates.type_gate(
+            co.c_dir, sources, co.candidate, ladder.target, lambda: co.b_dir, ladder.sides.sandbox
+        )
+        origins.update(found)
+        return result
 
-class Types:
-    """T2's second half: mypy's answer, recorded with the probe's as the tier."""
-
-    def __init__(self, ladder: Ladder, start: float, check: gates.TypeCheck) -> None:
-        self._ladder, self._start, self._check = ladder, start, check
-        self._settled = False
-
-    def settle(self) -> None:
-        """Wait for mypy and record T2 (once)."""
-        if not self._settled:
-            self._settled = True
-            self._ladder.enter(Tier.T2)  # mypy failing to answer is T2's error, whichever rung waits for it
-            recorded(self._ladder, Tier.T2, self._start, self._check.result())
-
-    def wait(self) -> None:
-        """Until mypy is over, recording nothing: a climb that ends otherwise leaves no mypy running."""
-        self._check.wait()
+    gate(ladder, Tier.T2, run)
+    ladder.sides.watch = sorted(origins)
+    ladder.sides.provenance(origins, "the import probe")
