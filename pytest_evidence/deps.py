@@ -42,6 +42,18 @@ def _audit(event: str, args: Tuple[Any, ...]) -> None:
         _AUDITED[0].opened(event, args)
 
 
+def source_of(path: str) -> str:
+    """The module a file under ``__pycache__`` is the bytecode of (``m.cpython-311.pyc``, pytest's
+    ``m.cpython-311-pytest-8.3.5.pyc``, a write's temporary ``m.cpython-311.pyc.4711``); any other
+    path itself. Whether a test's lazy import reads a module's source or its bytecode depends on
+    what an earlier session -- or another xdist worker -- wrote: what the test is recorded to
+    have opened must not."""
+    head, name = os.path.split(path)
+    if os.path.basename(head) != "__pycache__":
+        return path
+    return os.path.join(os.path.dirname(head), name.split(".", 1)[0] + ".py")
+
+
 def choose_engine(requested: str) -> str:
     """The cheapest engine that stays safe here (``docs/benchmarks.md`` has the measurements).
 
@@ -111,7 +123,7 @@ class DependencyRecorder:
 
     def opened(self, event: str, args: Tuple[Any, ...]) -> None:
         if event == "open" and self._files is not None and args and isinstance(args[0], str):
-            self._files.add(args[0])
+            self._files.add(source_of(args[0]))
 
     def pytest_unconfigure(self) -> None:
         """Give back what the session took: the audit hook's attention and the monitoring tool id."""

@@ -13,7 +13,7 @@ import types
 
 import pytest
 
-from pytest_evidence.deps import choose_engine
+from pytest_evidence.deps import choose_engine, source_of
 from pytest_evidence.stream import read
 
 LIB = "def helper(x):\n    return x + 1\n\n\ndef unused():\n    return 0\n"
@@ -148,3 +148,28 @@ def test_three_sessions_in_one_process_each_record_their_own_dependencies(pytest
         assert content.files["test_deps.py::test_reads_data"] == ["data.txt"], run
     if hasattr(sys, "monitoring"):
         assert sys.monitoring.get_tool(3) is None and sys.monitoring.get_tool(4) is None
+
+
+def test_a_module_read_from_its_bytecode_counts_as_its_source_opened(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test importing a module as it runs opens the source in the session that compiles it, and
+    the bytecode in the next one: both record the source, as the runner's later sessions on a
+    checkout (or xdist workers) read what an earlier one wrote."""
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    pytester.makepyfile(lazy="VALUE = 1\n", test_lazy="def test_imports():\n    import lazy\n\n    assert lazy.VALUE\n")
+    recorded = []
+    for run in ("compiles", "reads"):
+        stream = pytester.path / ("%s.jsonl" % run)
+        assert pytester.runpytest_subprocess(*_recording(pytester, stream)).ret == 0
+        recorded.append(read(str(stream)).files["test_lazy.py::test_imports"])
+    assert list((pytester.path / "__pycache__").glob("lazy.*.pyc"))  # the second session had bytecode to read
+    assert recorded == [["lazy.py"], ["lazy.py"]]
+
+
+def test_the_source_of_a_bytecode_file() -> None:
+    for cached in ("m.cpython-311.pyc", "m.cpython-311-pytest-8.3.5.pyc", "m.cpython-38.pyc.140234"):
+        assert source_of("/r/pkg/__pycache__/" + cached) == "/r/pkg/m.py"
+    assert source_of("/r/pkg/data.json") == "/r/pkg/data.json"
+    assert source_of("/r/__pycache__.txt") == "/r/__pycache__.txt"
