@@ -245,9 +245,9 @@ class Target:
         """The target's fingerprint and guard versions, asked once per interpreter (and again
         once what it read moved: ``_forget_if_moved``).
 
-        The probe also byte-compiles the plugin's private copy for that interpreter: every target
-        process runs with ``PYTHONDONTWRITEBYTECODE`` (nothing written into checkouts), so without
-        it each of a certify's pytest starts compiled the plugin from source again (about 0.1 s each).
+        The probe also byte-compiles the plugin's private copy for that interpreter: the processes
+        before T3 write no bytecode (``env``), and a certify's first test sessions start together,
+        so without it each of them compiled the plugin from source (about 0.1 s each).
         """
         with _PROBING:
             if self.python not in _PROBED:
