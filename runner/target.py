@@ -113,8 +113,8 @@ class Target:
         """The environment of a process in the target: the plugin's private copy first (nothing
         in the checkout can stand in for it), then the checkout's roots.
 
-        ``bytecode``: the process writes its bytecode, as plain pytest does -- into the
-        ``__pycache__`` of the runner's temporary worktrees, the only code a test process finds
+        ``bytecode``: the process writes its bytecode, as plain pytest does -- in practice into
+        the ``__pycache__`` of the runner's temporary worktrees, the code a test process finds
         uncompiled (``_probed`` compiles the plugin's copy, installers the environment). Test
         sessions do: each of a certify's dozen sessions on a checkout would otherwise compile its
         sources and rewrite its test modules again (about 0.5 s a process on click). The probes
