@@ -156,18 +156,38 @@ def _definitions(source: bytes) -> Optional[Dict[Tuple[str, ...], str]]:
     except (SyntaxError, ValueError):
         return None
     found: Dict[Tuple[str, ...], str] = {}
-
-    def walk(body: Sequence[ast.stmt], prefix: Tuple[str, ...]) -> None:
-        for node in body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                key = (*prefix, node.name)
-                found[key] = hashlib.sha256(ast.dump(node).encode()).hexdigest()
-                # Into functions too: a factory that defines a test class per parameter (lark's
-                # ``_make_full_earley_test``) holds methods the suite collects under other names.
-                walk(node.body, key)
-
-    walk(tree.body, ())
+    for node in tree.body:
+        _digest(node, (), found)
     return found
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _digest(node: ast.AST, prefix: Tuple[str, ...], found: Dict[Tuple[str, ...], str]) -> str:
+    """The digest of ``node``'s whole tree, and -- for a definition -- of every definition in its
+    body (into functions too: a factory that defines a test class per parameter, lark's
+    ``_make_full_earley_test``, holds methods the suite collects under other names), kept in
+    ``found``. A definition's digest folds in its inner definitions' digests instead of dumping
+    their trees again: a class is dumped once, not once more per method it holds."""
+    if not isinstance(node, _DEFINITIONS):
+        return ast.dump(node)
+    key = (*prefix, node.name)
+    parts = [type(node).__name__]
+    for field, value in ast.iter_fields(node):
+        if field == "body":
+            parts.append("body=[%s]" % ", ".join(_digest(child, key, found) for child in value))
+        elif isinstance(value, list):
+            parts.append("%s=[%s]" % (field, ", ".join(_dump(v) for v in value)))
+        else:
+            parts.append("%s=%s" % (field, _dump(value)))
+    digest = hashlib.sha256(("(%s)" % ", ".join(parts)).encode()).hexdigest()
+    found[key] = digest
+    return digest
+
+
+def _dump(value: object) -> str:
+    return ast.dump(value) if isinstance(value, ast.AST) else repr(value)
 
 
 def split_test_id(test_id: str) -> Tuple[str, Tuple[str, ...]]:
@@ -204,7 +224,7 @@ class OriginResolver:
 
     def origin(self, test_id: str) -> Origin:
         rel, names = split_test_id(test_id)
-        path = posixpath.normpath(posixpath.join(self._prefix, rel)) if self._prefix else rel
+        path = self._path(rel)
         if path in self._plan.added:
             return Origin.ADDED
         inherited = self._inherited(path, names)
@@ -216,6 +236,17 @@ class OriginResolver:
         if old is None or new is None or not names:
             return Origin.UNKNOWN
         return _compare(old, new, names)
+
+    def read_ahead(self, paths: Iterable[str]) -> None:
+        """Parse now what ``origin`` will read for tests in ``paths`` (node-id paths): each of
+        them, and every changed test file a method may be inherited from. For a caller with time
+        on its hands -- the runner, while test processes start and collect -- so that their
+        tests need not wait for it afterwards."""
+        for rel in paths:
+            self._current(self._path(rel))
+        for path in sorted(self._plan.changed):
+            if path.endswith(".py"):
+                self._parsed(path)
 
     def _inherited(self, path: str, names: Tuple[str, ...]) -> Optional[Origin]:
         """A test method its class gets from elsewhere: a base or a class factory in a changed file.
@@ -246,6 +277,10 @@ class OriginResolver:
             if origin in found:
                 return origin
         return None
+
+    def _path(self, rel: str) -> str:
+        """A node-id path as a path from the git root."""
+        return posixpath.normpath(posixpath.join(self._prefix, rel)) if self._prefix else rel
 
     def _from_disk(self, path: str) -> Optional[bytes]:
         try:

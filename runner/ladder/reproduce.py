@@ -370,6 +370,7 @@ def reproducers(
         # C's groups (through the one that falsified the patch, if one did), and a T3 that ends
         # before B's turn ends B's process unused.
         b_session = sessions.enter_context(sides.b_session(files, one_budget=True)) if sides.replayed else None
+        resolver.read_ahead(files)  # while the processes start and collect: their tests wait for none of it
         try:
             view = session.collected()
             abnormal = False
@@ -487,9 +488,10 @@ def _silenced_on_both(ladder: Ladder, typed: Typed, baseline: Callable[[], Suite
         ladder.evidence.detect(confirmed.lost(r.test_id, typed.annotations[r.test_id].origin))
 
 
-#: At most this many of T3's groups end at a reproducer. Each barrier reads the stream again, all
-#: of it: a candidate changing hundreds of test files would otherwise pay for hundreds of reads
-#: of a stream thousands of lines long (about 16 us a line).
+#: At most this many of T3's groups end at a reproducer. Each barrier is a round trip between
+#: the runner and the process, and a copy of everything the stream said so far (results of
+#: thousands of tests): a candidate changing hundreds of test files would otherwise pay for
+#: hundreds of them.
 MOST_GROUPS = 8
 
 

@@ -1,0 +1,114 @@
+"""Whether a test is new, changed or untouched since B, per definition, from the ASTs
+(``overlay.OriginResolver``): the input of every role, so moved or re-commented code must stay
+untouched and any change to a test's own definition -- or to the mixin it inherits it from --
+must show."""
+
+from __future__ import annotations
+
+from conftest import Repo
+
+from pytest_evidence import overlay
+from pytest_evidence.model import Origin
+
+OLD = """import pytest
+
+
+class Mixin:
+    def test_shared(self):
+        assert 1
+
+
+class TestBox(Mixin):
+    size = 3
+
+    def test_kept(self):
+        assert self.size
+
+    def test_edited(self):
+        assert self.size == 3
+
+    class Inner:
+        def test_deep(self):
+            assert True
+
+
+def make(n):
+    class TestMade:
+        def test_made(self):
+            assert n
+    return TestMade
+
+
+def test_plain():
+    assert make(1)
+"""
+
+#: B's file changed: the mixin's method, a class attribute and one method of the class, a method
+#: added (the lines below it move), the factory's inner method.
+NEW = (
+    OLD.replace("        assert 1\n", "        assert 1 == 1\n")
+    .replace("    size = 3\n", "    # a comment, and lines moved: nothing any test runs changed\n    size = 4\n")
+    .replace("assert self.size == 3\n", "assert self.size == 4\n\n    def test_added(self):\n        assert 1\n")
+    .replace("            assert n\n", "            assert n > 0\n")
+)
+
+OTHER = "from tests.test_box import Mixin\n\n\nclass TestOther(Mixin):\n    def test_own(self):\n        assert 2\n"
+
+
+def _resolver(repo: Repo, reads: list[str]) -> overlay.OriginResolver:
+    b = repo.commit({"tests/__init__.py": "", "tests/test_box.py": OLD, "tests/test_other.py": OTHER})
+    repo.commit({"tests/test_box.py": NEW})
+    plan = overlay.plan(str(repo.path), b, ("test_*.py",))
+
+    def read(path: str) -> bytes | None:
+        reads.append(path)
+        return (repo.path / path).read_bytes()
+
+    return overlay.OriginResolver(str(repo.path), plan, "", read)
+
+
+def test_each_test_takes_the_origin_of_its_own_definition(repo: Repo) -> None:
+    resolver = _resolver(repo, [])
+    origins = {
+        t: resolver.origin("tests/test_box.py::" + t)
+        for t in (
+            "TestBox::test_kept",
+            "TestBox::test_edited",
+            "TestBox::test_added",
+            "TestBox::Inner::test_deep",
+            "TestBox::test_shared",
+            "test_plain",
+            "TestMade::test_made",
+        )
+    }
+    assert origins == {
+        "TestBox::test_kept": Origin.UNCHANGED,  # its class changed around it, and it moved: itself did not
+        "TestBox::test_edited": Origin.CHANGED,
+        "TestBox::test_added": Origin.ADDED,
+        "TestBox::Inner::test_deep": Origin.UNCHANGED,
+        "TestBox::test_shared": Origin.CHANGED,  # inherited from the changed mixin
+        "test_plain": Origin.UNCHANGED,
+        "TestMade::test_made": Origin.CHANGED,  # a class made inside a changed factory
+    }
+    # An unchanged file's test inheriting the changed mixin's method is changed too.
+    assert resolver.origin("tests/test_other.py::TestOther::test_shared") is Origin.CHANGED
+    assert resolver.origin("tests/test_other.py::TestOther::test_own") is Origin.UNCHANGED
+
+
+def test_a_definition_changed_only_inside_an_inner_one_differs_at_every_level() -> None:
+    digests = overlay._definitions(OLD.encode())
+    changed = overlay._definitions(OLD.replace("assert True", "assert False").encode())
+    assert digests is not None and changed is not None
+    differ = {key for key in digests if digests[key] != changed[key]}
+    assert differ == {("TestBox",), ("TestBox", "Inner"), ("TestBox", "Inner", "test_deep")}
+
+
+def test_read_ahead_leaves_nothing_for_the_tests_origins_to_read(repo: Repo) -> None:
+    reads: list[str] = []
+    resolver = _resolver(repo, reads)
+    resolver.read_ahead(["tests/test_box.py", "tests/test_other.py"])
+    assert sorted(set(reads)) == ["tests/test_box.py", "tests/test_other.py"]
+    before = len(reads)
+    for test_id in ("tests/test_box.py::TestBox::test_kept", "tests/test_other.py::TestOther::test_shared"):
+        resolver.origin(test_id)
+    assert len(reads) == before
