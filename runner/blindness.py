@@ -566,6 +566,18 @@ def trivial(value: object) -> bool:
     return value is None or isinstance(value, bool) or value in TRIVIAL
 
 
+def heard_on(tree: ast.AST, lines: Collection[int], reproducer_literals: Collection[object]) -> bool:
+    """Whether a literal on one of ``lines`` is a reproducer's, and not ``trivial``: without one
+    no branch of ``special_cased_input`` can fire on the test's input, and its analysis of the
+    whole file (every branch, every block) can be skipped."""
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in lines:
+            known, value = _value(node)
+            if known and not trivial(value) and value in reproducer_literals:
+                return True
+    return False
+
+
 def special_cased_input(
     tree_c: ast.AST,
     changed_lines: Collection[int],

@@ -332,6 +332,7 @@ def test_a_new_branch_on_the_reproducers_input_with_a_fixed_answer_is_named(
 ) -> None:
     found = special_cased_input(ast.parse(source), changed, {"unrelated", 99}, reproducer, path="lib.py")
     assert _lines(found, "special_cased_input") == [line]
+    assert blindness.heard_on(ast.parse(source), changed, reproducer)  # the ladder's shortcut keeps it
     assert found[0].path == "lib.py"
     assert "line %d" % line in found[0].message
     assert any(repr(v) in found[0].message for v in reproducer)
@@ -430,6 +431,17 @@ def test_an_entry_added_to_a_table_of_literal_cases_b_had_is_not_a_special_case(
     # B's case answered with a computation: not a table, the copied input is named
     computed = "def f(unit):\n    if unit == 's':\n        return g()\n    if unit == 'us':\n        return 9\n"
     assert _lines(special_cased_input(ast.parse(computed), {4, 5}, {"s"}, {"us"}), "special_cased_input") == [4]
+
+
+def test_no_reproducer_literal_on_a_written_line_skips_the_analysis() -> None:
+    """The ladder skips ``special_cased_input`` where ``heard_on`` is False: only where no branch
+    can fire on the reproducer's input."""
+    tree = ast.parse(HARD_CODED)
+    assert blindness.heard_on(tree, {2, 3}, {"2019-03-10"})
+    assert not blindness.heard_on(tree, {3}, {"2019-03-10"})  # the literal is on a line B had
+    assert not blindness.heard_on(tree, {2, 3}, {"2019-03-11"})  # not the reproducer's
+    assert not blindness.heard_on(ast.parse("def f(n):\n    if n == 1:\n        return 5\n"), {2, 3}, {1})  # trivial
+    assert special_cased_input(tree, {3}, set(), {"2019-03-10"}) == []
 
 
 def test_trivial_literals() -> None:

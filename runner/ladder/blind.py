@@ -52,9 +52,11 @@ def scan(ladder: Ladder, diff: Diff, reproducing: Sequence[str]) -> None:
         tree = _parse(ladder, change.path) if change.status != "D" else None
         if tree is None:
             continue
+        seen += blindness.always_equal(tree, change.c_lines, change.path)
+        if not blindness.heard_on(tree, change.c_lines, heard):
+            continue  # the candidate wrote none of the reproducers' literals here: nothing special-cased
         before = pyscan.parse(change.b_source.encode()) if change.b_source else None
         old = blindness.literals(before) if before is not None else set()
-        seen += blindness.always_equal(tree, change.c_lines, change.path)
         seen += blindness.special_cased_input(tree, change.c_lines, old, heard, change.path)
     ladder.evidence.detect(
         Detection(
