@@ -14,7 +14,7 @@ import os
 import tempfile
 from typing import List, Tuple
 
-from pytest_evidence.stream import KEY_BYTES, StreamContent, read_fd, write_all
+from pytest_evidence.stream import KEY_BYTES, Reader, StreamContent, write_all
 
 
 def fixed_number(fd: int) -> int:
@@ -54,6 +54,7 @@ class PrivateChannel:
 
     def __init__(self) -> None:
         self.key = os.urandom(KEY_BYTES)
+        self._reader = Reader(self.key)
         where = tempfile.mkdtemp(prefix="evidence-channel-")
         path = os.path.join(where, "stream")
         self._read_fd = -1
@@ -96,7 +97,7 @@ class PrivateChannel:
         self._child = []
 
     def read(self) -> StreamContent:
-        return read_fd(self._read_fd, self.key)
+        return self._reader.read_fd(self._read_fd)
 
     def fileno(self) -> int:
         """The reading end, for a progress display that counts lines as they arrive (-1 once closed)."""

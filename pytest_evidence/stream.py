@@ -43,7 +43,7 @@ import re
 import struct
 import threading
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from pytest_evidence.model import Failure, Observation, Outcome
@@ -414,38 +414,79 @@ def read(path: str, key: Optional[bytes] = None) -> StreamContent:
     return parse(data, key)
 
 
-def read_fd(fd: int, key: Optional[bytes] = None) -> StreamContent:
-    """Parse the whole file behind ``fd`` from its start, whatever its offset."""
-    chunks = []
-    offset = 0
-    while True:
-        chunk = os.pread(fd, 1 << 20, offset)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        offset += len(chunk)
-    return parse(b"".join(chunks), key)
-
-
 def parse(data: bytes, key: Optional[bytes] = None) -> StreamContent:
     """The content of a stream; ``key``: every line must carry its valid tag.
 
     Without a key (a stream a human asked for with ``--evidence-stream``) tags are not checked,
     and every other rule holds.
     """
-    content = StreamContent()
-    *complete, tail = data.split(b"\n")
-    repeats: Dict[str, int] = {}
-    for number, raw in enumerate(complete, 1):
-        problem = _accept(content, raw, key, repeats)
-        if problem is not None:
-            content.forgery = "line %d: %s" % (number, problem)
-            return content
-        content.lines += 1
-    if tail and content.finished:
-        content.forgery = "line %d: bytes after session_finish" % (len(complete) + 1)
-    # Otherwise a non-empty tail is the half-written line of a killed writer: ignored.
-    return content
+    reader = Reader(key)
+    reader.feed(data)
+    return reader.content
+
+
+class Reader:
+    """One stream read again and again as it grows -- a grouped session's, at each barrier and
+    when it ends -- parsing only the lines added since the last read. Reading a stream of
+    thousands of lines whole at every barrier cost more than anything else the runner did there.
+
+    Each read hands back a copy of the whole content, the caller's to change. The lines already
+    read stay as they were read: bytes rewritten behind them later change nothing, and a stream
+    cut back below what was read is a forgery."""
+
+    def __init__(self, key: Optional[bytes] = None) -> None:
+        self.content = StreamContent()
+        self._key = key
+        self._repeats: Dict[str, int] = {}
+        self._offset = 0  # bytes of complete lines accepted
+
+    def read_fd(self, fd: int) -> StreamContent:
+        """The content of the file behind ``fd`` (whatever its offset) as it now stands."""
+        content = self.content
+        size = os.fstat(fd).st_size
+        if size < self._offset and content.forgery is None:
+            content.forgery = "line %d: the stream was cut back to %d bytes after %d were read" % (
+                content.lines + 1,
+                size,
+                self._offset,
+            )
+        chunks = []
+        offset = self._offset
+        while content.forgery is None:
+            chunk = os.pread(fd, 1 << 20, offset)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            offset += len(chunk)
+        self.feed(b"".join(chunks))
+        return StreamContent(**{f.name: _copied(getattr(content, f.name)) for f in fields(content)})
+
+    def feed(self, data: bytes) -> None:
+        """Accept the complete lines of ``data``, the stream's bytes after those already read."""
+        content = self.content
+        if content.forgery is not None:
+            return
+        *complete, tail = data.split(b"\n")
+        for raw in complete:
+            problem = _accept(content, raw, self._key, self._repeats)
+            if problem is not None:
+                content.forgery = "line %d: %s" % (content.lines + 1, problem)
+                return
+            content.lines += 1
+            self._offset += len(raw) + 1
+        if tail and content.finished:
+            content.forgery = "line %d: bytes after session_finish" % (content.lines + 1)
+        # Otherwise a non-empty tail is the half-written line of a killed writer, or of a writer
+        # still writing: read again from its start next time.
+
+
+def _copied(value: Any) -> Any:
+    """A field of ``StreamContent`` in containers of its own (observations are immutable)."""
+    if isinstance(value, dict):
+        return {k: list(v) if isinstance(v, list) else v for k, v in value.items()}
+    if isinstance(value, list):
+        return list(value)
+    return value
 
 
 def _accept(content: StreamContent, raw: bytes, key: Optional[bytes], repeats: Dict[str, int]) -> Optional[str]:

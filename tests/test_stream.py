@@ -6,10 +6,12 @@ never an exception; what came before the line is kept.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
 import threading
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -394,3 +396,76 @@ def test_reading_a_missing_stream_is_an_empty_one(tmp_path: pathlib.Path) -> Non
     content = read(str(tmp_path / "none.jsonl"), KEY)
     assert content.started is None and content.forgery is None
     assert parse(b"").forgery is None
+
+
+# -- reading a growing stream ----------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _reading(path: pathlib.Path) -> Iterator[Callable[[], stream.StreamContent]]:
+    """Read ``path`` as a grouped session's channel reads its stream: again and again."""
+    reader = stream.Reader(KEY)
+    fd = os.open(str(path), os.O_RDONLY)
+    try:
+        yield lambda: reader.read_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def test_a_stream_read_as_it_grows_reads_as_the_whole_stream_parsed_once(tmp_path: pathlib.Path) -> None:
+    """A grouped session's stream is read at every barrier: each read parses only what was added,
+    a half-written line included once it is whole, and says what parsing the whole says."""
+    path = tmp_path / "s.jsonl"
+    _session(path)
+    data = path.read_bytes()
+    growing = tmp_path / "growing.jsonl"
+    growing.write_bytes(b"")
+    seen = []
+    cuts = (0, 10, len(data) // 2, len(data) - 3, len(data))  # cuts fall inside lines
+    with _reading(growing) as read:
+        for cut in cuts:
+            growing.write_bytes(data[:cut])
+            seen.append(read())
+    assert seen[-1] == parse(data, KEY)
+    assert seen[-1].forgery is None and seen[-1].exit_status == 1 and len(seen[-1].results) == 2
+    assert [c.lines for c in seen] == [data[:cut].count(b"\n") for cut in cuts]
+
+
+def test_each_read_is_the_callers_own_copy(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _session(path)
+    with _reading(path) as read:
+        first = read()
+        first.results.pop("t::a")
+        assert first.collected is not None
+        first.collected.append("t::x")
+        first.exit_status = 0
+        again = read()
+    assert again == parse(path.read_bytes(), KEY)
+    assert "t::a" in again.results and again.exit_status == 1
+
+
+def test_a_stream_cut_back_below_what_was_read_is_a_forgery(tmp_path: pathlib.Path) -> None:
+    """Read whole, a stream cut back to before its failing result would read as a shorter, honest
+    one; read as it grows, what was read stays read, and the cut itself is the forgery."""
+    path = tmp_path / "s.jsonl"
+    _session(path, finish=False)
+    with _reading(path) as read:
+        before = read()
+        assert before.forgery is None and before.results["t::b"].outcome is Outcome.FAIL
+        lines = path.read_bytes().splitlines(keepends=True)
+        with open(path, "r+b") as fh:
+            fh.truncate(sum(len(line) for line in lines[:-1]))
+        after = read()
+    assert after.forgery is not None and "cut back" in after.forgery
+    assert after.results["t::b"].outcome is Outcome.FAIL
+
+
+def test_a_line_after_session_finish_read_later_is_a_forgery(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _session(path)
+    with _reading(path) as read:
+        assert read().forgery is None
+        with open(path, "ab") as fh:
+            fh.write(b"half a line")
+        assert read().forgery == "line 6: bytes after session_finish"  # five lines read

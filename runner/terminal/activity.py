@@ -2,7 +2,7 @@
 
 The climb names its phase (a rung, B's suite run); every test process attaches its channel while
 it runs. The count is read from the stream's new bytes only, unchecked -- it feeds a progress
-display, never a verdict, which reads the whole stream with its key once the process ended. One
+display, never a verdict, which reads the stream with its key, every line checked. One
 process-wide instance, like a logger: the climb's callers need not thread a display through every
 layer that starts pytest, and a runner with no display pays one lock and an offset per poll.
 """
