@@ -17,7 +17,7 @@ import hashlib
 import os
 import posixpath
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from pytest_evidence import gitops, syntax
 from pytest_evidence.errors import OverlayConflict
@@ -157,7 +157,8 @@ def _definitions(source: bytes) -> Optional[Dict[Tuple[str, ...], str]]:
         return None
     found: Dict[Tuple[str, ...], str] = {}
     for node in tree.body:
-        _digest(node, (), found)
+        if isinstance(node, _DEFINITIONS):  # module-level code is no test's: never dumped
+            _digest(node, (), found)
     return found
 
 
@@ -221,6 +222,7 @@ class OriginResolver:
         self._read = read or self._from_disk
         self._cache: Dict[str, Tuple[Optional[Dict[Tuple[str, ...], str]], Optional[Dict[Tuple[str, ...], str]]]] = {}
         self._current_cache: Dict[str, Optional[Dict[Tuple[str, ...], str]]] = {}
+        self._texts: Dict[str, Optional[bytes]] = {}
 
     def origin(self, test_id: str) -> Origin:
         rel, names = split_test_id(test_id)
@@ -238,15 +240,25 @@ class OriginResolver:
         return _compare(old, new, names)
 
     def read_ahead(self, paths: Iterable[str]) -> None:
-        """Parse now what ``origin`` will read for tests in ``paths`` (node-id paths): each of
-        them, and every changed test file a method may be inherited from. For a caller with time
-        on its hands -- the runner, while test processes start and collect -- so that their
-        tests need not wait for it afterwards."""
+        """Read now the files ``origin`` will read for tests in ``paths`` (node-id paths): each
+        of them, and every changed test file a method may be inherited from. Every answer is
+        then judged from these texts, whatever a test process writes into the tree afterwards;
+        ``parse_ahead`` parses them (for a caller with time on its hands -- the runner, while
+        test processes start and collect)."""
         for rel in paths:
-            self._current(self._path(rel))
-        for path in sorted(self._plan.changed):
-            if path.endswith(".py"):
-                self._parsed(path)
+            self._text(self._path(rel))
+        for path in self._changed_python():
+            self._text(path)
+
+    def parse_ahead(self) -> None:
+        """Parse what ``read_ahead`` read, so that the tests' origins need not wait for it."""
+        for path in list(self._texts):
+            self._current(path)
+        for path in self._changed_python():
+            self._parsed(path)
+
+    def _changed_python(self) -> List[str]:
+        return [p for p in sorted(self._plan.changed) if p.endswith(".py")]
 
     def _inherited(self, path: str, names: Tuple[str, ...]) -> Optional[Origin]:
         """A test method its class gets from elsewhere: a base or a class factory in a changed file.
@@ -264,9 +276,7 @@ class OriginResolver:
         if here is None or names in here:
             return None
         found = set()
-        for other in sorted(self._plan.changed):
-            if not other.endswith(".py"):
-                continue
+        for other in self._changed_python():
             old, new = self._parsed(other)
             if new is None:
                 continue
@@ -289,9 +299,15 @@ class OriginResolver:
         except OSError:
             return None
 
+    def _text(self, path: str) -> Optional[bytes]:
+        """The candidate's version of ``path``, read once: every answer about it is from one text."""
+        if path not in self._texts:
+            self._texts[path] = self._read(path)
+        return self._texts[path]
+
     def _current(self, path: str) -> Optional[Dict[Tuple[str, ...], str]]:
         if path not in self._current_cache:
-            data = self._read(path)
+            data = self._text(path)
             self._current_cache[path] = None if data is None else _definitions(data)
         return self._current_cache[path]
 
@@ -299,6 +315,6 @@ class OriginResolver:
         if path not in self._cache:
             added = path in self._plan.added
             old = None if added else _definitions(gitops.show(self._root, self._plan.baseline_commit, path))
-            data = self._read(path)
+            data = self._text(path)
             self._cache[path] = (old, None if data is None else _definitions(data))
         return self._cache[path]

@@ -427,39 +427,36 @@ def parse(data: bytes, key: Optional[bytes] = None) -> StreamContent:
 
 class Reader:
     """One stream read again and again as it grows -- a grouped session's, at each barrier and
-    when it ends -- parsing only the lines added since the last read. Reading a stream of
+    when it ends -- parsing only the lines added since the last read. Parsing a stream of
     thousands of lines whole at every barrier cost more than anything else the runner did there.
 
-    Each read hands back a copy of the whole content, the caller's to change. The lines already
-    read stay as they were read: bytes rewritten behind them later change nothing, and a stream
-    cut back below what was read is a forgery."""
+    Each read hands back a copy of the whole content, the caller's to change. Each read also
+    checks that the bytes already parsed are still there as they were: a test process that
+    rewrites or cuts back what was read -- the tampering a whole parse would find again -- makes
+    the stream a forgery."""
 
     def __init__(self, key: Optional[bytes] = None) -> None:
         self.content = StreamContent()
         self._key = key
         self._repeats: Dict[str, int] = {}
         self._offset = 0  # bytes of complete lines accepted
+        self._read = b""  # those bytes
 
     def read_fd(self, fd: int) -> StreamContent:
         """The content of the file behind ``fd`` (whatever its offset) as it now stands."""
         content = self.content
-        size = os.fstat(fd).st_size
-        if size < self._offset and content.forgery is None:
-            content.forgery = "line %d: the stream was cut back to %d bytes after %d were read" % (
-                content.lines + 1,
-                size,
-                self._offset,
-            )
-        chunks = []
-        offset = self._offset
-        while content.forgery is None:
-            chunk = os.pread(fd, 1 << 20, offset)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            offset += len(chunk)
-        self.feed(b"".join(chunks))
-        return StreamContent(**{f.name: _copied(getattr(content, f.name)) for f in fields(content)})
+        if content.forgery is None:
+            data = _whole(fd)
+            if data[: self._offset] != self._read:
+                content.forgery = "line %d: bytes already read were rewritten, or the stream cut back" % _first_change(
+                    self._read, data
+                )
+            else:
+                self.feed(data[self._offset :])
+                self._read = data[: self._offset]
+        copy = StreamContent(**{f.name: _copied(getattr(content, f.name)) for f in fields(content)})
+        copy.started = None if content.started is None else json.loads(json.dumps(content.started))
+        return copy
 
     def feed(self, data: bytes) -> None:
         """Accept the complete lines of ``data``, the stream's bytes after those already read."""
@@ -478,6 +475,25 @@ class Reader:
             content.forgery = "line %d: bytes after session_finish" % (content.lines + 1)
         # Otherwise a non-empty tail is the half-written line of a killed writer, or of a writer
         # still writing: read again from its start next time.
+
+
+def _whole(fd: int) -> bytes:
+    """The whole file behind ``fd``, whatever its offset."""
+    chunks: List[bytes] = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def _first_change(read: bytes, data: bytes) -> int:
+    """The number of the line in which ``data`` first differs from ``read``, or ends before it."""
+    limit = min(len(read), len(data))
+    same = next((i for i in range(limit) if read[i] != data[i]), limit)
+    return read[:same].count(b"\n") + 1
 
 
 def _copied(value: Any) -> Any:

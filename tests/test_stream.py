@@ -440,6 +440,8 @@ def test_each_read_is_the_callers_own_copy(tmp_path: pathlib.Path) -> None:
         assert first.collected is not None
         first.collected.append("t::x")
         first.exit_status = 0
+        assert first.started is not None
+        first.started["pytest"] = "0"
         again = read()
     assert again == parse(path.read_bytes(), KEY)
     assert "t::a" in again.results and again.exit_status == 1
@@ -469,3 +471,22 @@ def test_a_line_after_session_finish_read_later_is_a_forgery(tmp_path: pathlib.P
         with open(path, "ab") as fh:
             fh.write(b"half a line")
         assert read().forgery == "line 6: bytes after session_finish"  # five lines read
+
+
+@pytest.mark.parametrize("how", ["rewritten", "cut and regrown"])
+def test_bytes_already_read_changed_behind_the_reader_are_a_forgery(tmp_path: pathlib.Path, how: str) -> None:
+    """Parsed whole again, a stream whose read lines were changed fails their tags or numbering;
+    read as it grows, the lines already read are compared with what they were."""
+    path = tmp_path / "s.jsonl"
+    _session(path, finish=False)
+    with _reading(path) as read:
+        assert read().forgery is None
+        data = path.read_bytes()
+        fail = data.rindex(b'"fail"')
+        if how == "rewritten":  # the failing result made a pass, in place
+            path.write_bytes(data[:fail] + b'"pass"' + data[fail + 6 :])
+        else:  # cut below the failing result, then padded back past it
+            path.write_bytes(data[:fail] + b" " * (len(data) - fail + 10) + b"\n")
+        after = read()
+    assert after.forgery == "line 4: bytes already read were rewritten, or the stream cut back"
+    assert after.results["t::b"].outcome is Outcome.FAIL

@@ -103,12 +103,24 @@ def test_a_definition_changed_only_inside_an_inner_one_differs_at_every_level() 
     assert differ == {("TestBox",), ("TestBox", "Inner"), ("TestBox", "Inner", "test_deep")}
 
 
-def test_read_ahead_leaves_nothing_for_the_tests_origins_to_read(repo: Repo) -> None:
+def test_the_origins_are_judged_from_the_texts_read_ahead(repo: Repo) -> None:
+    """T3 reads the test files before its processes run anything, and parses them while they
+    collect: a test process rewriting its own file afterwards changes no origin, and nothing is
+    read twice."""
     reads: list[str] = []
     resolver = _resolver(repo, reads)
     resolver.read_ahead(["tests/test_box.py", "tests/test_other.py"])
-    assert sorted(set(reads)) == ["tests/test_box.py", "tests/test_other.py"]
-    before = len(reads)
-    for test_id in ("tests/test_box.py::TestBox::test_kept", "tests/test_other.py::TestOther::test_shared"):
-        resolver.origin(test_id)
-    assert len(reads) == before
+    assert sorted(reads) == ["tests/test_box.py", "tests/test_other.py"]
+    (repo.path / "tests/test_box.py").write_text(OLD)  # as a test module rewriting itself at import would
+    resolver.parse_ahead()
+    assert resolver.origin("tests/test_box.py::TestBox::test_edited") is Origin.CHANGED
+    assert resolver.origin("tests/test_other.py::TestOther::test_shared") is Origin.CHANGED
+    assert sorted(reads) == ["tests/test_box.py", "tests/test_other.py"]
+
+
+def test_module_level_code_is_not_what_a_test_is_judged_by() -> None:
+    """Only definitions are digested: a module-level expression nested too deep for ``ast.dump``
+    (a data table, or a candidate's trap) costs nothing and breaks nothing."""
+    deep = "X = " + " + ".join(["1"] * 1500) + "\n\n\ndef test_f():\n    assert X\n"
+    digests = overlay._definitions(deep.encode())
+    assert digests is not None and list(digests) == [("test_f",)]

@@ -364,13 +364,14 @@ def reproducers(
         note = "no reproducer: none designated, and the candidate added or changed no test"
         ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, note)
         return
+    resolver.read_ahead(files)  # before T3's processes run anything: the texts the origins are judged from
     with contextlib.ExitStack() as sessions:
         session = sessions.enter_context(sides.session(ladder.co.c_dir, files, one_budget=True))
         # B's process starts and collects beside C's (``Sides.all_collected``): its tests wait for
         # C's groups (through the one that falsified the patch, if one did), and a T3 that ends
         # before B's turn ends B's process unused.
         b_session = sessions.enter_context(sides.b_session(files, one_budget=True)) if sides.replayed else None
-        resolver.read_ahead(files)  # while the processes start and collect: their tests wait for none of it
+        resolver.parse_ahead()  # while the processes start and collect: their tests wait for none of it
         try:
             view = session.collected()
             abnormal = False
