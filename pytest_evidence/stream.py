@@ -34,6 +34,7 @@ PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import hmac
 import json
@@ -440,23 +441,21 @@ class Reader:
         self._key = key
         self._repeats: Dict[str, int] = {}
         self._offset = 0  # bytes of complete lines accepted
-        self._read = b""  # those bytes
+        self._consumed = b""  # those bytes
 
     def read_fd(self, fd: int) -> StreamContent:
         """The content of the file behind ``fd`` (whatever its offset) as it now stands."""
         content = self.content
         if content.forgery is None:
             data = _whole(fd)
-            if data[: self._offset] != self._read:
+            if data[: self._offset] != self._consumed:
                 content.forgery = "line %d: bytes already read were rewritten, or the stream cut back" % _first_change(
-                    self._read, data
+                    self._consumed, data
                 )
             else:
                 self.feed(data[self._offset :])
-                self._read = data[: self._offset]
-        copy = StreamContent(**{f.name: _copied(getattr(content, f.name)) for f in fields(content)})
-        copy.started = None if content.started is None else json.loads(json.dumps(content.started))
-        return copy
+                self._consumed = data[: self._offset]
+        return StreamContent(**{f.name: _copied(getattr(content, f.name)) for f in fields(content)})
 
     def feed(self, data: bytes) -> None:
         """Accept the complete lines of ``data``, the stream's bytes after those already read."""
@@ -497,9 +496,10 @@ def _first_change(read: bytes, data: bytes) -> int:
 
 
 def _copied(value: Any) -> Any:
-    """A field of ``StreamContent`` in containers of its own (observations are immutable)."""
+    """A field of ``StreamContent`` in containers of its own (observations are immutable;
+    ``started``, a line's JSON, is copied whole)."""
     if isinstance(value, dict):
-        return {k: list(v) if isinstance(v, list) else v for k, v in value.items()}
+        return {k: copy.deepcopy(v) if isinstance(v, dict) else _copied(v) for k, v in value.items()}
     if isinstance(value, list):
         return list(value)
     return value
