@@ -38,6 +38,7 @@ from runner.names import (
     local_names,
     own_code,
     reads,
+    record_types,
     units,
 )
 from runner.pyscan import dotted
@@ -94,6 +95,7 @@ class FileIndex:
     plugin: bool  # it defines a pytest hook or a fixture
     literals: frozenset[str] = frozenset()  # names bound to built-in containers only (``names.literal_names``)
     named: frozenset[str] = frozenset()  # the words its code names (``named``): not its comments or docstrings
+    records: frozenset[str] = frozenset()  # names bound to tuple classes only called (``names.record_types``)
 
 
 def _constant(node: ast.expr) -> str:
@@ -208,7 +210,14 @@ def index_source(text: str, conftest: bool = False) -> FileIndex | None:
             innermost[line] = at
     every = tuple(i for node in _statements(tree.body) for i in imports(node))
     return FileIndex(
-        tuple(found), tuple(units(tree)), every, tuple(innermost), plugin, literal_names(nodes), named(nodes)
+        tuple(found),
+        tuple(units(tree)),
+        every,
+        tuple(innermost),
+        plugin,
+        literal_names(nodes),
+        named(nodes),
+        record_types(nodes),
     )
 
 

@@ -38,7 +38,8 @@ from runner.codeindex import STAR, Definition, Project
 from runner.diff import Diff, FileKind, Span
 from runner.importgraph import ImportGraph
 from runner.names import (
-    CREATION_HOOKS,
+    BASE_HOOKS,
+    MARKS,
     STORING,
     Imported,
     Reads,
@@ -131,11 +132,11 @@ class _Walk:
         # per function node, the closures it returns and what calling it reads (``makes``): the
         # fixpoint asks again on every pass
         self._closures: dict[ast.AST, tuple[frozenset[str], Reads]] = {}
-        # whether some file may run code of its own when a class is created (``inert_base``); a
-        # file that does not parse may hold anything
-        hooks = {*CREATION_HOOKS, "metaclass"}
-        indexes = [project.index(path) for path in project.mentioning(hooks)]
-        self.creation_hooks = any(index is None or not index.named.isdisjoint(hooks) for index in indexes)
+        # whether some file may run code of its own when a class statement creates a subclass of
+        # its base (``inert_base``); a file that does not parse may hold anything
+        self.creation_hooks = self.named({*BASE_HOOKS, "metaclass"})
+        self.set_name_hooks = self.named({"__set_name__"})
+        self.mark_readers = self.named(_MARK_READERS)
         self.fallback: dict[str, str] = {}
         self.scopes: dict[str, str] = {}
         self.plugins: set[str] = set()
@@ -148,6 +149,12 @@ class _Walk:
                 self.plugins.add(change.path)
             if change.side_effects:
                 self.fall_back(change.path, "; ".join(change.side_effects))
+
+    def named(self, words: Collection[str]) -> bool:
+        """Whether some file's code names one of ``words`` (not a comment or a docstring); a file
+        that does not parse may hold anything."""
+        indexes = [self.project.index(path) for path in self.project.mentioning(words)]
+        return any(index is None or not index.named.isdisjoint(words) for index in indexes)
 
     def size(self) -> tuple[int, ...]:
         names = self.changed.size(), self.tainted.size(), self.factories.size()
@@ -266,7 +273,7 @@ class _Walk:
                 else:
                     self.tainted.member(parts[-2], label)
             owner = ".".join(parts[:-1])
-            if _special(parts[-1]) and not self.created_plainly(path, owner):
+            if _special(parts[-1]) and not self.in_function(path, owner) and not self.created_plainly(path, owner):
                 self.fall_back(
                     path, "%s may run changed code, and the metaclass making %s may call it" % (label, owner)
                 )
@@ -282,6 +289,15 @@ class _Walk:
             if (rest or renamed.get(first, first)).rpartition(".")[2] in _MEMOISING:
                 return True
         return False
+
+    def in_function(self, path: str, qualname: str) -> bool:
+        """Whether the class ``qualname`` is made inside a function: its statement runs when the
+        function does -- in a test, recorded; at import, through a call of the function, which
+        reads what the class's methods read (``names.own_code``) and is tainted with them."""
+        index = self.project.index(path)
+        kinds = {d.qualname: d.kind for d in index.definitions} if index is not None else {}
+        parts = qualname.split(".")
+        return any(kinds.get(".".join(parts[:i])) in ("function", "method") for i in range(1, len(parts)))
 
     def created_plainly(self, path: str, qualname: str) -> bool:
         """Whether the class statement ``qualname`` calls none of its own methods: no keyword,
@@ -380,15 +396,59 @@ class _Walk:
         once = index is not None and len(_binders(index.units, attr)) == 1
         return found[0] if len(found) == 1 and once and found[0].kind == "function" else None
 
+    def marked(self, path: str, u: Unit, decorator: ast.AST) -> bool:
+        """Whether applying ``decorator`` to ``u``'s definition only stores it there: a
+        parametrize mark, applied before any decorator that is no mark of pytest's (one applied
+        after it is given the marked definition, and may call what the mark holds), while no code
+        of the project reads marks' values or parametrized tests' params (``_MARK_READERS``), as
+        a hook may at collection."""
+        if dotted(decorator) != _PARAMETRIZE or self.mark_readers:
+            return False
+        after = u.decorators[: next(i for i, d in enumerate(u.decorators) if d is decorator)]
+        return all(dotted(d).startswith(MARKS) for d in after)
+
     def inert_base(self, path: str, u: Unit, base: ast.AST) -> bool:
         """Whether creating ``u``'s class runs nothing of its tainted ``base``: the statement has
-        no decorator, keyword or call (no effect), no file of the project names a class-creation
-        hook or a metaclass in its code (``codeindex.named``), and the base is a project class
+        no decorator, keyword or call (no effect), no file of the project names a hook a class
+        statement runs through its bases (``BASE_HOOKS``) or a metaclass in its code
+        (``codeindex.named``), and the base is a project class
         whose ancestry is project classes, ``object`` and the abstract bases of ``abc``,
         ``collections.abc`` and ``typing`` (whose metaclasses call nothing of a class's)."""
-        if u.binding.effect or self.creation_hooks:
+        if u.binding.effect or self.creation_hooks or (self.set_name_hooks and not self.bare_body(path, u.scope)):
             return False
         return self._plain(path, dotted(base, calls=False), frozenset())
+
+    def bare_body(self, path: str, qualname: str) -> bool:
+        """Whether the class ``qualname``'s body binds nothing whose ``__set_name__`` may run --
+        given the new class, it may call it, and its tainted base with it: only methods under
+        the built-in decorators, constants, names of those methods (``__str__ = __repr__``) and
+        classes without a base or keyword (``total_ordering`` returns the class it is given)."""
+        index = self.project.index(path)
+        found = [d.node for d in index.definitions if d.qualname == qualname] if index is not None else []
+        if not found or not isinstance(found[0], ast.ClassDef):
+            return False
+        methods = set()
+        for stmt in found[0].body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if not all(dotted(d).rpartition(".")[2] in _BARE_DECORATORS for d in stmt.decorator_list):
+                    return False
+                methods.add(stmt.name)
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr)):
+                value = stmt.value
+                if value is not None and not (
+                    all(isinstance(n, (*_CONSTANTS, ast.Load)) for n in ast.walk(value))
+                    or (isinstance(value, ast.Name) and value.id in methods)
+                ):
+                    return False
+            elif isinstance(stmt, ast.ClassDef):  # a class of ``type``'s, which defines no __set_name__
+                decorators = [dotted(d).rpartition(".")[2] for d in stmt.decorator_list]
+                if stmt.keywords or any(dotted(b) != "object" for b in stmt.bases):
+                    return False
+                if not all(d in _CLASS_KEEPING for d in decorators):
+                    return False
+            elif not isinstance(stmt, ast.Pass):
+                return False
+        return True
 
     def _plain(self, path: str, name: str, seen: frozenset[str]) -> bool:
         """Whether ``name``, read in ``path``, is a class of the ancestry ``inert_base`` allows."""
@@ -448,31 +508,48 @@ class _Walk:
         dict gets a key), or an argument of a project function that is not tainted, not
         decorated, and only returns or tests its parameters (``with_typehint(Table)``), or of a
         built-in container's storing method (``SCOPE.update(...)``, ``SCOPE`` bound to displays
-        only), or an element of a display -- whose result must then stand so too, or be bound,
-        or be dropped. A method read through such a container is the built-in one. What ``u``
-        binds may then hold a tainted name: calling it may run changed code, importing it does
-        not."""
+        only), or of a tuple class's constructor (``names.record_types``), or an element of a
+        display, or the values of a ``pytest.param`` or a ``parametrize`` mark the definition is
+        decorated with (pytest hands them to the test; only ``ids`` it calls, at collection) --
+        whose result must then stand so too, or be bound, or be dropped. What a lambda's body
+        reads runs when the lambda is called: the lambda is what must stand so. A method read
+        through such a container is the built-in one. What ``u`` binds may then hold a tainted
+        name: calling it may run changed code, importing it does not."""
         parents = dict(_with_parents(u.code))
         indexed = {id(n) for n in _indices(u.code)}
+        deferred = _deferred(u.code)
         index = self.project.index(path)
         literals = index.literals if index is not None else frozenset()
+        records = index.records if index is not None else frozenset()
 
         def builtin(func: ast.AST) -> bool:
             """``func`` is a method of a container the file binds to displays only."""
             return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in literals
 
         def handed_on(node: ast.AST) -> bool:
+            if id(node) in deferred:
+                return handed_on(deferred[id(node)])
             parent = parents[node]
             if parent is None:
+                if any(node is d for d in u.decorators):
+                    return self.marked(path, u, node)
                 return any(node is b for b in u.bases) and self.inert_base(path, u, node)
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Expr)) and node is parent.value:
                 return True
             if isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
                 return handed_on(parent)  # a display holds its elements, calling none
-            if not isinstance(parent, ast.Call) or not any(
-                node is a for a in (*parent.args, *(k.value for k in parent.keywords))
-            ):
+            keyword = parent.arg if isinstance(parent, ast.keyword) else None
+            if isinstance(parent, ast.keyword):
+                parent = parents[parent]  # a class statement's keyword has none: the metaclass gets it
+                if not isinstance(parent, ast.Call):
+                    return False
+            elif not isinstance(parent, ast.Call) or not any(node is a for a in parent.args):
                 return False
+            stored = _stored(parent, node, keyword)
+            if stored is not None:
+                return stored and handed_on(parent)
+            if isinstance(parent.func, ast.Name) and parent.func.id in records:
+                return handed_on(parent)  # a tuple's constructor stores what it is given
             if builtin(parent.func):
                 return isinstance(parent.func, ast.Attribute) and parent.func.attr in STORING and handed_on(parent)
             callee = self._function(path, parent.func)
@@ -526,7 +603,8 @@ class _Walk:
 
     def unit(self, path: str, u: Unit) -> None:
         read = self.read(path, u.reads)
-        ran = self.runs(path, u.reads) if u.binding.runs else []
+        lambdas = any(isinstance(n, ast.Lambda) for c in u.code for n in ast.walk(c))  # run when called
+        ran = self.runs(path, u.reads) if u.binding.runs or lambdas else []
         if not read and not ran:
             return
         if ran and (not read or not u.binding.effect) and self.contained(path, u):
@@ -616,6 +694,53 @@ def _filled(nodes: Collection[ast.AST]) -> set[str]:
             func = sub.func if isinstance(sub, ast.Call) else None
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in STORING:
                 found.add(func.value.id)
+    return found
+
+
+#: pytest's parametrize mark: its argument values are handed to the tests, none called.
+_PARAMETRIZE = "pytest.mark.parametrize"
+#: What code reading marks' values, or a parametrized test's params, at collection names.
+_MARK_READERS = frozenset(
+    {"callspec", "iter_markers", "get_closest_marker", "own_markers", "pytest_make_parametrize_id"}
+)
+#: Decorators whose product defines no ``__set_name__`` (``property``'s parts by their last name).
+_BARE_DECORATORS = frozenset(
+    {"staticmethod", "classmethod", "property", "setter", "getter", "deleter", "abstractmethod"}
+)
+#: Class decorators of the standard library that return the class they are given.
+_CLASS_KEEPING = frozenset({"total_ordering", "dataclass"})
+#: What a constant, or a display of constants, is made of.
+_CONSTANTS = (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.UnaryOp, ast.USub, ast.UAdd)
+
+
+def _stored(call: ast.Call, node: ast.AST, keyword: str | None) -> bool | None:
+    """Whether pytest stores ``node``, an argument of ``call``, for the tests to call, calling
+    none of it (None: ``call`` is none of pytest's): a ``pytest.param``'s values and marks, a
+    parametrize mark's argument names and values -- not its ``ids``, a function pytest calls at
+    collection, nor what it is given by ``*`` or ``**``; none of a parametrize mark's with an
+    ``indirect`` or a ``scope``: its values go to a fixture, which a test of a wider scope runs
+    once for many tests."""
+    name = dotted(call.func)
+    if name == "pytest.param":
+        return keyword == "marks" or any(node is a for a in call.args)
+    if name == _PARAMETRIZE:
+        widened = len(call.args) > 2 or any(
+            k.arg == "scope" or (k.arg == "indirect" and not (isinstance(k.value, ast.Constant) and not k.value.value))
+            for k in call.keywords
+        )
+        return not widened and (keyword in ("argnames", "argvalues") or any(node is a for a in call.args[:2]))
+    return None
+
+
+def _deferred(nodes: Collection[ast.AST]) -> dict[int, ast.Lambda]:
+    """Each node in a lambda's body (not its defaults), by id: the outermost lambda holding it,
+    whose call runs it (``lambda: f()`` calls nothing until it is called)."""
+    found: dict[int, ast.Lambda] = {}
+    for node in nodes:
+        for sub in ast.walk(node):  # breadth first: an outer lambda before the lambdas it holds
+            if isinstance(sub, ast.Lambda) and id(sub) not in found:
+                for inner in ast.walk(sub.body):
+                    found.setdefault(id(inner), sub)
     return found
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -181,22 +181,69 @@ def literal_names(nodes: Sequence[ast.AST]) -> frozenset[str]:
             built = isinstance(value, ast.Call) and dotted(value.func) in _BUILDERS
             if len(targets) == 1 and isinstance(targets[0], ast.Name) and (isinstance(value, _DISPLAYS) or built):
                 literal_targets.add(id(targets[0]))
-    literal: set[str] = set()
-    other: set[str] = set()
+    literal = {n.id for n in nodes if isinstance(n, ast.Name) and id(n) in literal_targets}
+    stores = (ast.Store, ast.Del)
+    return frozenset(literal - _otherwise(nodes, lambda n: isinstance(n.ctx, stores) and id(n) not in literal_targets))
+
+
+def _otherwise(nodes: Sequence[ast.AST], other: Callable[[ast.Name], bool]) -> set[str]:
+    """Names ``nodes`` use in a way that takes them from a rule: a ``Name`` that ``other`` picks,
+    a parameter, a definition, an import, an ``except`` or ``match`` capture, a ``global``."""
+    found: set[str] = set()
     for node in nodes:
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            (literal if id(node) in literal_targets else other).add(node.id)
+        if isinstance(node, ast.Name) and other(node):
+            found.add(node.id)
         elif isinstance(node, ast.arg):
-            other.add(node.arg)
+            found.add(node.arg)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            other.add(node.name)
+            found.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            other.update(a.asname or a.name.split(".")[0] for a in node.names)
+            found.update(a.asname or a.name.split(".")[0] for a in node.names)
         elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            other.add(node.name)
+            found.add(node.name)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            other.update(node.names)
-    return frozenset(literal - other)
+            found.update(node.names)
+    return found
+
+
+#: Functions that make a tuple class whose constructor stores what it is given (the functional
+#: form: no method of the project's can be added in the call), by module.
+_RECORD_MAKERS = {"collections": "namedtuple", "typing": "NamedTuple"}
+
+
+def _record_makers(nodes: Sequence[ast.AST]) -> set[str]:
+    """How the file names ``collections.namedtuple`` and ``typing.NamedTuple``: by the names its
+    imports bind them or their modules to, each bound by no other statement of the file."""
+    makers: dict[str, int] = {}
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module in _RECORD_MAKERS:
+            for alias in node.names:
+                if alias.name == _RECORD_MAKERS[node.module]:
+                    makers[alias.asname or alias.name] = id(node)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in _RECORD_MAKERS:
+                    makers["%s.%s" % (alias.asname or alias.name, _RECORD_MAKERS[alias.name])] = id(node)
+    imports = set(makers.values())
+    rebound = _otherwise([n for n in nodes if id(n) not in imports], lambda n: not isinstance(n.ctx, ast.Load))
+    return {name for name in makers if name.split(".")[0] not in rebound}
+
+
+def record_types(nodes: Sequence[ast.AST]) -> frozenset[str]:
+    """Names the file binds once, to a ``namedtuple(...)`` call, and only calls afterwards
+    (``Case = namedtuple(...)``, then ``Case(...)``): calling one builds a tuple, storing its
+    arguments and calling none. A name read any other way (aliased, handed on, its attribute
+    read or set) may have been given a constructor of the project's, and is no record type."""
+    makers = _record_makers(nodes)
+    made: set[str] = set()
+    targets: set[int] = set()
+    for node in nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if isinstance(node.value, ast.Call) and dotted(node.value.func) in makers:
+                made.add(node.targets[0].id)
+                targets.add(id(node.targets[0]))
+    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)} | targets
+    return frozenset(made - _otherwise(nodes, lambda n: id(n) not in called))  # bound again, or read uncalled
 
 
 def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -596,8 +643,11 @@ def _decorated(node: DefNode) -> str:
     return ""
 
 
-#: Methods that run when a class is created: a class statement may run them through its bases.
+#: Methods that run when a class is created (a changed one is a side effect of its module).
 CREATION_HOOKS = frozenset({"__init_subclass__", "__set_name__", "__mro_entries__", "__prepare__", "__class_getitem__"})
+#: Those a class statement may run through its bases whatever its body holds; ``__set_name__``
+#: runs for the values of the new class's own body (``impact.bare_body``).
+BASE_HOOKS = CREATION_HOOKS - {"__set_name__"}
 
 #: pytest's marks: applying one stores it on the function or class, for pytest to read.
 MARKS = ("pytest.mark.",)

@@ -26,6 +26,7 @@ from runner.names import (
     local_names,
     passes_through,
     reads,
+    record_types,
     returned_parameters,
 )
 from runner.selection import LEFT_OUT, Selection, select_impacted_tests
@@ -320,6 +321,132 @@ def test_module_code_that_only_hands_a_tainted_class_on_runs_none_of_it(repo: Re
         assert sel.reasons["tests/test_db.py::test_size"].startswith("imports pkg/db.py: its module-level code")
 
 
+@pytest.mark.parametrize(
+    ("body", "runs"),
+    [
+        ("    d = Desc()\n", True),  # the descriptor's class runs changed code: so does creating it
+        ("    d = desc()\n", True),  # made by a function that may run changed code
+        ("    d = Named()\n", True),  # its __set_name__ is given DB, and DB() runs Table.__init__
+        ("    def size(self):\n        return 1\n\n    length = size\n", False),  # a method: no __set_name__
+        ("    @property\n    def size(self):\n        return 1\n", False),
+        ('    """DB."""\n\n    LIMITS = (1, -2, "x")\n', False),
+        ("    class Link:\n        __slots__ = ()\n", False),  # cachetools' LFUCache._Link: made by type
+        ("    class Link(Named):\n        pass\n", True),
+        ("    @functools.total_ordering\n    class Item:\n        pass\n", False),  # cachetools' TLRUCache._Item
+        ("    @Named\n    class Item:\n        pass\n", True),
+        ("    @Named\n    def size(self):\n        return 1\n", True),  # what a decorator gives may define one
+        ("    alias = fresh\n", True),  # a name of the module's: any object
+    ],
+)
+def test_a_subclass_body_holding_a_value_with_set_name_may_run_its_base(repo: Repo, body: str, runs: bool) -> None:
+    """A descriptor's ``__set_name__`` is given the new class: ``owner()`` runs its tainted base
+    (a reviewer's probe). While the project names ``__set_name__``, a subclass statement hands
+    its base on only when its body holds methods and constants, none of which defines one."""
+    desc = (
+        "\n\nclass Desc:\n    def __set_name__(self, owner, name):\n        LRU().set(2)\n\n\n"
+        "def desc():\n    return Desc()\n\n\n"
+        "class Named:\n    def __init__(self, f=None):\n        self.f = f\n\n"
+        "    def __set_name__(self, owner, name):\n        self.made = owner()\n"
+    )
+    before = {
+        **HANDED,
+        "pkg/table.py": HANDED["pkg/table.py"] + desc,
+        "pkg/db.py": HANDED["pkg/db.py"]
+        .replace("from pkg.table import Table, fresh", "from pkg.table import Desc, Named, Table, desc, fresh")
+        .replace("class DB(Table):\n    pass\n", "class DB(Table):\n" + body),
+    }
+    after = {"pkg/lru.py": HANDED["pkg/lru.py"].replace("return key", "return key + 1")}
+    sel = _select(repo, before, after, {"tests/test_db.py::test_size": ["pkg/db.py::size"]})
+    assert ("tests/test_db.py::test_size" in sel.reasons) is runs
+    if runs:
+        assert sel.reasons["tests/test_db.py::test_size"].startswith("imports pkg/db.py: its module-level code")
+
+
+PARAMETRIZED = (
+    "import pytest\nfrom collections import namedtuple\n\nfrom pkg.table import fresh\n\n"
+    'Case = namedtuple("Case", ("make",))\n\n\n'
+    "DECORATOR\ndef test_case(case):\n    assert case.make() is not None\n\n\n"
+    "def test_other():\n    assert fresh is not None\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("decorator", "runs"),
+    [
+        # click's test_echo_via_pager: a record of lambdas that call a helper when the test does
+        ('@pytest.mark.parametrize("case", [Case(make=lambda: fresh())])', False),
+        ('@pytest.mark.parametrize(argnames="case", argvalues=[Case(lambda: fresh())])', False),
+        ('@pytest.mark.parametrize("case", [pytest.param(Case(lambda: fresh()), id="a")])', False),
+        ('@pytest.mark.parametrize("case", [Case(lambda: fresh())], ids=lambda c: fresh())', True),  # at collection
+        ('@pytest.mark.parametrize("case", [Case((lambda: fresh())())])', True),  # called at import
+        ('@pytest.mark.parametrize("case", [Case(lambda x=fresh(): x)])', True),  # a default runs at import
+        ('@pytest.mark.parametrize("case", [Case(make=fresh())])', True),
+        ('@pytest.mark.parametrize("case", [Case(*[lambda: fresh()])])', True),  # given by *: not followed
+        ("@pytest.mark.custom(Case(lambda: fresh()))", True),  # another plugin's mark may call it
+        ('@pytest.mark.parametrize("case", [Case(lambda: fresh())])\n@Case', True),  # read, not called
+        ('Case.__new__ = fresh\n\n\n@pytest.mark.parametrize("case", [Case(lambda: fresh())])', True),
+        ('Case = fresh\n\n\n@pytest.mark.parametrize("case", [Case(lambda: fresh())])', True),
+        ('@pytest.mark.parametrize("case", [pytest.param(lambda: fresh(), marks=fresh())])', True),
+        # a reviewer's probes: values a fixture gets, once for a wider scope; a decorator given the
+        # marked function; a project's own namedtuple
+        ('@pytest.mark.parametrize("case", [Case(lambda: fresh())], indirect=True)', True),
+        ('@pytest.mark.parametrize("case", [Case(lambda: fresh())], "case")', True),
+        ('@pytest.mark.parametrize("case", [Case(lambda: fresh())], scope="module")', True),
+        ('@pytest.mark.parametrize("case", [Case(lambda: fresh())], indirect=False)', False),
+        ('def expand(f):\n    return f\n\n\n@expand\n@pytest.mark.parametrize("case", [Case(lambda: fresh())])', True),
+        ('@pytest.mark.slow\n@pytest.mark.parametrize("case", [Case(lambda: fresh())])\n@pytest.mark.fast', False),
+        ('def namedtuple(*a):\n    return fresh\n\n\n@pytest.mark.parametrize("case", [Case(lambda: fresh())])', True),
+        # a name bound to a lambda is called as the lambda: its body runs then
+        ('MAKE = lambda: fresh()\nMADE = MAKE()\n\n\n@pytest.mark.parametrize("case", [Case(MAKE)])', True),
+        ('MAKE = lambda: fresh()\n\n\n@pytest.mark.parametrize("case", [Case(MAKE)])', False),
+    ],
+)
+def test_a_lambda_a_parametrize_mark_stores_runs_nothing_at_import(repo: Repo, decorator: str, runs: bool) -> None:
+    """A lambda's body runs when it is called; pytest's parametrize mark and ``pytest.param``
+    store their values, and a ``namedtuple`` class's constructor stores its arguments: none of
+    it runs the helper at import, and the module's other tests stay out. What pytest calls
+    itself (``ids``), a default, an immediate call or another plugin's mark may run it."""
+    before = {**HANDED, "tests/test_p.py": PARAMETRIZED.replace("DECORATOR", decorator)}
+    after = {"pkg/lru.py": HANDED["pkg/lru.py"].replace("return key", "return key + 1")}
+    ran = ["pkg/table.py::fresh", "pkg/table.py::Table.__init__", "pkg/lru.py::LRU.set"]
+    reached = {"tests/test_p.py::test_case[a]": ran, "tests/test_p.py::test_other": []}
+    sel = _select(repo, before, after, reached)
+    assert sel.reasons["tests/test_p.py::test_case[a]"] == "reached changed function pkg/lru.py::LRU.set"
+    assert ("tests/test_p.py::test_other" in sel.reasons) is runs
+    if runs:
+        assert sel.reasons["tests/test_p.py::test_other"].startswith("module-level code of tests/test_p.py")
+
+
+def test_values_a_parametrize_mark_stores_run_where_the_project_reads_marks(repo: Repo) -> None:
+    """A hook may call a parametrized test's params at collection (``item.callspec``), or read a
+    mark's values (``iter_markers``): while any code of the project names such a reader, a
+    parametrize mark's values may run where they stand (a reviewer's probe)."""
+    decorator = '@pytest.mark.parametrize("case", [Case(lambda: fresh())])'
+    hook = "def pytest_collection_modifyitems(items):\n    return [i.callspec for i in items]\n"
+    before = {**HANDED, "tests/test_p.py": PARAMETRIZED.replace("DECORATOR", decorator), "tests/conftest.py": hook}
+    after = {"pkg/lru.py": HANDED["pkg/lru.py"].replace("return key", "return key + 1")}
+    sel = _select(repo, before, after, {"tests/test_p.py::test_case[a]": [], "tests/test_p.py::test_other": []})
+    assert sel.reasons["tests/test_p.py::test_other"].startswith("module-level code of tests/test_p.py")
+
+
+@pytest.mark.parametrize(
+    "line", ["class Sub(Table, hook=fresh):\n    pass", "class Sub(Table, metaclass=Meta):\n    pass"]
+)
+def test_a_tainted_value_given_to_a_class_statement_by_keyword_runs_there(repo: Repo, line: str) -> None:
+    """The metaclass, or ``__init_subclass__``, gets a class statement's keywords (a reviewer's
+    probe: this raised inside the analysis)."""
+    meta = "\n\nclass Meta(type):\n    def __new__(mcs, name, bases, ns, **kw):\n        LRU().set(3)\n"
+    meta += "        return super().__new__(mcs, name, bases, ns)\n"
+    before = {
+        **HANDED,
+        "pkg/table.py": HANDED["pkg/table.py"] + meta,
+        "pkg/db.py": HANDED["pkg/db.py"].replace("Table, fresh", "Meta, Table, fresh") + "\n\n" + line + "\n",
+    }
+    after = {"pkg/lru.py": HANDED["pkg/lru.py"].replace("return key", "return key + 1")}
+    sel = _select(repo, before, after, {"tests/test_db.py::test_size": ["pkg/db.py::size"]})
+    assert sel.reasons["tests/test_db.py::test_size"].startswith("imports pkg/db.py: its module-level code")
+
+
 def test_a_tainted_class_creation_hook_makes_a_subclass_statement_run_it(repo: Repo) -> None:
     before = {
         **HANDED,
@@ -339,6 +466,12 @@ def test_a_tainted_class_creation_hook_makes_a_subclass_statement_run_it(repo: R
         ('"""Not with a metaclass."""', False),  # nor a docstring
         ('setattr(Table, "__init_subclass__", classmethod(print))', True),
         ("class Meta(type):\n    pass\n\n\nclass Other(metaclass=Meta):\n    pass", True),
+        ("class Hooked:\n    def __mro_entries__(self, bases):\n        return (object,)", True),
+        # cachetools' and boltons' descriptors: __set_name__ runs for the new class's own body's
+        # values, and DB's body holds none
+        ("class Desc:\n    def __set_name__(self, owner, name):\n        self.name = name", False),
+        # a subclass handed on may be subscripted elsewhere, running the base's (a reviewer's probe)
+        ("class Generic:\n    def __class_getitem__(cls, item):\n        return cls", True),
     ],
 )
 def test_a_class_creation_hook_is_one_the_code_names(repo: Repo, hook: str, runs: bool) -> None:
@@ -827,6 +960,18 @@ def test_names_bound_to_displays_only_are_built_in_containers() -> None:
     assert literal_names(list(ast.walk(tree))) == {"A", "B", "D"}  # C is rebound to a call; E is also a parameter
 
 
+def test_names_bound_once_to_a_namedtuple_and_only_called_are_record_types() -> None:
+    tree = ast.parse(
+        "import collections\nimport typing as t\nfrom collections import namedtuple\n\n"
+        'A = namedtuple("A", "x")\nB = collections.namedtuple("B", "x")\nC = t.NamedTuple("C", [])\n'
+        'D = namedtuple("D", "x")\nD = other()\nE = namedtuple("E", "x")\nalias = E\n'
+        'F = namedtuple("F", "x")\nF.__new__.__defaults__ = (1,)\nG = namedtuple("G", "x")\n\n\n'
+        "def f(G):\n    return G\n\n\nH = make_tuple()\n\n\nCASES = [A(1), B(2), C(), E(3), H(4)]\n"
+    )
+    # D is bound twice, E read as a value, F's attribute read, G also a parameter, H made otherwise
+    assert record_types(list(ast.walk(tree))) == {"A", "B", "C"}
+
+
 # What a review of the rules above found: each case was left out, and is selected now (the
 # reviewer's probes, each checked to flip B -> C when run).
 # P1 -- rule 3/7: a storing method of a display-bound list hands a tainted function on, but the
@@ -871,6 +1016,43 @@ P3_B = {
         'from pkg.colors import Color\n\n\ndef test_label():\n    assert Color.RED.label == "RED"\n'
     ),
 }
+
+
+NESTED = {
+    "pkg/__init__.py": "",
+    "pkg/lru.py": "def code(x):\n    return x\n",
+    "pkg/colors.py": (
+        "import enum\n\nfrom pkg.lru import code\n\n\ndef make():\n    class Color(enum.Enum):\n"
+        '        RED = "red"\n\n        def __init__(self, value):\n            self.label = code(value)\n\n'
+        "    return Color\n\n\nCALL\n"
+    ),
+    "tests/test_colors.py": (
+        'from pkg import colors\n\n\ndef test_make():\n    assert colors.make().RED.label == "red"\n'
+    ),
+    "tests/test_other.py": "from pkg import colors\n\n\ndef test_other():\n    assert colors.make\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("call", "runs"),
+    [
+        ("LABELS = {}", False),  # the class is made when a test calls make(): recorded
+        ("RED = make().RED", True),  # made at import: make() reads what Color.__init__ reads
+        ("class Outer(make()):\n    pass", True),
+    ],
+)
+def test_a_class_made_in_a_function_is_made_when_the_function_runs(repo: Repo, call: str, runs: bool) -> None:
+    """boltons' test_cacheutils.py makes ``class Car(ABC)`` inside a test (``ABC`` made by
+    ``ABCMeta(...)``): whatever the metaclass calls, it calls while the test runs, and the
+    record has it. Only a call of the function at import runs it unrecorded."""
+    before = {**NESTED, "pkg/colors.py": NESTED["pkg/colors.py"].replace("CALL", call)}
+    after = {"pkg/lru.py": NESTED["pkg/lru.py"].replace("return x", "return x.upper()")}
+    reached = {"tests/test_colors.py::test_make": ["pkg/colors.py::make", "pkg/lru.py::code"]}
+    sel = _select(repo, before, after, {**reached, "tests/test_other.py::test_other": []})
+    assert sel.reasons["tests/test_colors.py::test_make"] == "reached changed function pkg/lru.py::code"
+    assert ("tests/test_other.py::test_other" in sel.reasons) is runs
+    if runs:
+        assert sel.reasons["tests/test_other.py::test_other"].startswith("imports pkg/colors.py: its module-level")
 
 
 # P4 -- rule 3 (class base): an UNtainted __init_subclass__ of an ancestor instantiates each new
