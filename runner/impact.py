@@ -50,7 +50,7 @@ from runner.names import (
     reads,
     returned_parameters,
 )
-from runner.pyscan import dotted
+from runner.pyscan import dotted, is_main_guard
 from runner.testchange import PYTEST_NAMES
 
 
@@ -536,6 +536,8 @@ class _Walk:
                 return any(node is b for b in u.bases) and self.inert_base(path, u, node)
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Expr)) and node is parent.value:
                 return True
+            if isinstance(parent, ast.AnnAssign) and node is parent.annotation:
+                return True  # stored in ``__annotations__``
             if isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
                 return handed_on(parent)  # a display holds its elements, calling none
             keyword = parent.arg if isinstance(parent, ast.keyword) else None
@@ -579,7 +581,8 @@ class _Walk:
                     return False
             elif self.lookup(self.factories, path, reads(node), False):
                 applied = parent is None and any(node is x for x in u.decorators)
-                if not (applied or (isinstance(parent, ast.Call) and node is parent.func and handed_on(parent))):
+                called = isinstance(parent, ast.Call) and node is parent.func and handed_on(parent)
+                if not (applied or called or handed_on(node)):  # a factory aliased is tainted
                     return False
         return True
 
@@ -603,8 +606,11 @@ class _Walk:
 
     def unit(self, path: str, u: Unit) -> None:
         read = self.read(path, u.reads)
-        lambdas = any(isinstance(n, ast.Lambda) for c in u.code for n in ast.walk(c))  # run when called
-        ran = self.runs(path, u.reads) if u.binding.runs or lambdas else []
+        # a definition's header that calls nothing only stores what it reads (defaults, annotations);
+        # any other statement may hand a tainted name on (``Alias = Table``, ``MAKE = lambda: f()``)
+        # to code that calls it later at import
+        stores = u.function and not u.binding.runs
+        ran = [] if stores or any(is_main_guard(c) for c in u.code) else self.runs(path, u.reads)
         if not read and not ran:
             return
         if ran and (not read or not u.binding.effect) and self.contained(path, u):
@@ -745,13 +751,20 @@ def _deferred(nodes: Collection[ast.AST]) -> dict[int, ast.Lambda]:
 
 
 def _indices(nodes: Collection[ast.AST]) -> Iterator[ast.AST]:
-    """What stands in the index of a typing generic or a built-in type, where it calls nothing."""
+    """What stands in the index of a typing generic or a built-in type, where it calls nothing --
+    nor subscripts anything else (``Optional[Table[int]]`` runs ``Table.__class_getitem__``)."""
     for node in nodes:
         for sub in ast.walk(node):
-            if isinstance(sub, ast.Subscript) and dotted(sub.value, calls=False).rpartition(".")[2] in _GENERICS:
+            if isinstance(sub, ast.Subscript) and _generic(sub):
                 inside = list(ast.walk(sub.slice))
-                if not any(isinstance(n, ast.Call) for n in inside):
+                if not any(
+                    isinstance(n, ast.Call) or (isinstance(n, ast.Subscript) and not _generic(n)) for n in inside
+                ):
                     yield from inside
+
+
+def _generic(node: ast.Subscript) -> bool:
+    return dotted(node.value, calls=False).rpartition(".")[2] in _GENERICS
 
 
 def impact(diff: Diff, project: Project, test_files: Collection[str], graph: ImportGraph) -> Impact:

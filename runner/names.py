@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from runner.pyscan import dotted
+from runner.pyscan import dotted, is_main_guard
 
 DefNode: TypeAlias = "ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef"
 
@@ -571,19 +571,6 @@ def _plain(target: ast.expr) -> bool:
     return isinstance(target, ast.Starred) and _plain(target.value)
 
 
-def _is_main_guard(node: ast.If) -> bool:
-    """``if __name__ == "__main__":``, which never runs on import."""
-    test = node.test
-    return (
-        isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and test.left.id == "__name__"
-        and len(test.comparators) == 1
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value == "__main__"
-    )
-
-
 def _bound(node: ast.stmt) -> frozenset[str]:
     found: set[str] = set()
     if isinstance(node, ast.Import):
@@ -599,7 +586,7 @@ def _bound(node: ast.stmt) -> frozenset[str]:
         found.add(node.name)
     elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
         found.add("__doc__")
-    elif isinstance(node, ast.If) and not _is_main_guard(node):
+    elif isinstance(node, ast.If) and not is_main_guard(node):
         found.update(n for s in (*node.body, *node.orelse) for n in _bound(s))
     elif isinstance(node, ast.Try):
         found.update(h.name for h in node.handlers if h.name)
@@ -687,7 +674,7 @@ def _judge(node: ast.stmt) -> tuple[str, bool]:
         effect, _ = _calls(node.value)
         return effect or "evaluates an expression", True
     if isinstance(node, ast.If):
-        if _is_main_guard(node):
+        if is_main_guard(node):
             return "", False
         return _first([_calls(node.test), *(_judge(s) for s in (*node.body, *node.orelse))])
     if isinstance(node, ast.Try):

@@ -445,12 +445,17 @@ def _root(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _is_main_guard(node: ast.AST) -> bool:
+def is_main_guard(node: ast.AST) -> bool:
+    """``if __name__ == "__main__":`` (either way round), which never runs on import."""
     if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
         return False
-    parts = [node.test.left, *node.test.comparators]
-    return any(dotted(p) == "__name__" for p in parts) and any(
-        isinstance(p, ast.Constant) and p.value == "__main__" for p in parts
+    test = node.test
+    parts = [test.left, *test.comparators]
+    return (
+        len(parts) == 2
+        and isinstance(test.ops[0], ast.Eq)
+        and any(dotted(p) == "__name__" for p in parts)
+        and any(isinstance(p, ast.Constant) and p.value == "__main__" for p in parts)
     )
 
 
@@ -462,7 +467,7 @@ def interference(tree: ast.Module, lines: set[int]) -> Iterator[Hit]:
     """
     not_at_import: set[int] = set()  # inside a function, or under ``if __name__ == "__main__":``
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or _is_main_guard(node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or is_main_guard(node):
             not_at_import.update(id(sub) for sub in ast.walk(node) if sub is not node)
     for node in ast.walk(tree):
         line = getattr(node, "lineno", None)

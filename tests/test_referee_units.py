@@ -166,6 +166,12 @@ def test_only_the_lines_the_candidate_wrote_are_scanned() -> None:
     assert not list(pyscan.interference(ast.parse("def stop():\n    import sys\n    sys.exit(0)\n"), {1, 2, 3}))
     main_guard = "import sys\n\nif __name__ == '__main__':\n    sys.exit(main())\n"
     assert not list(pyscan.interference(ast.parse(main_guard), {1, 2, 3, 4}))
+    assert not list(
+        pyscan.interference(
+            ast.parse(main_guard.replace("__name__ == '__main__'", "'__main__' == __name__")), {1, 2, 3, 4}
+        )
+    )
+    assert list(pyscan.interference(ast.parse(main_guard.replace("==", "!=")), {1, 2, 3, 4}))  # runs on import
 
 
 def test_attacks_reject_and_tamper_rejects_even_when_every_tier_passed() -> None:

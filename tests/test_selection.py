@@ -306,6 +306,13 @@ HANDED = {
         ("Base = fresh()", True),  # calls a function that may run changed code
         ("Base = hint(Table)()", True),  # calls what the pass-through returned
         ("Base = hint(fresh)\nBase()", True),  # the bound name, called later at import
+        ("Alias = Table\nMADE = Alias()", True),  # an alias, called later at import
+        ("Alias = fresh\nMADE = [Alias()]", True),
+        ("Alias = Table\nNAMES = {Alias: 1}", False),  # held (a class hashes as type does)
+        ("Alias: Type[Table] = Table", False),
+        ('if __name__ == "__main__":\n    fresh()', False),  # never runs on import
+        ('if "__main__" == __name__:\n    fresh()', False),
+        ('if __name__ != "__main__":\n    fresh()', True),
     ],
 )
 def test_module_code_that_only_hands_a_tainted_class_on_runs_none_of_it(repo: Repo, line: str, runs: bool) -> None:
@@ -445,6 +452,28 @@ def test_a_tainted_value_given_to_a_class_statement_by_keyword_runs_there(repo: 
     after = {"pkg/lru.py": HANDED["pkg/lru.py"].replace("return key", "return key + 1")}
     sel = _select(repo, before, after, {"tests/test_db.py::test_size": ["pkg/db.py::size"]})
     assert sel.reasons["tests/test_db.py::test_size"].startswith("imports pkg/db.py: its module-level code")
+
+
+@pytest.mark.parametrize(
+    ("line", "runs"),
+    [
+        ("Alias = Table[int]", True),
+        ("Alias = Optional[Table[int]]", True),  # the outer index holds a subscript that runs it
+        ("Alias: Optional[Table] = None", False),  # an index of a typing generic: held
+    ],
+)
+def test_a_subscript_of_a_tainted_class_runs_its_class_getitem(repo: Repo, line: str, runs: bool) -> None:
+    """``Table[int]`` at import calls ``Table.__class_getitem__`` (a review's probes: left out
+    before, as a subscript calls nothing by its syntax)."""
+    table = HANDED["pkg/table.py"].replace(
+        "class Table:\n", "class Table:\n    def __class_getitem__(cls, item):\n        return LRU().set(item)\n\n"
+    )
+    db = HANDED["pkg/db.py"].replace("from typing import Type", "from typing import Optional, Type")
+    db = db.replace("class DB(Table):\n    pass\n", "")  # a subclass statement runs what it may: not judged here
+    before = {**HANDED, "pkg/table.py": table, "pkg/db.py": db + "\n\n" + line + "\n"}
+    after = {"pkg/lru.py": HANDED["pkg/lru.py"].replace("return key", "return key + 1")}
+    sel = _select(repo, before, after, {"tests/test_db.py::test_size": ["pkg/db.py::size"]})
+    assert ("tests/test_db.py::test_size" in sel.reasons) is runs
 
 
 def test_a_tainted_class_creation_hook_makes_a_subclass_statement_run_it(repo: Repo) -> None:
