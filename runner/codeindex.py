@@ -38,7 +38,6 @@ from runner.names import (
     local_names,
     own_code,
     reads,
-    record_types,
     units,
 )
 from runner.pyscan import dotted
@@ -95,7 +94,6 @@ class FileIndex:
     plugin: bool  # it defines a pytest hook or a fixture
     literals: frozenset[str] = frozenset()  # names bound to built-in containers only (``names.literal_names``)
     named: frozenset[str] = frozenset()  # the words its code names (``named``): not its comments or docstrings
-    records: frozenset[str] = frozenset()  # names bound to tuple classes only called (``names.record_types``)
 
 
 def _constant(node: ast.expr) -> str:
@@ -217,7 +215,6 @@ def index_source(text: str, conftest: bool = False) -> FileIndex | None:
         plugin,
         literal_names(nodes),
         named(nodes),
-        record_types(nodes),
     )
 
 

@@ -34,12 +34,11 @@ import posixpath
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
-from runner.codeindex import STAR, Definition, Project
+from runner.codeindex import STAR, Definition, FileIndex, Project
 from runner.diff import Diff, FileKind, Span
 from runner.importgraph import ImportGraph
 from runner.names import (
     BASE_HOOKS,
-    MARKS,
     STORING,
     Imported,
     Reads,
@@ -51,7 +50,7 @@ from runner.names import (
     returned_parameters,
 )
 from runner.pyscan import dotted, is_main_guard
-from runner.testchange import PYTEST_NAMES
+from runner.testchange import CALLED_UNASKED, PYTEST_NAMES
 
 
 @dataclass(frozen=True)
@@ -136,7 +135,6 @@ class _Walk:
         # its base (``inert_base``); a file that does not parse may hold anything
         self.creation_hooks = self.named({*BASE_HOOKS, "metaclass"})
         self.set_name_hooks = self.named({"__set_name__"})
-        self.mark_readers = self.named(_MARK_READERS)
         self.fallback: dict[str, str] = {}
         self.scopes: dict[str, str] = {}
         self.plugins: set[str] = set()
@@ -291,13 +289,36 @@ class _Walk:
         return False
 
     def in_function(self, path: str, qualname: str) -> bool:
-        """Whether the class ``qualname`` is made inside a function: its statement runs when the
-        function does -- in a test, recorded; at import, through a call of the function, which
-        reads what the class's methods read (``names.own_code``) and is tainted with them."""
+        """Whether the class ``qualname`` is made inside a function with no decorator and no
+        ``global`` or ``nonlocal``, either at module level or a method (not a special one) of a
+        module-level class whose body does not name it: its statement runs when the function
+        does -- in a test, recorded; at import, through a call of the function's name, which
+        reads all that the class's methods read (``names.own_code``) and is tainted with them. A
+        decorator may call the function unseen, a class body may call a helper of its own,
+        ``global`` reads a name the function's own binding hides from its reads."""
         index = self.project.index(path)
-        kinds = {d.qualname: d.kind for d in index.definitions} if index is not None else {}
         parts = qualname.split(".")
-        return any(kinds.get(".".join(parts[:i])) in ("function", "method") for i in range(1, len(parts)))
+        if index is None or len(parts) < 2:
+            return False
+        kinds = {"function": 1, "method": 2}
+        for d in index.definitions:
+            depth = kinds.get(d.kind, 0)
+            if d.qualname != ".".join(parts[:depth]) or len(parts) <= depth:
+                continue
+            node = d.node
+            if depth == 2 and (
+                _special(parts[1])
+                or sum(e.qualname == d.qualname for e in index.definitions) != 1
+                or any(u.scope == parts[0] and parts[1] in u.reads.words for u in index.units)
+            ):
+                return False
+            return (
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and not node.decorator_list
+                and sum(e.qualname == parts[0] for e in index.definitions) == 1
+                and not any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(node))
+            )
+        return False
 
     def created_plainly(self, path: str, qualname: str) -> bool:
         """Whether the class statement ``qualname`` calls none of its own methods: no keyword,
@@ -396,17 +417,6 @@ class _Walk:
         once = index is not None and len(_binders(index.units, attr)) == 1
         return found[0] if len(found) == 1 and once and found[0].kind == "function" else None
 
-    def marked(self, path: str, u: Unit, decorator: ast.AST) -> bool:
-        """Whether applying ``decorator`` to ``u``'s definition only stores it there: a
-        parametrize mark, applied before any decorator that is no mark of pytest's (one applied
-        after it is given the marked definition, and may call what the mark holds), while no code
-        of the project reads marks' values or parametrized tests' params (``_MARK_READERS``), as
-        a hook may at collection."""
-        if dotted(decorator) != _PARAMETRIZE or self.mark_readers:
-            return False
-        after = u.decorators[: next(i for i, d in enumerate(u.decorators) if d is decorator)]
-        return all(dotted(d).startswith(MARKS) for d in after)
-
     def inert_base(self, path: str, u: Unit, base: ast.AST) -> bool:
         """Whether creating ``u``'s class runs nothing of its tainted ``base``: the statement has
         no decorator, keyword or call (no effect), no file of the project names a hook a class
@@ -420,18 +430,30 @@ class _Walk:
 
     def bare_body(self, path: str, qualname: str) -> bool:
         """Whether the class ``qualname``'s body binds nothing whose ``__set_name__`` may run --
-        given the new class, it may call it, and its tainted base with it: only methods under
-        the built-in decorators, constants, names of those methods (``__str__ = __repr__``) and
-        classes without a base or keyword (``total_ordering`` returns the class it is given)."""
+        given the new class, it may call it, and its tainted base with it: only methods plain or
+        under ``staticmethod``, ``classmethod`` or ``property`` (the built-ins: the file binds
+        none of these names) and such a property's ``setter``, constants, names of those methods
+        (``__str__ = __repr__``), and classes without a base or keyword, plain or under
+        ``functools.total_ordering``, which returns the class it is given."""
         index = self.project.index(path)
         found = [d.node for d in index.definitions if d.qualname == qualname] if index is not None else []
-        if not found or not isinstance(found[0], ast.ClassDef):
+        if index is None or len(found) != 1 or not isinstance(found[0], ast.ClassDef):
             return False
-        methods = set()
+        bound = {name for u in index.units for name in u.binding.names}
+        properties: set[str] = set()
+        methods: set[str] = set()
         for stmt in found[0].body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if not all(dotted(d).rpartition(".")[2] in _BARE_DECORATORS for d in stmt.decorator_list):
-                    return False
+                for d in stmt.decorator_list:
+                    if isinstance(d, ast.Name) and d.id in _BARE_DECORATORS and d.id not in bound:
+                        properties.update([stmt.name] if d.id == "property" else [])
+                    elif not (
+                        isinstance(d, ast.Attribute)
+                        and d.attr in _PROPERTY_PARTS
+                        and isinstance(d.value, ast.Name)
+                        and d.value.id in properties
+                    ):
+                        return False
                 methods.add(stmt.name)
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr)):
                 value = stmt.value
@@ -441,14 +463,27 @@ class _Walk:
                 ):
                     return False
             elif isinstance(stmt, ast.ClassDef):  # a class of ``type``'s, which defines no __set_name__
-                decorators = [dotted(d).rpartition(".")[2] for d in stmt.decorator_list]
                 if stmt.keywords or any(dotted(b) != "object" for b in stmt.bases):
                     return False
-                if not all(d in _CLASS_KEEPING for d in decorators):
+                if not all(self.stdlib(index, d, "functools", "total_ordering") for d in stmt.decorator_list):
                     return False
             elif not isinstance(stmt, ast.Pass):
                 return False
         return True
+
+    @staticmethod
+    def stdlib(index: FileIndex, expr: ast.AST, module: str, name: str) -> bool:
+        """Whether ``expr`` is the standard library's ``module.name`` in the file of ``index``: by
+        an import of it, or of its module, that no other statement of the file rebinds."""
+        spelled = dotted(expr, calls=False)
+        binders = [u for u in index.units if spelled.split(".")[0] in u.binding.names]
+        if len(binders) != 1:
+            return False
+        taken = binders[0].binding.imports
+        if spelled == name:
+            return any(i.module == module and i.name == name and i.bound == name and not i.level for i in taken)
+        whole = any(i.module == module and not i.name and i.bound == module and not i.level for i in taken)
+        return spelled == "%s.%s" % (module, name) and whole
 
     def _plain(self, path: str, name: str, seen: frozenset[str]) -> bool:
         """Whether ``name``, read in ``path``, is a class of the ancestry ``inert_base`` allows."""
@@ -508,19 +543,17 @@ class _Walk:
         dict gets a key), or an argument of a project function that is not tainted, not
         decorated, and only returns or tests its parameters (``with_typehint(Table)``), or of a
         built-in container's storing method (``SCOPE.update(...)``, ``SCOPE`` bound to displays
-        only), or of a tuple class's constructor (``names.record_types``), or an element of a
-        display, or the values of a ``pytest.param`` or a ``parametrize`` mark the definition is
-        decorated with (pytest hands them to the test; only ``ids`` it calls, at collection) --
-        whose result must then stand so too, or be bound, or be dropped. What a lambda's body
-        reads runs when the lambda is called: the lambda is what must stand so. A method read
-        through such a container is the built-in one. What ``u`` binds may then hold a tainted
-        name: calling it may run changed code, importing it does not."""
+        only), by position or keyword, or an element of a display -- whose result must then
+        stand so too, or be bound, or be dropped. At module level, what a lambda's body reads
+        runs when the lambda is called: the lambda is what must stand so (in a class body, the
+        metaclass or ``__init_subclass__`` may call it). A method read through such a container
+        is the built-in one. What ``u`` binds may then hold a tainted name: calling it may run
+        changed code, importing it does not."""
         parents = dict(_with_parents(u.code))
         indexed = {id(n) for n in _indices(u.code)}
-        deferred = _deferred(u.code)
+        deferred = {} if u.scope else _deferred(u.code)
         index = self.project.index(path)
         literals = index.literals if index is not None else frozenset()
-        records = index.records if index is not None else frozenset()
 
         def builtin(func: ast.AST) -> bool:
             """``func`` is a method of a container the file binds to displays only."""
@@ -531,8 +564,6 @@ class _Walk:
                 return handed_on(deferred[id(node)])
             parent = parents[node]
             if parent is None:
-                if any(node is d for d in u.decorators):
-                    return self.marked(path, u, node)
                 return any(node is b for b in u.bases) and self.inert_base(path, u, node)
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Expr)) and node is parent.value:
                 return True
@@ -540,18 +571,12 @@ class _Walk:
                 return True  # stored in ``__annotations__``
             if isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
                 return handed_on(parent)  # a display holds its elements, calling none
-            keyword = parent.arg if isinstance(parent, ast.keyword) else None
             if isinstance(parent, ast.keyword):
                 parent = parents[parent]  # a class statement's keyword has none: the metaclass gets it
                 if not isinstance(parent, ast.Call):
                     return False
             elif not isinstance(parent, ast.Call) or not any(node is a for a in parent.args):
                 return False
-            stored = _stored(parent, node, keyword)
-            if stored is not None:
-                return stored and handed_on(parent)
-            if isinstance(parent.func, ast.Name) and parent.func.id in records:
-                return handed_on(parent)  # a tuple's constructor stores what it is given
             if builtin(parent.func):
                 return isinstance(parent.func, ast.Attribute) and parent.func.attr in STORING and handed_on(parent)
             callee = self._function(path, parent.func)
@@ -604,6 +629,20 @@ class _Walk:
                 else:
                     self.tainted.member(inside[-1], label)
 
+    def unasked(self, path: str, u: Unit) -> bool:
+        """Whether ``u`` binds what is called with no caller in the code: a setup, a teardown or a
+        hook pytest calls, a name pytest reads, a module's ``__getattr__`` or ``__dir__`` (an
+        import of a missing name calls it), a special name of a class its metaclass may call
+        (an ``Enum``'s ``_generate_next_value_ = lambda ...``)."""
+        for name in u.binding.names:
+            if name in PYTEST_NAMES or name.startswith(CALLED_UNASKED):
+                return True
+            if not u.scope and name in ("__getattr__", "__dir__"):
+                return True
+            if u.scope and _special(name) and not self.created_plainly(path, u.scope):
+                return True
+        return False
+
     def unit(self, path: str, u: Unit) -> None:
         read = self.read(path, u.reads)
         # a definition's header that calls nothing only stores what it reads (defaults, annotations);
@@ -613,7 +652,7 @@ class _Walk:
         ran = [] if stores or any(is_main_guard(c) for c in u.code) else self.runs(path, u.reads)
         if not read and not ran:
             return
-        if ran and (not read or not u.binding.effect) and self.contained(path, u):
+        if ran and (not read or not u.binding.effect) and not self.unasked(path, u) and self.contained(path, u):
             self.bind_tainted(path, u, ran[0])
             self.bind_tainted(path, u, ran[0], _filled(u.code))  # the containers it fills
             if not read:
@@ -703,39 +742,12 @@ def _filled(nodes: Collection[ast.AST]) -> set[str]:
     return found
 
 
-#: pytest's parametrize mark: its argument values are handed to the tests, none called.
-_PARAMETRIZE = "pytest.mark.parametrize"
-#: What code reading marks' values, or a parametrized test's params, at collection names.
-_MARK_READERS = frozenset(
-    {"callspec", "iter_markers", "get_closest_marker", "own_markers", "pytest_make_parametrize_id"}
-)
-#: Decorators whose product defines no ``__set_name__`` (``property``'s parts by their last name).
-_BARE_DECORATORS = frozenset(
-    {"staticmethod", "classmethod", "property", "setter", "getter", "deleter", "abstractmethod"}
-)
-#: Class decorators of the standard library that return the class they are given.
-_CLASS_KEEPING = frozenset({"total_ordering", "dataclass"})
+#: Built-in decorators whose product defines no ``__set_name__``.
+_BARE_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
+#: A property's methods that make another property.
+_PROPERTY_PARTS = frozenset({"setter", "getter", "deleter"})
 #: What a constant, or a display of constants, is made of.
 _CONSTANTS = (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.UnaryOp, ast.USub, ast.UAdd)
-
-
-def _stored(call: ast.Call, node: ast.AST, keyword: str | None) -> bool | None:
-    """Whether pytest stores ``node``, an argument of ``call``, for the tests to call, calling
-    none of it (None: ``call`` is none of pytest's): a ``pytest.param``'s values and marks, a
-    parametrize mark's argument names and values -- not its ``ids``, a function pytest calls at
-    collection, nor what it is given by ``*`` or ``**``; none of a parametrize mark's with an
-    ``indirect`` or a ``scope``: its values go to a fixture, which a test of a wider scope runs
-    once for many tests."""
-    name = dotted(call.func)
-    if name == "pytest.param":
-        return keyword == "marks" or any(node is a for a in call.args)
-    if name == _PARAMETRIZE:
-        widened = len(call.args) > 2 or any(
-            k.arg == "scope" or (k.arg == "indirect" and not (isinstance(k.value, ast.Constant) and not k.value.value))
-            for k in call.keywords
-        )
-        return not widened and (keyword in ("argnames", "argvalues") or any(node is a for a in call.args[:2]))
-    return None
 
 
 def _deferred(nodes: Collection[ast.AST]) -> dict[int, ast.Lambda]:

@@ -206,46 +206,6 @@ def _otherwise(nodes: Sequence[ast.AST], other: Callable[[ast.Name], bool]) -> s
     return found
 
 
-#: Functions that make a tuple class whose constructor stores what it is given (the functional
-#: form: no method of the project's can be added in the call), by module.
-_RECORD_MAKERS = {"collections": "namedtuple", "typing": "NamedTuple"}
-
-
-def _record_makers(nodes: Sequence[ast.AST]) -> set[str]:
-    """How the file names ``collections.namedtuple`` and ``typing.NamedTuple``: by the names its
-    imports bind them or their modules to, each bound by no other statement of the file."""
-    makers: dict[str, int] = {}
-    for node in nodes:
-        if isinstance(node, ast.ImportFrom) and not node.level and node.module in _RECORD_MAKERS:
-            for alias in node.names:
-                if alias.name == _RECORD_MAKERS[node.module]:
-                    makers[alias.asname or alias.name] = id(node)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name in _RECORD_MAKERS:
-                    makers["%s.%s" % (alias.asname or alias.name, _RECORD_MAKERS[alias.name])] = id(node)
-    imports = set(makers.values())
-    rebound = _otherwise([n for n in nodes if id(n) not in imports], lambda n: not isinstance(n.ctx, ast.Load))
-    return {name for name in makers if name.split(".")[0] not in rebound}
-
-
-def record_types(nodes: Sequence[ast.AST]) -> frozenset[str]:
-    """Names the file binds once, to a ``namedtuple(...)`` call, and only calls afterwards
-    (``Case = namedtuple(...)``, then ``Case(...)``): calling one builds a tuple, storing its
-    arguments and calling none. A name read any other way (aliased, handed on, its attribute
-    read or set) may have been given a constructor of the project's, and is no record type."""
-    makers = _record_makers(nodes)
-    made: set[str] = set()
-    targets: set[int] = set()
-    for node in nodes:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            if isinstance(node.value, ast.Call) and dotted(node.value.func) in makers:
-                made.add(node.targets[0].id)
-                targets.add(id(node.targets[0]))
-    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)} | targets
-    return frozenset(made - _otherwise(nodes, lambda n: id(n) not in called))  # bound again, or read uncalled
-
-
 def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     args = node.args
     return {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}

@@ -20,7 +20,7 @@ from runner.pyscan import dotted
 #: Module-level names pytest reads from a test module or conftest.
 PYTEST_NAMES = frozenset({"pytestmark", "pytest_plugins", "collect_ignore", "collect_ignore_glob", "__test__"})
 #: Name prefixes of functions pytest calls unasked: setup and teardown (xunit, unittest, nose), hooks.
-_CALLED_UNASKED = ("setup", "teardown", "setUp", "tearDown", "asyncSetUp", "asyncTearDown", "pytest_")
+CALLED_UNASKED = ("setup", "teardown", "setUp", "tearDown", "asyncSetUp", "asyncTearDown", "pytest_")
 
 
 def applied_unnamed(b_tree: ast.Module, c_tree: ast.Module, names: Collection[str]) -> tuple[str, ...]:
@@ -28,7 +28,7 @@ def applied_unnamed(b_tree: ast.Module, c_tree: ast.Module, names: Collection[st
     a name pytest reads, a setup, teardown or hook name (defined or assigned), or a function
     decorated by anything but pytest's marks (a fixture, whatever its name and decorator)."""
     found = ["%s changed: pytest reads it for every test of the module" % n for n in sorted(PYTEST_NAMES & set(names))]
-    found += ["%s changed: pytest calls it unasked" % n for n in sorted(names) if n.startswith(_CALLED_UNASKED)]
+    found += ["%s changed: pytest calls it unasked" % n for n in sorted(names) if n.startswith(CALLED_UNASKED)]
     for side, tree in (("B", b_tree), ("C", c_tree)):
         for qualname, node in defined(tree):
             if isinstance(node, ast.ClassDef) or node.name not in names:
