@@ -135,6 +135,7 @@ class _Walk:
         # its base (``inert_base``); a file that does not parse may hold anything
         self.creation_hooks = self.named({*BASE_HOOKS, "metaclass"})
         self.set_name_hooks = self.named({"__set_name__"})
+        self.builtins_rebound = any(self.rebinds_builtins(path) for path in project.mentioning(_BUILTINS))
         self.fallback: dict[str, str] = {}
         self.scopes: dict[str, str] = {}
         self.plugins: set[str] = set()
@@ -147,6 +148,23 @@ class _Walk:
                 self.plugins.add(change.path)
             if change.side_effects:
                 self.fall_back(change.path, "; ".join(change.side_effects))
+
+    def rebinds_builtins(self, path: str) -> bool:
+        """Whether ``path``'s code may rebind a built-in (``builtins.property = Prop``): it uses
+        ``builtins`` otherwise than by importing it and reading its attributes (a file that does
+        not parse may do anything)."""
+        index = self.project.index(path)
+        if index is None:
+            return True
+        roots = [
+            *(c for u in index.units for c in u.code),
+            *(d.node for d in index.definitions if "." not in d.qualname),
+        ]
+        for node, parent in _with_parents(roots):
+            if isinstance(node, ast.Name) and node.id in _BUILTINS:
+                if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)):
+                    return True  # stored, aliased, handed on, or an attribute of it set
+        return False
 
     def named(self, words: Collection[str]) -> bool:
         """Whether some file's code names one of ``words`` (not a comment or a docstring); a file
@@ -271,7 +289,7 @@ class _Walk:
                 else:
                     self.tainted.member(parts[-2], label)
             owner = ".".join(parts[:-1])
-            if _special(parts[-1]) and not self.in_function(path, owner) and not self.created_plainly(path, owner):
+            if _special(parts[-1]) and not self.created_plainly(path, owner):
                 self.fall_back(
                     path, "%s may run changed code, and the metaclass making %s may call it" % (label, owner)
                 )
@@ -286,38 +304,6 @@ class _Walk:
             first, _, rest = dotted(decorator).partition(".")
             if (rest or renamed.get(first, first)).rpartition(".")[2] in _MEMOISING:
                 return True
-        return False
-
-    def in_function(self, path: str, qualname: str) -> bool:
-        """Whether the class ``qualname`` is made inside a function with no decorator and no
-        ``global`` or ``nonlocal``, either at module level or a method (not a special one) of a
-        module-level class whose body does not name it: its statement runs when the function
-        does -- in a test, recorded; at import, through a call of the function's name, which
-        reads all that the class's methods read (``names.own_code``) and is tainted with them. A
-        decorator may call the function unseen, a class body may call a helper of its own,
-        ``global`` reads a name the function's own binding hides from its reads."""
-        index = self.project.index(path)
-        parts = qualname.split(".")
-        if index is None or len(parts) < 2:
-            return False
-        kinds = {"function": 1, "method": 2}
-        for d in index.definitions:
-            depth = kinds.get(d.kind, 0)
-            if d.qualname != ".".join(parts[:depth]) or len(parts) <= depth:
-                continue
-            node = d.node
-            if depth == 2 and (
-                _special(parts[1])
-                or sum(e.qualname == d.qualname for e in index.definitions) != 1
-                or any(u.scope == parts[0] and parts[1] in u.reads.words for u in index.units)
-            ):
-                return False
-            return (
-                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                and not node.decorator_list
-                and sum(e.qualname == parts[0] for e in index.definitions) == 1
-                and not any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(node))
-            )
         return False
 
     def created_plainly(self, path: str, qualname: str) -> bool:
@@ -437,8 +423,10 @@ class _Walk:
         ``functools.total_ordering``, which returns the class it is given."""
         index = self.project.index(path)
         found = [d.node for d in index.definitions if d.qualname == qualname] if index is not None else []
-        if index is None or len(found) != 1 or not isinstance(found[0], ast.ClassDef):
+        if index is None or len(found) != 1 or not isinstance(found[0], ast.ClassDef) or self.builtins_rebound:
             return False
+        if any(i.name == STAR for i in index.imports):
+            return False  # a star import may bind ``property``
         bound = {name for u in index.units for name in u.binding.names}
         properties: set[str] = set()
         methods: set[str] = set()
@@ -551,7 +539,6 @@ class _Walk:
         changed code, importing it does not."""
         parents = dict(_with_parents(u.code))
         indexed = {id(n) for n in _indices(u.code)}
-        deferred = {} if u.scope else _deferred(u.code)
         index = self.project.index(path)
         literals = index.literals if index is not None else frozenset()
 
@@ -560,21 +547,19 @@ class _Walk:
             return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in literals
 
         def handed_on(node: ast.AST) -> bool:
-            if id(node) in deferred:
-                return handed_on(deferred[id(node)])
             parent = parents[node]
             if parent is None:
                 return any(node is b for b in u.bases) and self.inert_base(path, u, node)
             if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.Expr)) and node is parent.value:
                 return True
-            if isinstance(parent, ast.AnnAssign) and node is parent.annotation:
-                return True  # stored in ``__annotations__``
+            if isinstance(parent, ast.AnnAssign) and node is parent.annotation and not u.scope:
+                return True  # stored in the module's ``__annotations__`` (a class's: ``__init_subclass__`` may read)
             if isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
                 return handed_on(parent)  # a display holds its elements, calling none
             if isinstance(parent, ast.keyword):
                 parent = parents[parent]  # a class statement's keyword has none: the metaclass gets it
-                if not isinstance(parent, ast.Call):
-                    return False
+                if not isinstance(parent, ast.Call) or u.scope:
+                    return False  # a class body's value goes to the class's maker: not followed
             elif not isinstance(parent, ast.Call) or not any(node is a for a in parent.args):
                 return False
             if builtin(parent.func):
@@ -742,24 +727,14 @@ def _filled(nodes: Collection[ast.AST]) -> set[str]:
     return found
 
 
+#: The module of the built-ins, by its names.
+_BUILTINS = frozenset({"builtins", "__builtins__"})
 #: Built-in decorators whose product defines no ``__set_name__``.
 _BARE_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
 #: A property's methods that make another property.
 _PROPERTY_PARTS = frozenset({"setter", "getter", "deleter"})
 #: What a constant, or a display of constants, is made of.
 _CONSTANTS = (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.UnaryOp, ast.USub, ast.UAdd)
-
-
-def _deferred(nodes: Collection[ast.AST]) -> dict[int, ast.Lambda]:
-    """Each node in a lambda's body (not its defaults), by id: the outermost lambda holding it,
-    whose call runs it (``lambda: f()`` calls nothing until it is called)."""
-    found: dict[int, ast.Lambda] = {}
-    for node in nodes:
-        for sub in ast.walk(node):  # breadth first: an outer lambda before the lambdas it holds
-            if isinstance(sub, ast.Lambda) and id(sub) not in found:
-                for inner in ast.walk(sub.body):
-                    found.setdefault(id(inner), sub)
-    return found
 
 
 def _indices(nodes: Collection[ast.AST]) -> Iterator[ast.AST]:

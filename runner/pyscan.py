@@ -446,8 +446,8 @@ def _root(node: ast.expr) -> str | None:
 
 
 def is_main_guard(node: ast.AST) -> bool:
-    """``if __name__ == "__main__":`` (either way round), which never runs on import."""
-    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
+    """``if __name__ == "__main__":`` (either way round) without an ``else``: it never runs on import."""
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare) or node.orelse:
         return False
     test = node.test
     parts = [test.left, *test.comparators]
