@@ -208,13 +208,7 @@ def index_source(text: str, conftest: bool = False) -> FileIndex | None:
             innermost[line] = at
     every = tuple(i for node in _statements(tree.body) for i in imports(node))
     return FileIndex(
-        tuple(found),
-        tuple(units(tree)),
-        every,
-        tuple(innermost),
-        plugin,
-        literal_names(nodes),
-        named(nodes),
+        tuple(found), tuple(units(tree)), every, tuple(innermost), plugin, literal_names(nodes), named(nodes)
     )
 
 

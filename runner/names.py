@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -181,29 +181,22 @@ def literal_names(nodes: Sequence[ast.AST]) -> frozenset[str]:
             built = isinstance(value, ast.Call) and dotted(value.func) in _BUILDERS
             if len(targets) == 1 and isinstance(targets[0], ast.Name) and (isinstance(value, _DISPLAYS) or built):
                 literal_targets.add(id(targets[0]))
-    literal = {n.id for n in nodes if isinstance(n, ast.Name) and id(n) in literal_targets}
-    stores = (ast.Store, ast.Del)
-    return frozenset(literal - _otherwise(nodes, lambda n: isinstance(n.ctx, stores) and id(n) not in literal_targets))
-
-
-def _otherwise(nodes: Sequence[ast.AST], other: Callable[[ast.Name], bool]) -> set[str]:
-    """Names ``nodes`` use in a way that takes them from a rule: a ``Name`` that ``other`` picks,
-    a parameter, a definition, an import, an ``except`` or ``match`` capture, a ``global``."""
-    found: set[str] = set()
+    literal: set[str] = set()
+    other: set[str] = set()
     for node in nodes:
-        if isinstance(node, ast.Name) and other(node):
-            found.add(node.id)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            (literal if id(node) in literal_targets else other).add(node.id)
         elif isinstance(node, ast.arg):
-            found.add(node.arg)
+            other.add(node.arg)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found.add(node.name)
+            other.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.update(a.asname or a.name.split(".")[0] for a in node.names)
+            other.update(a.asname or a.name.split(".")[0] for a in node.names)
         elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            found.add(node.name)
+            other.add(node.name)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            found.update(node.names)
-    return found
+            other.update(node.names)
+    return frozenset(literal - other)
 
 
 def parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
