@@ -11,14 +11,16 @@ from __future__ import annotations
 import json
 import pathlib
 import shutil
+import subprocess
 import sys
+import venv
 from typing import Any
 
 import jsonschema
 import pytest
 from conftest import FIX, PKG, Repo
 
-from pytest_evidence.errors import BadInput
+from pytest_evidence.errors import BadInput, ToolFailed
 from runner.ab import corpus, derive, harness
 from runner.cli import main
 
@@ -350,3 +352,34 @@ def test_an_sdist_case_commits_no_bytecode_or_patch_leftovers(
         "calc/ops.py",
         "tests/test_half.py",
     ]
+
+
+def test_a_cached_venv_counts_only_once_its_install_finished(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A benchmark interrupted while pip installed left a venv with an interpreter and no
+    packages; the next run reused it and every certify failed ("has no pytest")."""
+    made: list[pathlib.Path] = []
+    codes: list[int] = []  # what each install returns, in turn
+
+    def create(target: pathlib.Path, **_kw: object) -> None:
+        made.append(target)
+        (target / "bin").mkdir(parents=True, exist_ok=True)
+        (target / "bin" / "python").write_text("")
+
+    def run(cmd: list[str], **_kw: object) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess(cmd, codes.pop(0), "", "no such package")
+
+    monkeypatch.setattr(venv, "create", create)
+    monkeypatch.setattr(subprocess, "run", run)
+    cache = tmp_path / "cache"
+    codes.append(1)
+    with pytest.raises(ToolFailed, match="pip install pytest: no such package"):
+        corpus._venv(cache, ["pytest"], ())
+    assert not any(cache.glob("venv-*"))  # a failed install leaves nothing behind
+    codes.append(0)
+    python = corpus._venv(cache, ["pytest"], ())
+    assert corpus._venv(cache, ["pytest"], ()) == python and len(made) == 2  # made once
+    (python.parent.parent / "complete").unlink()  # interrupted while installing: no mark
+    codes.append(0)
+    assert corpus._venv(cache, ["pytest"], ()) == python and len(made) == 3  # made again

@@ -238,11 +238,14 @@ def _commit_case(case: Mapping[str, Any], work: pathlib.Path, cache: pathlib.Pat
 
 
 def _venv(cache: pathlib.Path, requirements: Sequence[str], constraints: Sequence[str]) -> pathlib.Path:
-    """A venv with ``requirements`` (pinned by ``constraints``), made once per set."""
+    """A venv with ``requirements`` (pinned by ``constraints``), made once per set. It counts as
+    made only once its install finished (``complete``): a run interrupted while installing left
+    a venv with an interpreter and no packages, which later runs took for a made one."""
     key = hashlib.sha256(json.dumps([sorted(requirements), sorted(constraints)]).encode()).hexdigest()[:12]
     target = cache / ("venv-" + key)
     python = target / "bin" / "python"
-    if not python.exists():
+    complete = target / "complete"
+    if not (python.exists() and complete.exists()):
         venv.create(target, with_pip=True, clear=True)
         pinned = ["-c", str(target / "constraints.txt")] if constraints else []
         (target / "constraints.txt").write_text("\n".join(constraints) + "\n")
@@ -252,6 +255,7 @@ def _venv(cache: pathlib.Path, requirements: Sequence[str], constraints: Sequenc
         if proc.returncode != 0:
             shutil.rmtree(target, ignore_errors=True)
             raise ToolFailed("pip install %s: %s" % (" ".join(requirements), proc.stderr.strip()[-500:]))
+        complete.write_text("")
     return python
 
 
