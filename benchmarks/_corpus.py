@@ -38,13 +38,19 @@ def cases(path: pathlib.Path | None = None) -> list[dict[str, Any]]:
         raise SystemExit(exc.exit_code) from None
 
 
-def run_cli(measure: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
-    """The command line every per-case benchmark shares: ``--corpus``, ``--cases``, ``--out``."""
+def cli_parser() -> argparse.ArgumentParser:
+    """The options every per-case benchmark shares: ``--corpus``, ``--cases``, ``--out``."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", default=None, help="a cases.jsonl (default: ../shared/corpus)")
     parser.add_argument("--cases", default="", help="comma-separated case ids (default: all)")
     parser.add_argument("--out", default=None)
-    args = parser.parse_args()
+    return parser
+
+
+def run_cli(measure: Callable[[dict[str, Any]], dict[str, Any]], args: argparse.Namespace | None = None) -> None:
+    """``measure`` the cases the command line names (``args``: parsed by a ``cli_parser`` the
+    script added options to; default: the shared options alone)."""
+    args = args if args is not None else cli_parser().parse_args()
     rows = measure_cases(args.cases, measure, pathlib.Path(args.corpus) if args.corpus else None)
     if args.out:
         pathlib.Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")

@@ -10,7 +10,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,12 +45,12 @@ def trivial_suite(root: pathlib.Path, tests: int = 2000, per_file: int = 100) ->
     return git(root, "rev-parse", "HEAD")
 
 
-def timed(cmd: Sequence[str], cwd: pathlib.Path) -> tuple[float, float]:
+def timed(cmd: Sequence[str], cwd: pathlib.Path, env: Mapping[str, str] | None = None) -> tuple[float, float]:
     """``(wall seconds, CPU seconds)`` of one run; CPU (user+sys of the child and its children)
     is the steadier figure on a shared 2-core machine."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 1):

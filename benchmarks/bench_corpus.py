@@ -14,7 +14,16 @@ runner and its test processes, peak RSS of the runner and of its largest test pr
   first seen at T7), whether every FAIL_TO_PASS test of the case came out bug-discriminating;
 * no fix: C's tests on B's sources ("the test without the fix"), same store: verdict, halting
   tier, time against the naive run;
-* T0: C with a syntax error added to its first changed source file, time against the naive run.
+* T0: C with a syntax error added to its first changed source file, time against the naive run;
+* ``--testmon``: pytest-testmon's selection on the same diff (``bench_testmon.selection``), beside
+  T5's: how many tests each selects, and whether T5 selects fewer where testmon selects less
+  than the suite (target (c) of issue 10);
+* ``--overhead N``: the plugin's overhead (target (d)): C's suite under plain pytest and under
+  ``-p evidence`` (no baseline, the record written), N rounds interleaved after one unmeasured run
+  of each, medians and their ratio.
+
+With both, one run gives every ratio of issue 10's targets (a)-(d) per case, side by side with
+plain pytest and pytest-testmon, and the verdicts.
 """
 
 from __future__ import annotations
@@ -23,14 +32,16 @@ import os
 import pathlib
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from typing import Any
 
-from _corpus import CaseRepo, prepare, run_cli
-from _suite import certify, gaps, git, t5_fraction
+import bench_testmon
+from _corpus import CaseRepo, cli_parser, prepare, run_cli
+from _suite import ROOT, certify, gaps, git, t5_fraction, timed
 
 CANDIDATES = 10  # candidates sharing one B in the amortised figure
 
@@ -69,7 +80,42 @@ def verdict(record: dict[str, Any]) -> str:
     return "%s at %s" % (v["verdict"], v["halted_at"]) if v["halted_at"] else v["verdict"]
 
 
-def measure(case: dict[str, Any]) -> dict[str, Any]:
+def overhead(repo: CaseRepo, rounds: int, work: pathlib.Path) -> dict[str, Any]:
+    """(d): C's suite under plain pytest and under ``-p evidence``, interleaved; medians."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(repo.path / repo.case["pythonpath_root"]), str(ROOT)]))
+    plain = [str(repo.python), "-m", "pytest", *repo.case["test_command"]]
+    evidence = [*plain, "-p", "pytest_evidence.plugin", f"--evidence-out={work / 'd.json'}"]
+    configs = {"plain": plain, "evidence": evidence}
+    git(repo.path, "checkout", "-q", repo.candidate)
+    try:
+        for cmd in configs.values():
+            timed(cmd, repo.path, env)  # unmeasured: both start from the same caches
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in configs}
+        for _ in range(rounds):
+            for name, cmd in configs.items():
+                times[name].append(timed(cmd, repo.path, env))
+    finally:
+        git(repo.path, "checkout", "-q", "main")
+    wall = {name: statistics.median(w for w, _ in runs) for name, runs in times.items()}
+    cpu = {name: statistics.median(c for _, c in runs) for name, runs in times.items()}
+    return {
+        "overhead_plain_s": round(wall["plain"], 3),
+        "overhead_evidence_s": round(wall["evidence"], 3),
+        "overhead_ratio": round(wall["evidence"] / wall["plain"], 3),
+        "overhead_ratio_cpu": round(cpu["evidence"] / cpu["plain"], 3),
+    }
+
+
+def beside_testmon(t5: int | None, suite: int | None, testmon: int) -> str:
+    """Whether T5 selects fewer tests than testmon, where testmon selects less than the suite."""
+    if t5 is None or suite is None:
+        return "n/a (no T5 selection)"
+    if testmon >= suite:
+        return "n/a (testmon: whole suite)"
+    return "yes" if t5 < testmon else "no"
+
+
+def measure(case: dict[str, Any], testmon: bool = False, rounds: int = 0) -> dict[str, Any]:
     work = pathlib.Path(tempfile.mkdtemp(prefix="bench-corpus-"))
     try:
         repo = prepare(case, work)
@@ -87,6 +133,13 @@ def measure(case: dict[str, Any]) -> dict[str, Any]:
         amortised = warm.wall + (cold.wall - warm.wall) / CANDIDATES
         amortised_cpu = warm.cpu + (cold.cpu - warm.cpu) / CANDIDATES
         tiers = {t["tier"]: t for t in warm.record["tiers"]}
+        extra: dict[str, Any] = {}
+        if testmon:
+            extra.update(bench_testmon.selection(repo, work))
+            extra["testmon_fraction"] = round(extra["testmon_selected"] / size, 3) if size else None
+            extra["t5_below_testmon"] = beside_testmon(selected, size, extra["testmon_selected"])
+        if rounds:
+            extra.update(overhead(repo, rounds, work))
         return {
             "case": case["id"],
             "suite": size,
@@ -121,13 +174,18 @@ def measure(case: dict[str, Any]) -> dict[str, Any]:
             "rss_runner_mb": round(max(cold.maxrss_runner_mb, warm.maxrss_runner_mb), 1),
             "rss_child_cold_mb": round(cold.maxrss_child_mb, 1),
             "rss_child_warm_mb": round(warm.maxrss_child_mb, 1),
+            **extra,
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 def main() -> None:
-    run_cli(measure)
+    parser = cli_parser()
+    parser.add_argument("--testmon", action="store_true", help="pytest-testmon's selection beside T5's")
+    parser.add_argument("--overhead", type=int, default=0, metavar="N", help="N rounds of plain vs -p evidence")
+    args = parser.parse_args()
+    run_cli(lambda case: measure(case, args.testmon, args.overhead), args)
 
 
 if __name__ == "__main__":
