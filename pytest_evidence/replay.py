@@ -128,14 +128,22 @@ def _run_pytest(
     return subprocess.CompletedProcess(cmd, proc.returncode, None, stderr)
 
 
+def holds(nodeid: str, test_id: str) -> bool:
+    """Whether the collector ``nodeid`` is or holds ``test_id``: the session, a directory or
+    package, a module -- or a class of one, which holds its own tests only (a ``TestSuite``
+    imported from unittest that errors at collection takes none of its module's tests along)."""
+    if "::" in nodeid:
+        return test_id == nodeid or test_id.startswith(nodeid + "::")
+    path = test_id.split("::", 1)[0]
+    return nodeid in ("", ".") or path == nodeid or path.startswith(nodeid.rstrip("/") + "/")
+
+
 def observation_for(test_id: str, content: stream.StreamContent) -> Optional[Observation]:
-    """B's observation of ``test_id``; a collection error of its file counts as ``error``."""
+    """B's observation of ``test_id``; a collection error of a collector holding it counts as ``error``."""
     if test_id in content.results:
         return content.results[test_id]
-    path = test_id.split("::", 1)[0]
     for nodeid, failure in content.collect_errors.items():
-        collector_path = nodeid.split("::", 1)[0]
-        if collector_path in ("", ".") or path == collector_path or path.startswith(collector_path.rstrip("/") + "/"):
+        if holds(nodeid, test_id):
             return Observation(
                 test_id=test_id,
                 outcome=Outcome.ERROR,

@@ -273,6 +273,49 @@ def test_threat_a_new_test_file_that_breaks_another_modules_collection_on_both_s
     assert "nor on B with C's tests" in lost[0]["message"] and "passed 1 of its tests" in lost[0]["message"]
 
 
+def test_threat_a_new_test_file_that_breaks_another_modules_test_class_on_both_sides_is_not_certified(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """As above, one class down: the module still collects, the class whose parameters the new
+    file takes away errors on C and on B with C's tests, and B's own run passed its tests."""
+    breaking = HIDDEN_FLAGS + "flags.SIZES = None\n" + FIX["tests/test_half.py"]
+    in_class = (
+        "import pytest\n\nfrom calc import flags, ops\n\n\ndef test_zero():\n    assert ops.double(0) == 0\n\n\n"
+        "class TestFeature:\n    @pytest.mark.parametrize('n', flags.SIZES)\n"
+        "    def test_double(self, n):\n        assert ops.double(n) == 2 * n\n"
+    )
+    _doc, lost = _lost(
+        repo,
+        tmp_path,
+        {**PKG, "calc/flags.py": "SIZES = [1, 2, 3]\n", "tests/test_zfeature.py": in_class},
+        {**FIX, "calc/ops.py": BROKEN_DOUBLE, "tests/test_half.py": breaking},
+    )
+    assert [(d["path"], d["detail"]) for d in lost] == [("tests/test_zfeature.py", "not_collected")]
+    assert lost[0]["message"].startswith("tests/test_zfeature.py::TestFeature does not collect on C")
+    assert "passed 3 of its tests" in lost[0]["message"]
+
+
+def test_a_class_of_the_candidates_tests_that_errors_on_both_sides_and_held_no_test_loses_nothing(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """markdown 3.11.1's test module imports ``unittest.TestSuite``, a ``Test*`` class pytest
+    cannot collect, and a test module of its suite turns that warning into an error: the class
+    errors at collection on C and on B with C's tests, while the module's tests all collect. No
+    test B passed is lost, and the honest fix is certified (it was INCONCLUSIVE, the whole file
+    taken for uncollected)."""
+    strict = PKG["pyproject.toml"] + 'filterwarnings = ["error::pytest.PytestCollectionWarning"]\n'
+    other = "from calc.ops import double\n\n\ndef test_double_one():\n    assert double(1) == 2\n"
+    code, doc = _judge(
+        repo,
+        tmp_path,
+        {**PKG, "pyproject.toml": strict, "tests/test_half.py": other},
+        {**FIX, "tests/test_half.py": "from unittest import TestSuite\n" + other + "\n\n" + FIX["tests/test_half.py"]},
+    )
+    assert code == 0 and doc is not None and doc["verdict"]["verdict"] == "CERTIFIED", doc and doc["verdict"]
+    assert "empty_collection" not in _kinds(doc)
+    assert _result(doc, REPRODUCER)["bug_discriminating"] is True
+
+
 def test_a_test_the_trusted_tests_retire_with_skip_is_no_loss(repo: Repo, tmp_path: pathlib.Path) -> None:
     """The fix's own test patch (``--tests-from``) disables a test with ``skip()`` in its body,
     as tabulate 0.8.9's did: skipped on both sides, but by its own changed definition."""

@@ -11,6 +11,10 @@ import json
 import pytest
 from conftest import BUGGY, EXISTING_TESTS, NEW_TEST, GitRepo, Record, RunEvidence, by_name, fix
 
+from pytest_evidence.model import Failure, FailureKind, Outcome
+from pytest_evidence.replay import observation_for
+from pytest_evidence.stream import StreamContent
+
 
 def test_new_failing_on_b_test_is_bug_discriminating(shop_repo: tuple[GitRepo, str], run_evidence: RunEvidence) -> None:
     repo, base = shop_repo
@@ -234,3 +238,27 @@ def test_loaded_by_module_path_where_the_entry_point_also_exists(
     doc = json.loads(out.read_text())
     jsonschema.validate(doc, schema)
     assert doc["summary"]["bug_discriminating"] == 1
+
+
+@pytest.mark.parametrize(
+    ("erroring", "errors"),
+    [
+        ("", ["t/test_m.py::TestA::test_x", "t/test_m.py::test_y", "u/test_n.py::test_z", "t/test_mm.py::test_w"]),
+        ("t", ["t/test_m.py::TestA::test_x", "t/test_m.py::test_y", "t/test_mm.py::test_w"]),
+        ("t/test_m.py", ["t/test_m.py::TestA::test_x", "t/test_m.py::test_y"]),
+        ("t/test_m.py::TestA", ["t/test_m.py::TestA::test_x"]),
+        ("t/test_m.py::TestSuite", []),
+    ],
+    ids=["session", "directory", "module", "its-class", "another-class"],
+)
+def test_a_collection_error_stands_for_the_tests_its_collector_holds(erroring: str, errors: list[str]) -> None:
+    """A test with no result gets its collector's error -- a module's holds all its tests, a
+    class's only its own: markdown's ``TestSuite``, imported from unittest, erroring under a
+    strict warning filter, is no error of the module's other tests."""
+    content = StreamContent(collect_errors={erroring: Failure(FailureKind.COLLECTION_ERROR, "boom")})
+    ids = ["t/test_m.py::TestA::test_x", "t/test_m.py::test_y", "u/test_n.py::test_z", "t/test_mm.py::test_w"]
+    found = {t: observation_for(t, content) for t in ids}
+    assert [t for t, o in found.items() if o is not None] == errors
+    assert {(o.outcome, o.failure and o.failure.message) for o in found.values() if o is not None} <= {
+        (Outcome.ERROR, "boom")
+    }

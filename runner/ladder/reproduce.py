@@ -20,6 +20,7 @@ from pytest_evidence import gitops, overlay
 from pytest_evidence.assemble import Typed
 from pytest_evidence.errors import BadInput, EvidenceError, ToolFailed
 from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Role, Tier, TierStatus
+from pytest_evidence.replay import holds
 from pytest_evidence.store import SuiteRun
 from runner import ablation, config_policy, pyscan
 from runner.diff import Diff, FileKind
@@ -138,9 +139,10 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
     tests of B's stored run: a test module erroring on C but not on B was broken by the
     candidate (``crash``, ``collection_error``: T4 fails, its passing tests would drop out of
     the suite unseen); a module erroring on B too, or only when collected alone, is the
-    environment's -- unless B's own stored run passed tests of it: then C's tests break it
-    (``not_collected``). A test B passed that C does not collect (a module-level skip on a changed
-    flag, ``__test__``, a base gaining ``__init__``) is collected empty on C
+    environment's -- unless B's own stored run passed tests under the erroring node (the module,
+    or the class of it that errors) that C lacks: then C's tests break it (``not_collected``). A
+    test B passed that C does not collect (a module-level skip on a changed flag, ``__test__``, a
+    base gaining ``__init__``) is collected empty on C
     (``empty_collection``, ``not_collected``): nothing says it still passes -- unless C collects
     at least as many parametrizations of its function as B (ids made from values the fix
     changes: renamed, not dropped, ``judge.lost_from``; ``ladder.replaced`` keeps them, and what
@@ -152,10 +154,11 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
     assert sides.plan is not None
     on_c = set(ladder.collected)
     sources = {c.path for c in diff.files if c.kind is not FileKind.TEST}
-    errored = {n.split("::", 1)[0]: f for n, f in run.content.collect_errors.items() if n not in ("", ".")}
+    nodes = {n: f for n, f in run.content.collect_errors.items() if n not in ("", ".")}
+    errored = {n.split("::", 1)[0]: f for n, f in nodes.items()}
     kept = _doctests_kept(ladder.co.c_dir)
     lost = set(judge.lost_from(suite.collected, on_c))
-    gone = [t for t in suite.collected if t not in on_c and t.split("::", 1)[0] not in errored]
+    gone = [t for t in suite.collected if t not in on_c and not any(holds(n, t) for n in nodes)]
     missing = {t for t in gone if t in lost and _passed(suite, t) and (t.split("::", 1)[0] not in sources or kept(t))}
     ladder.replaced = _replaced([t for t in gone if t not in lost and "[" in t], suite)
     if not errored and not missing:
@@ -182,17 +185,20 @@ def lost_tests(ladder: Ladder, start: float, run: PytestRun, suite: SuiteRun, di
         )
         for path, ids in sorted(vanished.items())
     )
-    passed_on_b = Counter(t.split("::", 1)[0] for t in suite.collected if _passed(suite, t))
+    # What an erroring node takes along: the tests under it that B's own run passed and C lacks --
+    # all of a module's, none when only a class of it errors that held no test (a ``TestSuite``
+    # imported from unittest, under ``filterwarnings = error``).
+    passed_on_b = Counter(n for t in lost if _passed(suite, t) for n in nodes if holds(n, t))
     ladder.evidence.detect(
         Detection(
             DetectionKind.EMPTY_COLLECTION,
             "%s does not collect on C, nor on B with C's tests (%s); B's own run passed %d of its tests: the "
-            "candidate's tests break it, and nothing says they still pass" % (f, errored[f].message, passed_on_b[f]),
-            path=f,
+            "candidate's tests break it, and nothing says they still pass" % (n, nodes[n].message, passed_on_b[n]),
+            path=n.split("::", 1)[0],
             detail="not_collected",
         )
-        for f in sorted(errored)
-        if f in b_errored and passed_on_b[f]
+        for n in sorted(nodes)
+        if n.split("::", 1)[0] in b_errored and passed_on_b[n]
     )
     broken = [f for f in sorted(errored) if f not in b_errored]
     if not broken:
@@ -263,17 +269,17 @@ def _unmatched(ladder: Ladder, run: PytestRun, unknown: Sequence[str], abnormal:
     """What became of each named test C's collection does not list; returns the ones pytest's
     collection broke down before (a crash: T3 fails), ``spec -> why``.
 
-    Its module does not collect: it runs at T3 all the same, its module's collection error its
-    outcome on each side (``ladder.uncollected``). The tested tree defines it and pytest did not
+    Its module (or its class) does not collect: it runs at T3 all the same, that collection
+    error its outcome on each side (``ladder.uncollected``). The tested tree defines it and pytest did not
     collect it for an ordinary reason (a module-level skip, a name pytest does not collect): not
     evidence either way (``unrunnable_test``, ``not_collected``). Only the candidate's tree as
     submitted defines it: the reapplied trusted tests removed it (``reproducer_lost_to_tamper``).
     Nobody wrote it: the caller named a test that does not exist -- bad input.
     """
     co, broken = ladder.co, {}
-    errored = {nodeid.split("::", 1)[0] for nodeid in run.content.collect_errors}
+    errored = [n for n in run.content.collect_errors if n not in ("", ".")]
     for spec in unknown:
-        if spec.split("::", 1)[0] in errored:
+        if any(holds(n, spec) for n in errored):
             ladder.uncollected.append(spec)
         elif _defines(ladder, co.tested, spec):
             if abnormal:
