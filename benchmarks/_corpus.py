@@ -2,6 +2,9 @@
 
 The repository has two commits: B's sdist as released, then C's fix laid over it -- C's changed
 Python sources (packaging files left out) and C's test paths -- the shape of a real fix commit.
+A ``--corpus`` of ``commit`` cases (a public repository's buggy and fixed commits, ``docs/ab.md``)
+works alike: every script reads a case's import root and test command from the built repository
+(``CaseRepo.pythonpath``, ``CaseRepo.test_command``), which both formats fill.
 Downloads and venvs are cached under ``benchmarks/.cache`` (ignored by git); the package index is
 the only network used.
 """

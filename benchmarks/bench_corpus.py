@@ -48,14 +48,12 @@ CANDIDATES = 10  # candidates sharing one B in the amortised figure
 
 def naive(repo: CaseRepo) -> tuple[float, float]:
     """(wall, CPU) seconds of one plain pytest run of C's whole suite."""
-    root = repo.case["pythonpath_root"]
+    root = repo.pythonpath
     env = dict(os.environ, PYTHONPATH=str(repo.path / root), PYTHONHASHSEED="0")
     git(repo.path, "checkout", "-q", repo.candidate)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(
-        [str(repo.python), "-m", "pytest", *repo.case["test_command"]], cwd=repo.path, env=env, capture_output=True
-    )
+    subprocess.run([str(repo.python), "-m", "pytest", *repo.test_command], cwd=repo.path, env=env, capture_output=True)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     git(repo.path, "checkout", "-q", "main")
@@ -82,8 +80,8 @@ def verdict(record: dict[str, Any]) -> str:
 
 def overhead(repo: CaseRepo, rounds: int, work: pathlib.Path) -> dict[str, Any]:
     """(d): C's suite under plain pytest and under ``-p evidence``, interleaved; medians."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(repo.path / repo.case["pythonpath_root"]), str(ROOT)]))
-    plain = [str(repo.python), "-m", "pytest", *repo.case["test_command"]]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(repo.path / repo.pythonpath), str(ROOT)]))
+    plain = [str(repo.python), "-m", "pytest", *repo.test_command]
     evidence = [*plain, "-p", "pytest_evidence.plugin", f"--evidence-out={work / 'd.json'}"]
     configs = {"plain": plain, "evidence": evidence}
     git(repo.path, "checkout", "-q", repo.candidate)

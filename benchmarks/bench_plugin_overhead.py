@@ -45,8 +45,8 @@ def case_suite(case_id: str, corpus: pathlib.Path | None) -> tuple[pathlib.Path,
         raise SystemExit("no case %s in the corpus" % case_id)
     repo = prepare(case, pathlib.Path(tempfile.mkdtemp(prefix="bench-overhead-case-")))
     git(repo.path, "checkout", "-q", repo.candidate)
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(repo.path / case["pythonpath_root"]), str(ROOT)])
-    return repo.path, [str(repo.python), "-m", "pytest", *case["test_command"]], "%s's own suite" % case_id
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(repo.path / repo.pythonpath), str(ROOT)])
+    return repo.path, [str(repo.python), "-m", "pytest", *repo.test_command], "%s's own suite" % case_id
 
 
 def main() -> None:

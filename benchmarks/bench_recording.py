@@ -97,12 +97,10 @@ def main() -> None:
 
         subprocess.run(["git", "checkout", "-q", repo.candidate], cwd=repo.path, check=True)
         os.environ["PYTHONPATH"] = os.pathsep.join(
-            [str(repo.path / case["pythonpath_root"]), str(pathlib.Path(__file__).resolve().parent.parent)]
+            [str(repo.path / repo.pythonpath), str(pathlib.Path(__file__).resolve().parent.parent)]
         )
         python = args.python or str(repo.python)
-        bench(
-            "real case %s, C's suite (%s)" % (case["id"], python), python, repo.path, list(case["tests_dir"]), args.runs
-        )
+        bench("real case %s, C's suite (%s)" % (case["id"], python), python, repo.path, list(repo.tests), args.runs)
 
 
 if __name__ == "__main__":

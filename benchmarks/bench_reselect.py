@@ -30,7 +30,6 @@ from _corpus import measure_cases, prepare
 from _suite import certify
 
 from pytest_evidence.store import Store
-from runner.ab.corpus import pytest_args
 from runner.config_policy import test_modules_at
 from runner.diff import compute
 from runner.importgraph import ImportGraph
@@ -55,9 +54,9 @@ def measure(case: dict[str, Any], before: pathlib.Path) -> dict[str, Any]:
             (key,) = db.execute("SELECT cache_key FROM suite_runs").fetchone()
         suite = Store(str(store_path)).suite_lookup(key)
         assert suite is not None
-        modules = test_modules_at(str(repo.path), repo.candidate, pytest_args(case["test_command"]))
+        modules = test_modules_at(str(repo.path), repo.candidate, repo.pytest_args)
         diff = compute(str(repo.path), repo.baseline, repo.candidate, modules)
-        root = "" if case.get("pythonpath_root", ".") == "." else case["pythonpath_root"]
+        root = "" if repo.pythonpath == "." else repo.pythonpath
         new = select_impacted_tests(suite_ids, suite, diff, ImportGraph(repo.path, [root]))
         flipped = {d.get("test_id") for d in record["detections"] if d["kind"] in FLIPS}
         return {

@@ -55,10 +55,10 @@ def selection(repo: CaseRepo, work: pathlib.Path) -> dict[str, Any]:
     case = repo.case
     env = dict(
         os.environ,
-        PYTHONPATH=os.pathsep.join([str(site(repo.python)), str(repo.path / case["pythonpath_root"]), str(ROOT)]),
+        PYTHONPATH=os.pathsep.join([str(site(repo.python)), str(repo.path / repo.pythonpath), str(ROOT)]),
     )
     # testmon needs pytest's cache provider (it reads --lf): the case's "-p no:cacheprovider" goes.
-    own = [a for a in case["test_command"] if a not in ("-p", "no:cacheprovider")]
+    own = [a for a in repo.test_command if a not in ("-p", "no:cacheprovider")]
     base = [
         str(repo.python),
         "-m",

@@ -108,6 +108,12 @@ class Built:
         return tuple(self.case["fail_to_pass"])
 
     @property
+    def test_command(self) -> tuple[str, ...]:
+        """The pytest arguments of a plain run of the case's suite: its own test command, or (a
+        ``commit`` case may name none) its test paths."""
+        return tuple(self.case.get("test_command") or self.tests)
+
+    @property
     def command(self) -> tuple[str, ...]:
         """The case's own test command, whole: what the naive judge runs."""
         return tuple(self.case.get("test_command", ()))
