@@ -50,13 +50,16 @@ def cli_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_cli(measure: Callable[[dict[str, Any]], dict[str, Any]], args: argparse.Namespace | None = None) -> None:
+def run_cli(
+    measure: Callable[[dict[str, Any]], dict[str, Any]], args: argparse.Namespace | None = None
+) -> list[dict[str, Any]]:
     """``measure`` the cases the command line names (``args``: parsed by a ``cli_parser`` the
-    script added options to; default: the shared options alone)."""
+    script added options to; default: the shared options alone); the rows, also in ``--out``."""
     args = args if args is not None else cli_parser().parse_args()
     rows = measure_cases(args.cases, measure, pathlib.Path(args.corpus) if args.corpus else None)
     if args.out:
         pathlib.Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
+    return rows
 
 
 def measure_cases(

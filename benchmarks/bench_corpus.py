@@ -28,6 +28,7 @@ plain pytest and pytest-testmon, and the verdicts.
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import resource
@@ -37,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from typing import Any
 
 import bench_testmon
@@ -183,7 +185,34 @@ def main() -> None:
     parser.add_argument("--testmon", action="store_true", help="pytest-testmon's selection beside T5's")
     parser.add_argument("--overhead", type=int, default=0, metavar="N", help="N rounds of plain vs -p evidence")
     args = parser.parse_args()
-    run_cli(lambda case: measure(case, args.testmon, args.overhead), args)
+    rows = run_cli(lambda case: measure(case, args.testmon, args.overhead), args)
+    print(json.dumps(summary(rows)))
+
+
+def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Issue 10's targets over the cases measured: (a) and (b) as totals against the plain runs
+    and as medians per case, (c) T5's median fraction, its gaps and the cases where it selects
+    fewer tests than testmon, (d) the median overhead; and the verdicts."""
+    naive = sum(r["naive_s"] for r in rows) or 1.0
+    found: dict[str, Any] = {
+        "cases": len(rows),
+        "a_honest_amortised": round(sum(r["amortised_s"] for r in rows) / naive, 2),
+        "a_median": statistics.median(r["ratio"] for r in rows),
+        "b_no_fix": round(sum(r["no_fix_s"] for r in rows) / naive, 2),
+        "b_median": statistics.median(r["no_fix_ratio"] for r in rows),
+        "c_t5_median": statistics.median(1.0 if r["t5_fraction"] is None else r["t5_fraction"] for r in rows),
+        "c_selection_gaps": sum(r["selection_gaps"] for r in rows),
+        "verdicts": dict(Counter("%s / %s" % (r["verdict_cold"], r["verdict"]) for r in rows)),
+        "no_fix_verdicts": dict(Counter(r["no_fix"] for r in rows)),
+    }
+    if "testmon_selected" in rows[0]:
+        judged = [r["t5_below_testmon"] for r in rows if not r["t5_below_testmon"].startswith("n/a")]
+        fractions = [r["testmon_selected"] / r["suite"] for r in rows if r["suite"]]
+        found["c_testmon_median"] = round(statistics.median(fractions), 3) if fractions else None
+        found["c_below_testmon"] = "%d of %d" % (judged.count("yes"), len(judged))
+    if "overhead_ratio" in rows[0]:
+        found["d_overhead_median"] = statistics.median(r["overhead_ratio"] for r in rows)
+    return found
 
 
 if __name__ == "__main__":
