@@ -392,6 +392,48 @@ def test_a_flip_that_also_happens_on_b_in_the_same_selection_is_order_dependent(
     assert t4["status"] == "passed" and t4["run"] == 1
 
 
+LEFT_BEHIND = """import pathlib
+import unittest
+
+from calc.ops import half
+
+TABLE = pathlib.Path(__file__).parent.parent / "calc" / "table.txt"
+
+
+class TestState(unittest.TestCase):
+    def test_a_check(self):
+        TABLE.read_text()
+        self.assertFalse(getattr(TestState, "poisoned", False))  # fails after test_b_poison
+
+    def test_b_poison(self):
+        half(4)
+        TestState.poisoned = True
+"""
+
+
+def test_a_flip_left_behind_by_an_earlier_tier_of_the_session_is_order_dependent(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record
+) -> None:
+    """C's suite session runs T4's group (test_b_poison reaches the changed function) and then,
+    in the same process, T5's (test_a_check opened the changed table): test_a_check fails after
+    what test_b_poison left behind. B's confirmation runs the session's groups through T5's, as
+    C did -- it used to run T5's group alone, where the test passes, and called the candidate's
+    own code the cause (freezegun 1.5.5's real fix was REJECTED so: a test earlier in the
+    session reloads the module whose class a test of T5's group compares)."""
+    base = repo.commit({**PKG, "calc/table.txt": "1\n", "tests/test_state.py": LEFT_BEHIND})
+    cand = repo.commit({**FIX, "calc/table.txt": "2\n"})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
+    tid = "tests/test_state.py::TestState::test_a_check"
+    assert [d["test_id"] for d in doc["detections"] if d["kind"] == "order_dependent"] == [tid]
+    flip = doc["annotations"][tid]["flip"]
+    assert (flip["baseline_full_suite"], flip["baseline_same_selection"], flip["selection_size"]) == ("pass", "fail", 1)
+    runs = {t["tier"]: t["run"] for t in doc["tiers"]}
+    assert (runs["T4"], runs["T5"]) == (1, 1)
+
+
 @pytest.mark.parametrize(
     "command",
     [

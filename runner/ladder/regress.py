@@ -4,8 +4,8 @@ B's whole suite runs once per B and is stored (``baseline_suite``). On C the fou
 grouped session (``pytest_session``): it collects the suite once, the whole plan is computed from
 that collection, the diff and B's stored run, and each tier is a group running only the tests no
 earlier tier ran, the climb deciding at each barrier. A test that fails on C where B's full run
-did not fail it is run again on B -- a grouped session over the same suite, the C group's ids in
-the C group's order and seed -- before it counts (``judge.Confirmation``).
+did not fail it is run again on B -- a grouped session over the same suite, the C session's
+groups through the test's own, in their order and seed -- before it counts (``judge.Confirmation``).
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def tiers(
                 ladder.tier(tier, TierStatus.INCONCLUSIVE, start, len(ids), 0, len(ladder.collected), note)
                 continue
             run = sides.group(session, number, "C")
-            _tier(ladder, tier, ids, todo, what, run, suite, resolver, start, number)
+            _tier(ladder, tier, ids, session.groups[: number + 1], what, run, suite, resolver, start, number)
             number += 1
         sides.checked(session.close(), c_dir)
     ladder.evidence.detect(judge.silent_replacements(ladder.evidence.results, ladder.replaced))
@@ -161,7 +161,7 @@ def _tier(
     ladder: Ladder,
     tier: Tier,
     ids: Sequence[str],
-    todo: Sequence[str],
+    through: Sequence[Sequence[str]],
     what: str,
     c_run: PytestRun,
     suite: SuiteRun,
@@ -169,9 +169,9 @@ def _tier(
     start: float,
     group: int,
 ) -> None:
-    sides, suite_size = ladder.sides, len(ladder.collected)
+    sides, suite_size, todo = ladder.sides, len(ladder.collected), through[-1]
     baseline: dict[str, Observation | None] = {t: suite.results.get(t) for t in todo}
-    confirmed = _confirm(ladder, todo, c_run, baseline) if sides.replayed else {}
+    confirmed = _confirm(ladder, through, c_run, baseline) if sides.replayed else {}
     typed, not_run, unstable = sides.type(todo, c_run, baseline, resolver.origin, affected=tier is not Tier.T7)
     annotations = {
         t: dataclasses.replace(a, flip=confirmed[t].to_dict()) if t in confirmed else a
@@ -205,13 +205,18 @@ def _tier(
 
 
 def _confirm(
-    ladder: Ladder, todo: Sequence[str], c_run: PytestRun, baseline: dict[str, Observation | None]
+    ladder: Ladder, through: Sequence[Sequence[str]], c_run: PytestRun, baseline: dict[str, Observation | None]
 ) -> dict[str, judge.Confirmation]:
-    """Run every suspected flip's selection on B like for like; its B result replaces the full run's."""
+    """Run every suspected flip's selection on B like for like; its B result replaces the full
+    run's. ``through``: the C session's groups up to the suspects' own, the last: the tests of
+    the earlier groups ran in the same process on C before them, and what they leave behind (a
+    module reloaded, a patch not undone) is part of the C run's order -- B runs them too, in the
+    same groups and order."""
+    todo = through[-1]
     suspects = judge.suspects(todo, {t: c_run.observation(t) for t in todo}, baseline)
     if not suspects:
         return {}
-    same = ladder.sides.run_b(todo, None)
+    same = ladder.sides.replay_b(through)
     confirmed = {}
     for tid in suspects:
         full, like, on_c = baseline.get(tid), same.observation(tid), c_run.observation(tid)

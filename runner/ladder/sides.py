@@ -140,13 +140,6 @@ class Sides:
             except SessionEnded:
                 pass
 
-    def one_group(
-        self, checkout: pathlib.Path, ids: Sequence[str], files: Sequence[str] | None, reruns: int | None = None
-    ) -> pytest_run.PytestRun:
-        """``ids`` in this order, in one session collecting ``files`` (None: the whole suite)."""
-        with self.session(checkout, files, reruns) as session:
-            return self.only_group(session, checkout, ids)
-
     def only_group(self, session: GroupedSession, checkout: pathlib.Path, ids: Sequence[str]) -> pytest_run.PytestRun:
         """``ids``, the one group of ``session`` on ``checkout``: the whole process's run."""
         self.first_group(session, [ids], self.co.side(checkout))
@@ -164,9 +157,16 @@ class Sides:
         assert self.replayed, "no test runs on B when baseline replay is ablated"
         return self.co.baseline_with_tests(self.plan)
 
-    def run_b(self, ids: Sequence[str], files: Sequence[str] | None, reruns: int | None = None) -> pytest_run.PytestRun:
-        """``ids`` on B with C's test files laid over it, in this selection and order."""
-        return self.one_group(self.b_dir, ids, files, reruns)
+    def replay_b(self, groups: Sequence[Sequence[str]]) -> pytest_run.PytestRun:
+        """``groups`` on B with C's test files laid over it, in one grouped session, one after
+        the other: a C session's groups through the one whose flips are confirmed."""
+        with self.session(self.b_dir, None) as session:
+            self.first_group(session, groups, "B")
+            for number in range(1, len(groups)):
+                if session.final is not None:
+                    break
+                self.group(session, number, "B")
+            return self.checked(session.close(), self.b_dir)
 
     def suite_ahead(self) -> GroupedSession:
         """C's T4-T7 session, started now, ahead of its turn (``suite_session`` takes it)."""
