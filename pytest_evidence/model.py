@@ -54,6 +54,11 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   ``collection_error`` (a test module erroring on C only). ``flip`` on an annotation may now
   describe a PASS->skipped/xfailed suspect (``rests_on`` "evidence lost: ..."), not only a
   PASS->FAIL one. Earlier 1.x records still read.
+* ``1.10`` -- no new member; ``empty_collection`` ``skipped_on_c`` is no longer raised for a test
+  silenced on both sides in the C run's selection that passes on C run again on its own, the
+  whole suite collected (``flip.rests_on`` "evidence found apart: ..."); and B's like-for-like
+  run of a suspected flip replays the C session's earlier groups before the suspect's own.
+  Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -65,10 +70,10 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.9"
+SCHEMA_VERSION = "1.10"
 
 #: Record versions this model reads: same major version.
-READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9")
+READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10")
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (

@@ -434,6 +434,40 @@ def test_a_flip_left_behind_by_an_earlier_tier_of_the_session_is_order_dependent
     assert (runs["T4"], runs["T5"]) == (1, 1)
 
 
+SILENCED_AFTER = """import unittest
+
+from calc.ops import half
+
+
+class TestState(unittest.TestCase):
+    def test_a_quiet(self):
+        if getattr(TestState, "poisoned", False):
+            self.skipTest("after test_b_poison")
+
+    def test_b_poison(self):
+        half(4)
+        TestState.poisoned = True
+"""
+
+
+def test_evidence_the_sessions_order_lost_is_found_apart(repo: Repo, tmp_path: pathlib.Path, schema: Record) -> None:
+    """T4's group (test_b_poison) leaves behind what makes test_a_quiet skip when T7's group runs
+    it in the same process; B, replaying the groups, skips it too: silenced on both sides. Run
+    again on C, the whole suite collected and the test on its own, it passes: the session's
+    order silenced it, and the evidence is found (it was INCONCLUSIVE: evidence lost)."""
+    base = repo.commit({**PKG, "tests/test_state.py": SILENCED_AFTER})
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
+    tid = "tests/test_state.py::TestState::test_a_quiet"
+    assert "empty_collection" not in {d["kind"] for d in doc["detections"]}
+    flip = doc["annotations"][tid]["flip"]
+    assert (flip["baseline_full_suite"], flip["baseline_same_selection"]) == ("pass", "skipped")
+    assert flip["rests_on"].startswith("evidence found apart: skipped on B too") and "yet pass on C" in flip["rests_on"]
+
+
 @pytest.mark.parametrize(
     "command",
     [

@@ -247,6 +247,7 @@ class Confirmation:
     same_selection: Outcome | None
     selection_size: int
     silent: bool = False  # skipped or xfailed on C (``C_SILENT``), not failing: evidence lost
+    apart: Outcome | None = None  # on C once more, the whole suite collected, run on its own
 
     @property
     def order_dependent(self) -> bool:
@@ -261,12 +262,20 @@ class Confirmation:
         certification never ran its body on C: evidence lost all the same."""
         return self.silent and self.full_suite in B_PASSING and self.same_selection in C_SILENT
 
+    @property
+    def found_apart(self) -> bool:
+        """Silenced on both sides in the C run's selection, and passing on C once more, collected
+        with the whole suite (the candidate's test files imported, as in B's full run) and run on
+        its own: the session's order silenced it -- what an earlier group's tests left behind --
+        and not C, nor the candidate's tests, which a collection of the whole suite imports."""
+        return self.silenced_on_both and self.apart in PASSED
+
     def lost(self, test_id: str, origin: Origin) -> list[Detection]:
         """The ``skipped_on_c`` detection a test silenced on both sides is (``silenced_on_both``) --
         unless its own definition changed (``origin``): then the skip is the test's own, which the
         integrity check judged, or which the trusted tests brought (a test the fix's test patch
         retires with ``skip()``)."""
-        if not self.silenced_on_both or origin in (Origin.ADDED, Origin.CHANGED):
+        if not self.silenced_on_both or self.found_apart or origin in (Origin.ADDED, Origin.CHANGED):
             return []
         return [_lost(test_id, "(%s)" % self.rests_on)]
 
@@ -274,6 +283,13 @@ class Confirmation:
     def rests_on(self) -> str:
         if self.same_selection in PASSED and self.silent:
             return "evidence lost: passes on B in the C run's selection, order and seed; skipped or xfailed on C"
+        if self.found_apart:
+            assert self.same_selection is not None and self.apart is not None
+            return (
+                "evidence found apart: %s on B too in the C run's selection, with C's tests, yet %s on C collected "
+                "with the whole suite and run on its own: the session's order silenced it"
+                % (self.same_selection.value, self.apart.value)
+            )
         if self.silenced_on_both and self.same_selection is not None:
             return (
                 "evidence lost: passes in B's full run; %s on B too in the C run's selection, with C's tests: "

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from pytest_evidence import overlay
-from pytest_evidence.model import Detection, DetectionKind, Observation, Outcome, Tier, TierStatus
+from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Outcome, Tier, TierStatus
 from pytest_evidence.store import SuiteRun
 from runner import ablation, baseline_suite
 from runner.diff import Diff
@@ -91,6 +91,7 @@ def tiers(
         plan = _plan(ladder, diff, view.content.markers, suite)
         session.plan([todo for _, _, _, todo in plan if todo])  # a tier runs only what no earlier tier ran
         number = 0
+        lost: dict[str, tuple[judge.Confirmation, Origin]] = {}
         for tier, ids, what, todo in plan:
             if ladder.halted():
                 break
@@ -109,10 +110,36 @@ def tiers(
                 ladder.tier(tier, TierStatus.INCONCLUSIVE, start, len(ids), 0, len(ladder.collected), note)
                 continue
             run = sides.group(session, number, "C")
-            _tier(ladder, tier, ids, session.groups[: number + 1], what, run, suite, resolver, start, number)
+            lost.update(
+                _tier(ladder, tier, ids, session.groups[: number + 1], what, run, suite, resolver, start, number)
+            )
             number += 1
         sides.checked(session.close(), c_dir)
+    _seek_apart(ladder, lost)
     ladder.evidence.detect(judge.silent_replacements(ladder.evidence.results, ladder.replaced))
+
+
+def _seek_apart(ladder: Ladder, lost: Mapping[str, tuple[judge.Confirmation, Origin]]) -> None:
+    """Evidence the session's order lost, sought once more on C. A test silenced on both sides in
+    the C run's selection (``judge.Confirmation.silenced_on_both``) may be silenced by what the
+    tests of an earlier group left behind in the same process: the lost tests run once more on C,
+    alone in one group of a new session that collects the whole suite -- the candidate's test
+    files imported, as in B's full run, so a test file silencing another at import silences it
+    there too. One that passes there is evidence found (``found_apart``); one still silent is
+    evidence lost. Not sought once a tier failed: the verdict is decided, the losses stand."""
+    if lost and not ladder.halted():
+        ids = list(lost)
+        ladder.progress("%d test(s) silenced in the session's order: run again on C, on their own" % len(ids))
+        with ladder.sides.session(ladder.co.c_dir, None) as session:
+            run = ladder.sides.only_group(session, ladder.co.c_dir, ids)
+        found = {t: run.observation(t) for t in ids}
+    else:
+        found = {}
+    for tid, (confirmation, origin) in lost.items():
+        seen = found.get(tid)
+        again = dataclasses.replace(confirmation, apart=None if seen is None else seen.outcome)
+        ladder.evidence.annotations[tid] = dataclasses.replace(ladder.evidence.annotations[tid], flip=again.to_dict())
+        ladder.evidence.detect(again.lost(tid, origin))
 
 
 def _plan(
@@ -168,7 +195,9 @@ def _tier(
     resolver: overlay.OriginResolver,
     start: float,
     group: int,
-) -> None:
+) -> dict[str, tuple[judge.Confirmation, Origin]]:
+    """Record the tier; the tests it found silenced on both sides (evidence lost, unless found
+    apart: ``_seek_apart``), with their origin."""
     sides, suite_size, todo = ladder.sides, len(ladder.collected), through[-1]
     baseline: dict[str, Observation | None] = {t: suite.results.get(t) for t in todo}
     confirmed = _confirm(ladder, through, c_run, baseline) if sides.replayed else {}
@@ -180,7 +209,6 @@ def _tier(
     detections = list(typed.detections) + [
         Detection(DetectionKind.ORDER_DEPENDENT, c.rests_on, t) for t, c in confirmed.items() if c.order_dependent
     ]
-    detections += [d for t, c in confirmed.items() for d in c.lost(t, typed.annotations[t].origin)]
     if tier is Tier.T7:
         detections += [
             Detection(DetectionKind.SELECTION_GAP, "a PASS->FAIL flip escaped T4-T6", r.test_id)
@@ -202,6 +230,8 @@ def _tier(
         not_run=[*not_run, *unstable],
         group=("suite", group),
     )
+    origins = {t: typed.annotations[t].origin for t in confirmed}
+    return {t: (c, origins[t]) for t, c in confirmed.items() if c.lost(t, origins[t])}
 
 
 def _confirm(
