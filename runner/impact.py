@@ -151,8 +151,10 @@ class _Walk:
 
     def rebinds_builtins(self, path: str) -> bool:
         """Whether ``path``'s code may rebind a built-in (``builtins.property = Prop``): it uses
-        ``builtins`` otherwise than by importing it and reading its attributes (a file that does
-        not parse may do anything)."""
+        ``builtins`` otherwise than by importing it under its own name and reading its attributes
+        -- an alias (``import builtins as b``) or the module reached by its name as a string
+        (``import_module("builtins")``, ``sys.modules["builtins"]``) may be written through
+        unseen (a file that does not parse may do anything)."""
         index = self.project.index(path)
         if index is None:
             return True
@@ -164,6 +166,11 @@ class _Walk:
             if isinstance(node, ast.Name) and node.id in _BUILTINS:
                 if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)):
                     return True  # stored, aliased, handed on, or an attribute of it set
+            elif isinstance(node, ast.alias) and node.name in _BUILTINS and node.asname not in (None, node.name):
+                return True
+            elif isinstance(node, ast.Constant) and node.value in _BUILTINS:
+                if isinstance(parent, (ast.Call, ast.Subscript, ast.keyword)):  # not a name compared
+                    return True
         return False
 
     def named(self, words: Collection[str]) -> bool:

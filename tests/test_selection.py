@@ -456,6 +456,10 @@ def test_a_tainted_value_given_to_a_class_statement_by_keyword_runs_there(repo: 
         ("import builtins\n\nbuiltins.property = Named\n", "", True),  # so may code setting builtins'
         ("import builtins\n\nb = builtins\n", "", True),
         ("import builtins\n\nLENGTH = builtins.len\n", "", False),  # read only (boltons' strutils)
+        ("import builtins as b\n\nb.property = Named\n", "", True),  # an alias hides the name
+        ("import importlib\n\nsetattr(importlib.import_module('builtins'), 'property', Named)\n", "", True),
+        ("import sys\n\nsys.modules['builtins'].property = Named\n", "", True),
+        ("def local(mod):\n    return mod in ('__main__', 'builtins')\n", "", False),  # a name compared (boltons)
     ],
 )
 def test_a_property_that_may_not_be_the_built_in_one_keeps_the_base_held(
