@@ -197,10 +197,10 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     found: dict[str, Any] = {
         "cases": len(rows),
         "a_honest_amortised": round(sum(r["amortised_s"] for r in rows) / naive, 2),
-        "a_median": statistics.median(r["ratio"] for r in rows),
+        "a_median": round(statistics.median(r["ratio"] for r in rows), 3),
         "b_no_fix": round(sum(r["no_fix_s"] for r in rows) / naive, 2),
-        "b_median": statistics.median(r["no_fix_ratio"] for r in rows),
-        "c_t5_median": statistics.median(1.0 if r["t5_fraction"] is None else r["t5_fraction"] for r in rows),
+        "b_median": round(statistics.median(r["no_fix_ratio"] for r in rows), 3),
+        "c_t5_median": round(statistics.median(1.0 if r["t5_fraction"] is None else r["t5_fraction"] for r in rows), 3),
         "c_selection_gaps": sum(r["selection_gaps"] for r in rows),
         "verdicts": dict(Counter("%s / %s" % (r["verdict_cold"], r["verdict"]) for r in rows)),
         "no_fix_verdicts": dict(Counter(r["no_fix"] for r in rows)),
@@ -211,7 +211,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         found["c_testmon_median"] = round(statistics.median(fractions), 3) if fractions else None
         found["c_below_testmon"] = "%d of %d" % (judged.count("yes"), len(judged))
     if "overhead_ratio" in rows[0]:
-        found["d_overhead_median"] = statistics.median(r["overhead_ratio"] for r in rows)
+        found["d_overhead_median"] = round(statistics.median(r["overhead_ratio"] for r in rows), 3)
     return found
 
 
