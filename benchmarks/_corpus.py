@@ -68,8 +68,12 @@ def measure_cases(
     """``measure`` each case of ``corpus`` (default: the shared one) named in ``selection``
     (comma-separated ids; empty: all), printing rows (lists, such as test ids, go to ``--out`` only)."""
     wanted = [c for c in selection.split(",") if c]
+    chosen = cases(corpus)
+    unknown = sorted(set(wanted) - {case["id"] for case in chosen})
+    if unknown:  # before any case runs: a typo must not cost a long run its last case
+        raise SystemExit("%s: no case %s in the corpus" % (pathlib.Path(sys.argv[0]).name, ", ".join(unknown)))
     rows = []
-    for case in cases(corpus):
+    for case in chosen:
         if wanted and case["id"] not in wanted:
             continue
         rows.append(measure(case))
