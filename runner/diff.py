@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from pytest_evidence import gitops, overlay, syntax
 from runner.modchange import module_change
-from runner.names import defined, first_line
+from runner.names import defined, first_line, header_end
 from runner.testchange import applied_unnamed
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -118,20 +118,54 @@ def attribute(lines: set[int], spans: list[Span]) -> tuple[tuple[Span, ...], boo
     return tuple(sorted(hit.values(), key=lambda s: s.start)), module_level
 
 
+def _hunks(patch: str) -> list[tuple[int, int, int, int]]:
+    """Each hunk of a ``-U0`` patch: start and count of its lines on B, then on C."""
+    found = []
+    for line in patch.splitlines():
+        m = _HUNK.match(line)
+        if m:
+            found.append((int(m.group(1)), int(m.group(2) or "1"), int(m.group(3)), int(m.group(4) or "1")))
+    return found
+
+
 def _hunk_lines(patch: str, neighbours: bool = True) -> tuple[set[int], set[int]]:
     """Lines the patch touches on each side; a pure insertion or deletion touches both
     neighbours on the side that lost or gained nothing, unless ``neighbours`` is False."""
     old: set[int] = set()
     new: set[int] = set()
-    for line in patch.splitlines():
-        m = _HUNK.match(line)
-        if not m:
-            continue
-        a, b = int(m.group(1)), int(m.group(2) or "1")
-        c, d = int(m.group(3)), int(m.group(4) or "1")
+    for a, b, c, d in _hunks(patch):
         old.update(range(a, a + b) if b or not neighbours else (a, a + 1))
         new.update(range(c, c + d) if d or not neighbours else (c, c + 1))
     return old, new
+
+
+def _body_holding(first: int, last: int, tree: ast.Module) -> str | None:
+    """The innermost definition whose body (after its header) holds lines ``first``-``last``."""
+    found = None
+    for name, node in defined(tree):  # outer before inner: the last to hold them is the innermost
+        if header_end(node) < first and last <= (node.end_lineno or node.lineno):
+            found = name
+    return found
+
+
+def insertions_held(patch: str, b_defs: list[Span], c_tree: ast.Module) -> tuple[set[int], tuple[Span, ...]]:
+    """B's lines the patch touches, and the definitions on B whose bodies got a pure insertion.
+
+    A pure insertion touches no line of B: the lines on either side of it stand for it. Where
+    the inserted lines lie in the body of a definition B has too (lines appended to a method),
+    that definition alone changed -- its neighbour after it, a blank line of the class around it
+    or the next method, did not: humanfriendly's fix appends an assertion to one test method,
+    and the neighbours made its whole test class changed, every test of it reaching it."""
+    on_b = {s.qualname: s for s in b_defs}
+    lines: set[int] = set()
+    held: dict[str, Span] = {}
+    for a, b, c, d in _hunks(patch):
+        name = _body_holding(c, c + d - 1, c_tree) if not b and d else None
+        if name in on_b:
+            held[name] = on_b[name]
+        else:
+            lines.update(range(a, a + b) if b else (a, a + 1))
+    return lines, tuple(held.values())
 
 
 def compute(repo: str, b: str, c: str, python_files: tuple[str, ...]) -> Diff:
@@ -172,7 +206,7 @@ def _symbols(repo: str, b: str, c: str, change: FileChange) -> FileChange:
         deleted = tuple(_spans(tree)) if tree else ()
         return FileChange(path, "D", kind, deleted, (), True, side_effects=("a deleted module",), b_source=text)
     patch = gitops.git(["diff", "-U0", b, c, "--", path], cwd=repo).stdout.decode("utf-8", "replace")
-    old_lines, new_lines = _hunk_lines(patch)
+    new_lines = _hunk_lines(patch)[1]
     b_text, c_text = _source(repo, b, path), _source(repo, c, path)
     b_tree, c_tree = _parsed(b_text), _parsed(c_text)
     written = frozenset(new_lines)
@@ -182,7 +216,9 @@ def _symbols(repo: str, b: str, c: str, change: FileChange) -> FileChange:
         why = ("it does not parse on %s" % side,)
         return FileChange(path, status, kind, b_all, c_all, True, written, side_effects=why, b_source=b_text)
     b_defs = _spans(b_tree)
-    b_spans, b_module = attribute(old_lines, b_defs)
+    touched, held = insertions_held(patch, b_defs, c_tree)
+    b_spans, b_module = attribute(touched, b_defs)
+    b_spans = tuple(sorted(dict.fromkeys((*b_spans, *held)), key=lambda span: span.start))
     c_spans, c_module = attribute(new_lines, _spans(c_tree))
     module = module_change(b_tree, c_tree, *_hunk_lines(patch, neighbours=False))
     executors = tuple(s for s in b_defs if s.qualname in module.executors)

@@ -12,6 +12,7 @@ from importlib.util import cache_from_source
 
 import pytest
 
+from pytest_evidence import syntax
 from pytest_evidence.model import (
     Detection,
     DetectionKind,
@@ -25,7 +26,7 @@ from pytest_evidence.model import (
 )
 from runner import sandbox
 from runner import target as target_module
-from runner.diff import Diff, FileChange, FileKind, _hunk_lines, attribute, definitions, kind_of
+from runner.diff import Diff, FileChange, FileKind, _hunk_lines, attribute, definitions, insertions_held, kind_of
 from runner.importgraph import ImportGraph, module_of
 from runner.selection import integration_tests
 from runner.target import Target
@@ -67,6 +68,37 @@ def test_definitions_include_decorators_and_nesting() -> None:
 def test_changed_lines_go_to_the_innermost_definition(lines: set[int], names: list[str], module_level: bool) -> None:
     spans, module = attribute(lines, definitions(SOURCE))
     assert [s.qualname for s in spans] == names and module is module_level
+
+
+@pytest.mark.parametrize(
+    ("patch", "c_source", "lines", "held"),
+    [
+        # two lines appended to Box.grow (after B's line 15): Box.grow, not Box or the module
+        ("@@ -15,0 +16,2 @@\n", SOURCE + "        # more\n        return 4\n", set(), ["Box.grow"]),
+        # a class attribute after the method, at the class's level: the class
+        ("@@ -15,0 +16,2 @@\n", SOURCE + "\n    depth = 2\n", set(), ["Box"]),
+        # a new function at module level: the neighbours
+        (
+            "@@ -8,0 +9,3 @@\n",
+            SOURCE.replace("    return x\n", "    return x\n\n\ndef added():\n    pass\n", 1),
+            {8, 9},
+            [],
+        ),
+        # a decorator inserted above a method is no line of its body: the class's body holds it
+        ("@@ -13,0 +14 @@\n", SOURCE.replace("    def grow", "    @staticmethod\n    def grow"), set(), ["Box"]),
+        # lines replaced: B's own lines
+        ("@@ -15 +15 @@\n", SOURCE.replace("+ 1", "+ 2"), {15}, []),
+    ],
+    ids=["appended-to-a-method", "class-attribute", "new-function", "decorator", "replaced"],
+)
+def test_a_pure_insertion_in_a_body_is_that_definitions_change(
+    patch: str, c_source: str, lines: set[int], held: list[str]
+) -> None:
+    """Lines inserted into the body of a definition B has too change that definition only: the
+    B lines around the insertion (a blank line of the class, the next method) stood for it, and
+    made humanfriendly's whole test class changed for one appended assertion."""
+    touched, spans = insertions_held(patch, definitions(SOURCE), syntax.parse(c_source))
+    assert (touched, [s.qualname for s in spans]) == (lines, held)
 
 
 def test_hunk_header_lines_both_sides() -> None:
