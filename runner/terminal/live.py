@@ -87,8 +87,8 @@ class Display:
         self._ticker: threading.Thread | None = None
 
     def event(self, message: str) -> None:
-        self._said.set()
         say(self.console, message)
+        self._said.set()  # after the line: the ticker's first phase line must not come before it
 
     def _status(self) -> Text:
         return Text(describe(self.activity.snapshot(), time.monotonic() - self.started), style="cyan")
