@@ -34,11 +34,11 @@ import posixpath
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
-from runner.codeindex import STAR, Definition, FileIndex, Project
+from runner.codeindex import STAR, Definition, Project
 from runner.diff import Diff, FileKind, Span
 from runner.importgraph import ImportGraph
 from runner.names import (
-    BASE_HOOKS,
+    CREATION_HOOKS,
     STORING,
     Imported,
     Reads,
@@ -133,9 +133,7 @@ class _Walk:
         self._closures: dict[ast.AST, tuple[frozenset[str], Reads]] = {}
         # whether some file may run code of its own when a class statement creates a subclass of
         # its base (``inert_base``); a file that does not parse may hold anything
-        self.creation_hooks = self.named({*BASE_HOOKS, "metaclass"})
-        self.set_name_hooks = self.named({"__set_name__"})
-        self.builtins_rebound = any(self.rebinds_builtins(path) for path in project.mentioning(_BUILTINS))
+        self.creation_hooks = self.named({*CREATION_HOOKS, "metaclass"})
         self.fallback: dict[str, str] = {}
         self.scopes: dict[str, str] = {}
         self.plugins: set[str] = set()
@@ -148,30 +146,6 @@ class _Walk:
                 self.plugins.add(change.path)
             if change.side_effects:
                 self.fall_back(change.path, "; ".join(change.side_effects))
-
-    def rebinds_builtins(self, path: str) -> bool:
-        """Whether ``path``'s code may rebind a built-in (``builtins.property = Prop``): it uses
-        ``builtins`` otherwise than by importing it under its own name and reading its attributes
-        -- an alias (``import builtins as b``) or the module reached by its name as a string
-        (``import_module("builtins")``, ``sys.modules["builtins"]``) may be written through
-        unseen (a file that does not parse may do anything)."""
-        index = self.project.index(path)
-        if index is None:
-            return True
-        roots = [
-            *(c for u in index.units for c in u.code),
-            *(d.node for d in index.definitions if "." not in d.qualname),
-        ]
-        for node, parent in _with_parents(roots):
-            if isinstance(node, ast.Name) and node.id in _BUILTINS:
-                if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)):
-                    return True  # stored, aliased, handed on, or an attribute of it set
-            elif isinstance(node, ast.alias) and node.name in _BUILTINS and node.asname not in (None, node.name):
-                return True
-            elif isinstance(node, ast.Constant) and node.value in _BUILTINS:
-                if isinstance(parent, (ast.Call, ast.Subscript, ast.keyword)):  # not a name compared
-                    return True
-        return False
 
     def named(self, words: Collection[str]) -> bool:
         """Whether some file's code names one of ``words`` (not a comment or a docstring); a file
@@ -323,7 +297,7 @@ class _Walk:
         if not isinstance(node, ast.ClassDef) or node.keywords:
             return False
         bases = [b.value if isinstance(b, ast.Subscript) else b for b in node.bases]
-        return all(self._plain(path, dotted(b, calls=False), frozenset()) for b in bases)
+        return all(self._plain(path, dotted(b, calls=False), frozenset(), abstract=True) for b in bases)
 
     def definition(self, path: str, d: Definition, words: Collection[str]) -> None:
         named = not d.words.isdisjoint(words)  # else its code need not be read
@@ -412,76 +386,22 @@ class _Walk:
 
     def inert_base(self, path: str, u: Unit, base: ast.AST) -> bool:
         """Whether creating ``u``'s class runs nothing of its tainted ``base``: the statement has
-        no decorator, keyword or call (no effect), no file of the project names a hook a class
-        statement runs through its bases (``BASE_HOOKS``) or a metaclass in its code
-        (``codeindex.named``), and the base is a project class
-        whose ancestry is project classes, ``object`` and the abstract bases of ``abc``,
-        ``collections.abc`` and ``typing`` (whose metaclasses call nothing of a class's)."""
-        if u.binding.effect or self.creation_hooks or (self.set_name_hooks and not self.bare_body(path, u.scope)):
+        no decorator (``dataclass`` and ``total_ordering`` read the class's attributes, and so
+        run a descriptor's ``__get__``), keyword or call (no effect), no file of the project
+        names a class-creation hook (``__set_name__`` too: a value of the new class's body is
+        given the class; a fourth review found 18 ways around the body check that allowed
+        it) or a metaclass in its code (``codeindex.named``), and the base is a project class
+        whose ancestry is project classes, ``object``, the built-in classes and
+        ``typing.Generic``."""
+        if u.binding.effect or u.decorators or self.creation_hooks:
             return False
-        return self._plain(path, dotted(base, calls=False), frozenset())
+        return self._plain(path, dotted(base, calls=False), frozenset(), abstract=False)
 
-    def bare_body(self, path: str, qualname: str) -> bool:
-        """Whether the class ``qualname``'s body binds nothing whose ``__set_name__`` may run --
-        given the new class, it may call it, and its tainted base with it: only methods plain or
-        under ``staticmethod``, ``classmethod`` or ``property`` (the built-ins: the file binds
-        none of these names) and such a property's ``setter``, constants, names of those methods
-        (``__str__ = __repr__``), and classes without a base or keyword, plain or under
-        ``functools.total_ordering``, which returns the class it is given."""
-        index = self.project.index(path)
-        found = [d.node for d in index.definitions if d.qualname == qualname] if index is not None else []
-        if index is None or len(found) != 1 or not isinstance(found[0], ast.ClassDef) or self.builtins_rebound:
-            return False
-        if any(i.name == STAR for i in index.imports):
-            return False  # a star import may bind ``property``
-        bound = {name for u in index.units for name in u.binding.names}
-        properties: set[str] = set()
-        methods: set[str] = set()
-        for stmt in found[0].body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for d in stmt.decorator_list:
-                    if isinstance(d, ast.Name) and d.id in _BARE_DECORATORS and d.id not in bound:
-                        properties.update([stmt.name] if d.id == "property" else [])
-                    elif not (
-                        isinstance(d, ast.Attribute)
-                        and d.attr in _PROPERTY_PARTS
-                        and isinstance(d.value, ast.Name)
-                        and d.value.id in properties
-                    ):
-                        return False
-                methods.add(stmt.name)
-            elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr)):
-                value = stmt.value
-                if value is not None and not (
-                    all(isinstance(n, (*_CONSTANTS, ast.Load)) for n in ast.walk(value))
-                    or (isinstance(value, ast.Name) and value.id in methods)
-                ):
-                    return False
-            elif isinstance(stmt, ast.ClassDef):  # a class of ``type``'s, which defines no __set_name__
-                if stmt.keywords or any(dotted(b) != "object" for b in stmt.bases):
-                    return False
-                if not all(self.stdlib(index, d, "functools", "total_ordering") for d in stmt.decorator_list):
-                    return False
-            elif not isinstance(stmt, ast.Pass):
-                return False
-        return True
-
-    @staticmethod
-    def stdlib(index: FileIndex, expr: ast.AST, module: str, name: str) -> bool:
-        """Whether ``expr`` is the standard library's ``module.name`` in the file of ``index``: by
-        an import of it, or of its module, that no other statement of the file rebinds."""
-        spelled = dotted(expr, calls=False)
-        binders = [u for u in index.units if spelled.split(".")[0] in u.binding.names]
-        if len(binders) != 1:
-            return False
-        taken = binders[0].binding.imports
-        if spelled == name:
-            return any(i.module == module and i.name == name and i.bound == name and not i.level for i in taken)
-        whole = any(i.module == module and not i.name and i.bound == module and not i.level for i in taken)
-        return spelled == "%s.%s" % (module, name) and whole
-
-    def _plain(self, path: str, name: str, seen: frozenset[str]) -> bool:
-        """Whether ``name``, read in ``path``, is a class of the ancestry ``inert_base`` allows."""
+    def _plain(self, path: str, name: str, seen: frozenset[str], abstract: bool) -> bool:
+        """Whether ``name``, read in ``path``, is a class of the ancestry ``inert_base`` allows,
+        or ``created_plainly`` (``abstract``: the abstract bases of ``abc``, ``collections.abc``
+        and ``typing`` too, whose metaclasses call no method of the class they make -- but read
+        its attributes, running a descriptor's ``__get__``)."""
         index = self.project.index(path)
         if index is None or not name:
             return False
@@ -495,7 +415,9 @@ class _Walk:
             module = self.graph.absolute(path, imported.module, imported.level)
             wanted = ".".join(p for p in (imported.name, rest) if p)
         if module and module not in self.graph.module_file:
-            return module.split(".")[0] in _ABSTRACT  # outside the project: only abstract bases
+            if abstract and module.split(".")[0] in _ABSTRACT:
+                return True
+            return (module, wanted) in _INERT_OUTSIDE  # outside the project: typing's Generic
         if not module and name in _BUILTIN_CLASSES and not any(name in u.binding.names for u in index.units):
             return True  # made by ``type``, which calls nothing of a class's
         where = self.graph.module_file[module] if module else path
@@ -506,13 +428,13 @@ class _Walk:
                 if d.node.keywords or d.node.decorator_list:
                     return False
                 bases = [b.value if isinstance(b, ast.Subscript) else b for b in d.node.bases]
-                return all(self._plain(where, dotted(b, calls=False), seen | {key}) for b in bases)
+                return all(self._plain(where, dotted(b, calls=False), seen | {key}, abstract) for b in bases)
         binders = _binders(found.units, wanted) if found else []
         if key in seen or len(binders) != 1 or len(binders[0].code) != 1:
             return False
-        return self._passed(where, binders[0].code[0], seen | {key})
+        return self._passed(where, binders[0].code[0], seen | {key}, abstract)
 
-    def _passed(self, path: str, statement: ast.AST, seen: frozenset[str]) -> bool:
+    def _passed(self, path: str, statement: ast.AST, seen: frozenset[str], abstract: bool) -> bool:
         """Whether ``statement`` binds a class of the ancestry ``_plain`` allows by calling a
         project function that returns only what it is given, or ``object``
         (``names.returned_parameters``), with such classes only: tinydb's ``TableBase =
@@ -528,7 +450,7 @@ class _Walk:
             and not node.decorator_list
             and returned_parameters(node) is not None
             and all(isinstance(a, (ast.Name, ast.Attribute)) for a in given)
-            and all(self._plain(path, dotted(a, calls=False), seen) for a in given)
+            and all(self._plain(path, dotted(a, calls=False), seen, abstract) for a in given)
         )
 
     def contained(self, path: str, u: Unit) -> bool:
@@ -646,7 +568,7 @@ class _Walk:
             return
         if ran and (not read or not u.binding.effect) and not self.unasked(path, u) and self.contained(path, u):
             self.bind_tainted(path, u, ran[0])
-            self.bind_tainted(path, u, ran[0], _filled(u.code))  # the containers it fills
+            self.bind_tainted(path, u, ran[0], _filled(u.code, u.scope))  # the containers it fills
             if not read:
                 return
             ran = []  # what it names of the tainted is handed on; it binds from what it read
@@ -720,28 +642,28 @@ def _special(name: str) -> bool:
 
 
 #: Standard-library modules whose abstract bases' metaclasses call nothing of a class's.
+#: The modules of the abstract bases whose metaclasses call no method of the class they make.
 _ABSTRACT = frozenset({"abc", "collections", "io", "numbers", "typing", "typing_extensions"})
+#: The classes outside the project a tainted base may derive from: ``Generic`` reads nothing of
+#: a new class's but its bases. Not ``abc``'s: ``ABCMeta`` gets each name a base left abstract
+#: from the new class, running a descriptor's ``__get__`` (a fourth review's probe), and a
+#: class method over a property (3.9-3.12) calls the property's getter.
+_INERT_OUTSIDE = frozenset({("typing", "Generic"), ("typing_extensions", "Generic")})
 
 
-def _filled(nodes: Collection[ast.AST]) -> set[str]:
-    """The names a storing method is called on (``SCOPE`` in ``SCOPE.update(...)``)."""
+def _filled(nodes: Collection[ast.AST], scope: str) -> set[str]:
+    """The names a storing method is called on (``SCOPE`` in ``SCOPE.update(...)``), and a
+    module's ``__annotations__`` that an annotation at module level fills: code reading them
+    later at import (``[k() for k in __annotations__.values()]``) calls what they hold."""
     found = set()
     for node in nodes:
+        if isinstance(node, ast.AnnAssign) and not scope:
+            found.add("__annotations__")
         for sub in ast.walk(node):
             func = sub.func if isinstance(sub, ast.Call) else None
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in STORING:
                 found.add(func.value.id)
     return found
-
-
-#: The module of the built-ins, by its names.
-_BUILTINS = frozenset({"builtins", "__builtins__"})
-#: Built-in decorators whose product defines no ``__set_name__``.
-_BARE_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
-#: A property's methods that make another property.
-_PROPERTY_PARTS = frozenset({"setter", "getter", "deleter"})
-#: What a constant, or a display of constants, is made of.
-_CONSTANTS = (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.UnaryOp, ast.USub, ast.UAdd)
 
 
 def _indices(nodes: Collection[ast.AST]) -> Iterator[ast.AST]:

@@ -585,9 +585,6 @@ def _decorated(node: DefNode) -> str:
 
 #: Methods that run when a class is created (a changed one is a side effect of its module).
 CREATION_HOOKS = frozenset({"__init_subclass__", "__set_name__", "__mro_entries__", "__prepare__", "__class_getitem__"})
-#: Those a class statement may run through its bases whatever its body holds; ``__set_name__``
-#: runs for the values of the new class's own body (``impact.bare_body``).
-BASE_HOOKS = CREATION_HOOKS - {"__set_name__"}
 
 #: pytest's marks: applying one stores it on the function or class, for pytest to read.
 MARKS = ("pytest.mark.",)
