@@ -59,6 +59,10 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   whole suite collected (``flip.rests_on`` "evidence found apart: ..."); and B's like-for-like
   run of a suspected flip replays the C session's earlier groups before the suspect's own.
   Earlier 1.x records still read.
+* ``1.11`` -- no new member; a suspected flip that fails on B too in the C run's selection is run
+  once more on each side, on its own with the whole suite collected: passing on B and failing on
+  C so, it is a regression (``flip.rests_on`` "regression apart: ...", its ``baseline_result``
+  B's outcome apart), no longer ``order_dependent``. Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -70,10 +74,10 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.10"
+SCHEMA_VERSION = "1.11"
 
 #: Record versions this model reads: same major version.
-READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10")
+READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11")
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (

@@ -181,6 +181,34 @@ def test_a_flip_rests_on_b_in_the_same_selection(
     assert got.to_dict()["selection_size"] == 3
 
 
+@pytest.mark.parametrize(
+    ("apart_b", "apart", "broken", "rests_on"),
+    [
+        (P, F, True, "regression apart: fails on B too in the C run's selection, yet passes on B and fail on C"),
+        (P, T, True, "regression apart"),  # a timeout on C is a failure there
+        (
+            P,
+            P,
+            False,
+            "order_dependent: passes in B's full run, fails on B in the C run's selection too; "
+            "on its own, pass on B and pass on C",
+        ),
+        (F, F, False, "order_dependent"),  # fails on B on its own too: it needs an earlier test
+        (None, F, False, "order_dependent"),  # B did not report it apart: the order's doing, as before
+        (P, None, False, "order_dependent"),
+    ],
+)
+def test_an_order_dependent_flip_that_holds_apart_is_the_candidates(
+    apart_b: Outcome | None, apart: Outcome | None, broken: bool, rests_on: str
+) -> None:
+    """Failing on B too in the C run's selection, a flip is excused by the order -- unless, run
+    on its own on each side, it passes on B and fails on C."""
+    got = judge.Confirmation(P, F, 3, apart=apart, apart_b=apart_b)
+    assert got.broken_apart is broken and got.order_dependent is not broken
+    assert got.rests_on.startswith(rests_on)
+    assert not judge.Confirmation(None, F, 3, apart=F, apart_b=P).broken_apart  # no B pass to lose
+
+
 def test_static_tier_and_the_halting_statuses() -> None:
     assert judge.static_tier(True, 0) is TierStatus.SKIPPED
     assert judge.static_tier(False, 2) is TierStatus.FAILED

@@ -411,6 +411,17 @@ class TestState(unittest.TestCase):
 """
 
 
+def _table_changed(repo: Repo, tmp_path: pathlib.Path, schema: Record, tests: str) -> tuple[int, Record]:
+    """Certify the fix of ``half`` that also changes ``calc/table.txt``, under ``tests``; the
+    record, validated against the schema."""
+    base = repo.commit({**PKG, "calc/table.txt": "1\n", "tests/test_state.py": tests})
+    cand = repo.commit({**FIX, "calc/table.txt": "2\n"})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    return code, doc
+
+
 def test_a_flip_left_behind_by_an_earlier_tier_of_the_session_is_order_dependent(
     repo: Repo, tmp_path: pathlib.Path, schema: Record
 ) -> None:
@@ -420,11 +431,7 @@ def test_a_flip_left_behind_by_an_earlier_tier_of_the_session_is_order_dependent
     C did -- it used to run T5's group alone, where the test passes, and called the candidate's
     own code the cause (freezegun 1.5.5's real fix was REJECTED so: a test earlier in the
     session reloads the module whose class a test of T5's group compares)."""
-    base = repo.commit({**PKG, "calc/table.txt": "1\n", "tests/test_state.py": LEFT_BEHIND})
-    cand = repo.commit({**FIX, "calc/table.txt": "2\n"})
-    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
-    assert doc is not None
-    jsonschema.validate(doc, schema)
+    code, doc = _table_changed(repo, tmp_path, schema, LEFT_BEHIND)
     assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
     tid = "tests/test_state.py::TestState::test_a_check"
     assert [d["test_id"] for d in doc["detections"] if d["kind"] == "order_dependent"] == [tid]
@@ -432,6 +439,33 @@ def test_a_flip_left_behind_by_an_earlier_tier_of_the_session_is_order_dependent
     assert (flip["baseline_full_suite"], flip["baseline_same_selection"], flip["selection_size"]) == ("pass", "fail", 1)
     runs = {t["tier"]: t["run"] for t in doc["tiers"]}
     assert (runs["T4"], runs["T5"]) == (1, 1)
+
+
+BROKEN_BEHIND = LEFT_BEHIND.replace(
+    "        TABLE.read_text()\n",
+    '        self.assertEqual(TABLE.read_text(), "1\\n")  # the candidate breaks it, in any order\n',
+)
+
+
+def test_an_order_dependent_flip_that_holds_apart_is_a_regression(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record
+) -> None:
+    """As above, test_a_check fails on B too after test_b_poison, in the session's order: the
+    order alone would explain C's failure. But the candidate's table breaks it whatever the
+    order: run on its own, each side collecting the whole suite, it passes on B and fails on C.
+    It was CERTIFIED, the flip excused as ``order_dependent``."""
+    code, doc = _table_changed(repo, tmp_path, schema, BROKEN_BEHIND)
+    assert code == 1 and doc["verdict"]["verdict"] == "REJECTED", doc["verdict"]
+    assert doc["verdict"]["halted_at"] == "T5"
+    tid = "tests/test_state.py::TestState::test_a_check"
+    assert "order_dependent" not in {d["kind"] for d in doc["detections"]}
+    flip = doc["annotations"][tid]["flip"]
+    assert (flip["baseline_full_suite"], flip["baseline_same_selection"]) == ("pass", "fail")
+    assert flip["rests_on"].startswith("regression apart: fails on B too in the C run's selection")
+    result = next(r for r in doc["results"] if r["test_id"] == tid)
+    assert (result["baseline_result"], result["candidate_result"]) == ("pass", "fail")
+    t5 = next(t for t in doc["tiers"] if t["tier"] == "T5")
+    assert t5["status"] == "failed" and tid in t5["note"]
 
 
 SILENCED_AFTER = """import unittest

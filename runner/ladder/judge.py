@@ -248,11 +248,26 @@ class Confirmation:
     selection_size: int
     silent: bool = False  # skipped or xfailed on C (``C_SILENT``), not failing: evidence lost
     apart: Outcome | None = None  # on C once more, the whole suite collected, run on its own
+    apart_b: Outcome | None = None  # on B likewise: an order-dependent suspect's (``broken_apart``)
 
     @property
     def order_dependent(self) -> bool:
-        """Passes on B in the full run and fails on B in C's selection: the order did it."""
-        return self.full_suite in PASSED and self.same_selection in FAILING
+        """Passes on B in the full run and fails on B in C's selection: the order did it -- unless
+        the test fails on C on its own where B passes it so (``broken_apart``)."""
+        return self.full_suite in PASSED and self.same_selection in FAILING and not self.broken_apart
+
+    @property
+    def broken_apart(self) -> bool:
+        """Fails on B too in the C run's selection, so the session's order could explain its
+        failure on C; yet run on its own, each side collecting the whole suite, it passes on B
+        and fails on C: the candidate broke it whatever the order -- excused as order-dependent,
+        a candidate breaking a test an earlier group also upsets was certified."""
+        return (
+            self.full_suite in PASSED
+            and self.same_selection in FAILING
+            and self.apart_b in PASSED
+            and self.apart in C_FAILING
+        )
 
     @property
     def silenced_on_both(self) -> bool:
@@ -297,8 +312,23 @@ class Confirmation:
             )
         if self.same_selection is Outcome.PASS:
             return "regression: passes on B in the C run's selection, order and seed"
+        if self.broken_apart:
+            assert self.apart is not None
+            return (
+                "regression apart: fails on B too in the C run's selection, yet passes on B and %s on C, each "
+                "collected with the whole suite and run on its own" % self.apart.value
+            )
         if self.order_dependent:
-            return "order_dependent: passes in B's full run, fails on B in the C run's selection too"
+            alone = (
+                ""
+                if self.apart_b is None or self.apart is None
+                else "; on its own, %s on B and %s on C"
+                % (
+                    self.apart_b.value,
+                    self.apart.value,
+                )
+            )
+            return "order_dependent: passes in B's full run, fails on B in the C run's selection too" + alone
         if self.same_selection is None:
             return "unconfirmed: B did not report it in the C run's selection; judged on B's full run"
         return "not a flip: %s on B in the C run's selection" % self.same_selection.value

@@ -11,6 +11,7 @@ groups through the test's own, in their order and seed -- before it counts (``ju
 from __future__ import annotations
 
 import dataclasses
+import pathlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -130,8 +131,7 @@ def _seek_apart(ladder: Ladder, lost: Mapping[str, tuple[judge.Confirmation, Ori
     if lost and not ladder.halted():
         ids = list(lost)
         ladder.progress("%d test(s) silenced in the session's order: run again on C, on their own" % len(ids))
-        with ladder.sides.session(ladder.co.c_dir, None) as session:
-            run = ladder.sides.only_group(session, ladder.co.c_dir, ids)
+        run = _alone(ladder, ladder.co.c_dir, ids)
         found = {t: run.observation(t) for t in ids}
     else:
         found = {}
@@ -140,6 +140,14 @@ def _seek_apart(ladder: Ladder, lost: Mapping[str, tuple[judge.Confirmation, Ori
         again = dataclasses.replace(confirmation, apart=None if seen is None else seen.outcome)
         ladder.evidence.annotations[tid] = dataclasses.replace(ladder.evidence.annotations[tid], flip=again.to_dict())
         ladder.evidence.detect(again.lost(tid, origin))
+
+
+def _alone(ladder: Ladder, checkout: pathlib.Path, ids: Sequence[str]) -> PytestRun:
+    """``ids`` on ``checkout``, alone in one group of a new session that collects the whole
+    suite: the test files of the side imported, as in a full run, and no other test run before
+    them in the process."""
+    with ladder.sides.session(checkout, None) as session:
+        return ladder.sides.only_group(session, checkout, ids)
 
 
 def _plan(
@@ -175,6 +183,28 @@ def _plan(
         done.update(todo)
         plan.append((tier, ids, what, todo))
     return plan
+
+
+def _settle_order(
+    ladder: Ladder, confirmed: dict[str, judge.Confirmation], baseline: dict[str, Observation | None]
+) -> None:
+    """Each flip that fails on B too in the C run's selection (``order_dependent``) run once more
+    on each side, on its own (``_alone``): one that passes on B and fails on C so is the
+    candidate's (``judge.Confirmation.broken_apart``), and B's outcome apart is the one it is
+    judged against. Two more processes, only when the session's order upset a test on both sides."""
+    ids = [t for t, c in confirmed.items() if c.order_dependent and not c.silent]
+    if not ids:
+        return
+    ladder.progress("%d flip(s) failing on B too in the session's order: run on each side, on their own" % len(ids))
+    on_b, on_c = _alone(ladder, ladder.sides.b_dir, ids), _alone(ladder, ladder.co.c_dir, ids)
+    for tid in ids:
+        b, c = on_b.observation(tid), on_c.observation(tid)
+        confirmed[tid] = dataclasses.replace(
+            confirmed[tid], apart_b=None if b is None else b.outcome, apart=None if c is None else c.outcome
+        )
+        if confirmed[tid].broken_apart:
+            baseline[tid] = b
+        ladder.progress("%s on its own: %s" % (tid, confirmed[tid].rests_on.split(":")[0]))
 
 
 def _by_reason(reasons: Mapping[str, str]) -> dict[str, list[str]]:
@@ -262,4 +292,5 @@ def _confirm(
         "like-for-like B run of %d test(s): %s"
         % (len(todo), "; ".join("%s %s" % (t, c.rests_on.split(":")[0]) for t, c in confirmed.items()))
     )
+    _settle_order(ladder, confirmed, baseline)
     return confirmed
