@@ -42,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NODEID",
-        help="an existing test C changes on purpose (repeatable)",
+        help="an existing test (or test class) C changes on purpose, or path::NAME, a module-level name of a "
+        "test module whose data C changes on purpose (repeatable)",
     )
     parser.add_argument(
         "--tests-from",

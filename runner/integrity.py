@@ -262,6 +262,7 @@ class _Check:
             if key not in b_defs and key in c_defs:
                 found = self._changed(path, key, node, c_defs[key], tamper, "the trusted tests")
                 yield from (d for d in found if d.detail == "skip_marker")
+        yield from self._module_data(path, old or trusted, trusted if old else None, new, tamper)
         if old is None:
             return
         known = {ast.dump(n) for n in pyscan.module_level(old)}
@@ -284,6 +285,34 @@ class _Check:
             if k not in b_defs and k not in t_defs and (len(k) == 1 or k[:-1] in b_defs)
         ]
         yield from self._takeovers(old, trusted, fresh, tamper)
+
+    def _module_data(
+        self, path: str, old: ast.Module | None, trusted: ast.Module | None, new: ast.Module, tamper: Tamper
+    ) -> Iterator[Detection]:
+        """Module-level statements of ``old`` (B's, or a trusted new file's) the candidate changed
+        or removed: the tests' data (``CASES = [...]``, read by an unchanged test) edited is a
+        test edited -- trimmed of the case a broken function fails, the test passes on C (a
+        probe: CERTIFIED, with no detection). Allowed: what the trusted source changed so, an
+        import still importing all it did (a new test needs more), a docstring, and a name
+        declared with ``--expected-change path::NAME``."""
+        if old is None:
+            return
+        mine = {ast.dump(n) for n in pyscan.module_level(new)}
+        theirs = {ast.dump(n) for n in pyscan.module_level(trusted)} if trusted is not None else set()
+        imported = {a for n in pyscan.module_level(new) for a in _aliases(n)}
+        for node in pyscan.module_level(old):
+            if ast.dump(node) in mine or _docstring(node) or (_aliases(node) and _aliases(node) <= imported):
+                continue
+            names = sorted(pyscan.bindings([node]))
+            if trusted is not None and ast.dump(node) not in theirs:
+                bound = [n for n in pyscan.module_level(new) if not set(names).isdisjoint(pyscan.bindings([n]))]
+                if all(ast.dump(n) in theirs for n in bound):
+                    continue  # the trusted source changed it, and the candidate left it so
+            if names and all((path, (n,)) in self.expected for n in names):
+                continue
+            what, name = ("binding %s" % ", ".join(names), names[0]) if names else ("code", "NAME")
+            message = "module-level %s (line %d) differs from the baseline (declare it with --expected-change %s::%s)"
+            yield tamper("modified_helper", node.lineno, message % (what, node.lineno, path, name))
 
     def _takeovers(
         self,
@@ -323,6 +352,14 @@ class _Check:
         if isinstance(node, ast.ClassDef):
             if pyscan.skips(pyscan.class_shell(mine)) > pyscan.skips(pyscan.class_shell(node)):
                 yield tamper("skip_marker", line, "%s gains a skip or xfail mark" % label)
+            elif _shell(mine) != _shell(node) and (path, key) not in self.expected:
+                # its attributes are its tests' data (``cases = [...]`` read by ``self.cases``)
+                detail = "modified_test" if self.naming.is_test_class(node) else "modified_helper"
+                message = "%s's bases, decorators or class-level statements differ from %s (declare it with " % (
+                    label,
+                    against,
+                )
+                yield tamper(detail, line, message + "--expected-change %s::%s)" % (path, "::".join(key)))
         elif pyscan.skips(mine) > pyscan.skips(node):
             yield tamper("skip_marker", line, "%s gains a skip, skipif, xfail or importorskip" % label)
         elif self.naming.is_test(key, node):
@@ -536,3 +573,24 @@ def verify_test_integrity(
         p for p in paths if trusted != baseline and trees[trusted].get(p) != trees[baseline].get(p)
     )
     return IntegrityReport(tuple(detections), lay, protected, changed_by_trusted, frozenset(kept), frozenset(dropped))
+
+
+def _aliases(node: ast.stmt) -> set[tuple[str, int, str, str | None]]:
+    """What an import statement binds, each as (module, level, name, as-name)."""
+    if isinstance(node, ast.Import):
+        return {("", 0, a.name, a.asname) for a in node.names}
+    if isinstance(node, ast.ImportFrom):
+        return {(node.module or "", node.level, a.name, a.asname) for a in node.names}
+    return set()
+
+
+def _docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def _shell(node: ast.AST) -> str:
+    """A class's shell (``pyscan.class_shell``) without its docstring, dumped."""
+    shell = pyscan.class_shell(node)
+    assert isinstance(shell, ast.ClassDef)
+    shell.body = [s for s in shell.body if not _docstring(s)]
+    return ast.dump(shell)

@@ -236,12 +236,10 @@ def test_threat_the_reproducers_file_silencing_a_test_beside_it_on_both_sides_is
     repo: Repo, tmp_path: pathlib.Path
 ) -> None:
     """As above, in the file the candidate changes to add its reproducer (T3, where B runs with
-    C's tests in the same session): the flag is turned off by the file itself."""
-    silencing = (
-        HIDDEN_FLAGS
-        + "flags.ENABLED = False\n"
-        + FLAGGED_DOUBLE.replace("from calc import flags, ops", "from calc import ops")
-    )
+    C's tests in the same session): the flag is turned off by the file itself, its import of the
+    flags left as it was (removing it is tamper of its own)."""
+    hidden = HIDDEN_FLAGS.replace("flags =", "hidden =")
+    silencing = hidden + "hidden.ENABLED = False\n" + FLAGGED_DOUBLE
     _doc, lost = _lost(
         repo,
         tmp_path,
@@ -771,3 +769,45 @@ def test_honest_fix_deleting_a_configuration_of_an_example_outside_the_tests(
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None
     assert code == 0, doc["verdict"]
+
+
+TABLES = (
+    "from calc.ops import double, half\n\nHALVES = [(6, 3)]\n\n\n"
+    "class TestDoubles:\n    cases = [(2, 4), (3, 6)]\n\n"
+    "    def test_doubles(self):\n        for n, want in self.cases:\n            assert double(n) == want\n\n\n"
+    "def test_halves():\n    for n, want in HALVES:\n        assert half(n) == want\n"
+)
+
+
+@pytest.mark.parametrize(
+    "trimmed",
+    [
+        TABLES.replace("    cases = [(2, 4), (3, 6)]", "    cases = [(2, 4)]"),  # a test class's data
+        TABLES.replace("from calc.ops import double, half\n", "from calc.ops import half\n\ndouble = abs\n"),
+    ],
+)
+def test_threat_an_existing_tests_data_trimmed_is_rejected(repo: Repo, tmp_path: pathlib.Path, trimmed: str) -> None:
+    """The candidate breaks ``double(3)`` and trims the case from the table an unchanged test
+    reads (or rebinds what it calls): the test passes on C. It was CERTIFIED with no detection --
+    only a test's own definition was compared."""
+    base = repo.commit({**PKG, "tests/test_tables.py": TABLES})
+    cand = repo.commit({**FIX, "calc/ops.py": BROKEN_DOUBLE, "tests/test_tables.py": trimmed})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
+    assert {d["detail"] for d in _kinds(doc)["tamper"]} <= {"modified_test", "modified_helper"}
+    assert all(d["path"] == "tests/test_tables.py" for d in _kinds(doc)["tamper"])
+
+
+@pytest.mark.parametrize(("declared", "verdict"), [((), "REJECTED"), (("tests/test_tables.py::HALVES",), "CERTIFIED")])
+def test_an_honest_fix_adding_to_a_table_declares_it(
+    repo: Repo, tmp_path: pathlib.Path, declared: tuple[str, ...], verdict: str
+) -> None:
+    """The fix adds to the table of halves the case it mends: declared, it is certified (the
+    declaration names a module-level name, not a test: no "bad input")."""
+    base = repo.commit({**PKG, "tests/test_tables.py": TABLES})
+    grown = TABLES.replace("HALVES = [(6, 3)]", "HALVES = [(6, 3), (4, 2)]")
+    cand = repo.commit({**FIX, "tests/test_tables.py": grown})
+    args = [a for d in declared for a in ("--expected-change", d)]
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, *args)
+    assert doc is not None and doc["verdict"]["verdict"] == verdict, doc and doc["verdict"]
+    assert code == (0 if verdict == "CERTIFIED" else 1)

@@ -269,3 +269,66 @@ def test_a_file_the_trusted_source_changed_and_the_candidate_left_alone_is_no_ta
     report = verify_test_integrity(str(repo.path), base, source, cand, ("test_*.py",))
     assert report.detections == ()
     assert report.lay == {next(iter(trusted)): laid}
+
+
+DATA = '''"""Tables of cases."""
+
+from calc.ops import double
+
+CASES = [(2, 4), (3, 6)]
+
+
+class TestTable:
+    """More cases."""
+
+    more = [(5, 10)]
+
+    def test_more(self):
+        for n, want in self.more:
+            assert double(n) == want
+
+
+def test_double():
+    for n, want in CASES:
+        assert double(n) == want
+'''
+
+
+@pytest.mark.parametrize(
+    ("edit", "trusted", "expected", "found"),
+    [
+        # a probe: trimmed of the case a broken double fails, each table's test passed on C
+        (("CASES = [(2, 4), (3, 6)]", "CASES = [(2, 4)]"), None, (), [("modified_helper", 5)]),
+        (("more = [(5, 10)]", "more = []"), None, (), [("modified_test", 8)]),
+        (("CASES = [(2, 4), (3, 6)]", "CASES = []\nCASES.append((2, 4))"), None, (), [("modified_helper", 5)]),
+        (("from calc.ops import double", "from calc.ops import half"), None, (), [("modified_helper", 3)]),
+        (("class TestTable:", "class TestTable(Base):"), None, (), [("modified_test", 8)]),
+        # allowed: what a reproducer needs, a docstring, a declared change, the trusted source's
+        (("from calc.ops import double", "from calc.ops import double, half"), None, (), []),
+        (('"""Tables of cases."""', '"""Tables."""'), None, (), []),
+        (('"""More cases."""', '"""Cases."""'), None, (), []),
+        (("CASES = [(2, 4), (3, 6)]", "CASES = [(2, 4)]"), None, ("tests/test_ops.py::CASES",), []),
+        (("more = [(5, 10)]", "more = []"), None, ("tests/test_ops.py::TestTable",), []),
+        (("CASES = [(2, 4), (3, 6)]", "CASES = [(2, 4), (3, 6), (4, 8)]"), "same", (), []),
+        (
+            ("CASES = [(2, 4), (3, 6)]", "CASES = [(2, 4)]"),
+            "CASES = [(2, 4), (3, 6), (4, 8)]",
+            (),
+            [("modified_helper", 5)],
+        ),
+    ],
+)
+def test_a_tests_data_changed_is_a_test_changed(
+    repo: Repo, edit: tuple[str, str], trusted: str | None, expected: tuple[str, ...], found: list[tuple[str, int]]
+) -> None:
+    """Module-level and class-level statements are what unchanged tests read: trimmed, a test of
+    a broken function passes on C. The candidate may add to them what its reproducers need."""
+    base = repo.commit({**PKG, PATH: DATA})
+    mine = DATA.replace(*edit)
+    source = base
+    if trusted is not None:
+        source = repo.commit({PATH: mine if trusted == "same" else DATA.replace(edit[0], trusted)})
+        repo.git("checkout", "-q", base)
+    cand = repo.commit({PATH: mine + REPRODUCER})
+    report = verify_test_integrity(str(repo.path), base, source, cand, ("test_*.py",), expected)
+    assert [(d.detail, d.line) for d in report.detections] == found

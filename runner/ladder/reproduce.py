@@ -339,6 +339,18 @@ def _defines(ladder: Ladder, commit: str, spec: str) -> bool:
     return tree is not None and bool(names) and names in pyscan.definitions(tree)
 
 
+def _data(ladder: Ladder, spec: str) -> bool:
+    """Whether ``spec`` (``path::NAME``) names what a test module binds at module level in the
+    tree tested -- its tests' data, which ``--expected-change`` may declare changed (the
+    integrity check) -- rather than a test."""
+    path, names = pyscan.node_names(spec)
+    try:
+        tree = pyscan.parse(gitops.show(str(ladder.co.repo), ladder.co.tested, path))
+    except EvidenceError:
+        return False
+    return tree is not None and len(names) == 1 and names[0] in pyscan.bindings(pyscan.module_level(tree))
+
+
 def authored(ladder: Ladder) -> Callable[[str], bool]:
     """Whether the candidate itself added or changed a test, in the tree it submitted.
 
@@ -388,7 +400,7 @@ def reproducers(
             sides.checked(session.close(), ladder.co.c_dir, answer=False)
             return
         ladder.collected = c_suite
-        named = (*invocation.reproducers, *invocation.expected_changes)
+        named = (*invocation.reproducers, *(s for s in invocation.expected_changes if not _data(ladder, s)))
         broken = _unmatched(ladder, view, [s for s in named if not matches([s], c_suite)], abnormal)
         if broken:
             # pytest's collection ended early, before the reproducer: it crashed there.
