@@ -62,7 +62,9 @@ Format history of the evidence record (``SCHEMA_VERSION``):
 * ``1.11`` -- no new member; a suspected flip that fails on B too in the C run's selection is run
   once more on each side, on its own with the whole suite collected: passing on B and failing on
   C so, it is a regression (``flip.rests_on`` "regression apart: ...", its ``baseline_result``
-  B's outcome apart), no longer ``order_dependent``. Earlier 1.x records still read.
+  B's outcome apart), no longer ``order_dependent``; and an annotation's ``origin`` is
+  ``changed`` for a test whose own definition is as it was but reads a module-level or
+  class-level name whose binding changed (a table of cases grown). Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """

@@ -17,7 +17,7 @@ import hashlib
 import os
 import posixpath
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from pytest_evidence import gitops, syntax
 from pytest_evidence.errors import OverlayConflict
@@ -146,7 +146,8 @@ def apply(plan_: OverlayPlan, source_root: str, dest_root: str) -> None:
 
 @functools.lru_cache(maxsize=64)
 def _definitions(source: bytes) -> Optional[Dict[Tuple[str, ...], str]]:
-    """``qualname parts -> digest of the definition's AST`` for every function and class.
+    """``qualname parts -> digest of the definition's AST`` for every function and class, a
+    function's folding in the data it reads (``_data``).
 
     Kept per text, and read only: a climb asks it of the same test files from the tests it
     runs and from the candidate's own tree, and dumping every definition's tree costs more than
@@ -156,35 +157,84 @@ def _definitions(source: bytes) -> Optional[Dict[Tuple[str, ...], str]]:
     except (SyntaxError, ValueError):
         return None
     found: Dict[Tuple[str, ...], str] = {}
+    lines = source.splitlines()
+    scopes = (_data(tree.body, lines),)
     for node in tree.body:
-        if isinstance(node, _DEFINITIONS):  # module-level code is no test's: never dumped
-            _digest(node, (), found)
+        if isinstance(node, _DEFINITIONS):  # module-level code is no test's: never dumped whole
+            _digest(node, (), found, scopes, lines)
     return found
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_Scopes = Tuple[Dict[str, str], ...]
 
 
-def _digest(node: ast.AST, prefix: Tuple[str, ...], found: Dict[Tuple[str, ...], str]) -> str:
+def _digest(
+    node: ast.AST, prefix: Tuple[str, ...], found: Dict[Tuple[str, ...], str], scopes: _Scopes, lines: List[bytes]
+) -> str:
     """The digest of ``node``'s whole tree, and -- for a definition -- of every definition in its
     body (into functions too: a factory that defines a test class per parameter, lark's
     ``_make_full_earley_test``, holds methods the suite collects under other names), kept in
     ``found``. A definition's digest folds in its inner definitions' digests instead of dumping
-    their trees again: a class is dumped once, not once more per method it holds."""
+    their trees again: a class is dumped once, not once more per method it holds. A function's
+    folds in what the names it reads are bound to at module level and in its enclosing classes
+    (``scopes``): a test reading a table the fix's test patch grew (cssutils'
+    ``TestTokenizer.testsall``) is a changed test, though its own lines are as they were."""
     if not isinstance(node, _DEFINITIONS):
         return ast.dump(node)
     key = (*prefix, node.name)
+    inner = (*scopes, _data(node.body, lines)) if isinstance(node, ast.ClassDef) else scopes
     parts = [type(node).__name__]
     for field, value in ast.iter_fields(node):
         if field == "body":
-            parts.append("body=[%s]" % ", ".join(_digest(child, key, found) for child in value))
+            parts.append("body=[%s]" % ", ".join(_digest(child, key, found, inner, lines) for child in value))
         elif isinstance(value, list):
             parts.append("%s=[%s]" % (field, ", ".join(_dump(v) for v in value)))
         else:
             parts.append("%s=%s" % (field, _dump(value)))
+    if not isinstance(node, ast.ClassDef):
+        read = _read(node)
+        parts += ["%d:%s=%s" % (i, n, d[n]) for i, d in enumerate(scopes) for n in sorted(read & d.keys())]
     digest = hashlib.sha256(("(%s)" % ", ".join(parts)).encode()).hexdigest()
     found[key] = digest
     return digest
+
+
+def _data(body: Sequence[ast.stmt], lines: List[bytes]) -> Dict[str, str]:
+    """``name -> digest`` of what a module or class body binds outside its definitions: the
+    statements binding it, or for an import the one name it imports (``from m import a, b``
+    grown by ``c`` for a new test changes neither ``a`` nor ``b``). A statement nested too deep
+    for ``ast.dump`` (a data table, or a candidate's trap) is taken by its text."""
+    found: Dict[str, List[str]] = {}
+    for stmt in body:
+        if isinstance(stmt, _DEFINITIONS):
+            continue
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            module = stmt.module if isinstance(stmt, ast.ImportFrom) else None
+            level = stmt.level if isinstance(stmt, ast.ImportFrom) else 0
+            for alias in stmt.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                found.setdefault(bound, []).append(repr((module, level, alias.name, alias.asname)))
+            continue
+        try:
+            dumped = ast.dump(stmt)
+        except RecursionError:
+            dumped = repr(lines[stmt.lineno - 1 : getattr(stmt, "end_lineno", None) or stmt.lineno])
+        for sub in ast.walk(stmt):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+                found.setdefault(sub.id, []).append(dumped)
+    return {n: hashlib.sha256("\n".join(d).encode()).hexdigest() for n, d in found.items()}
+
+
+def _read(node: ast.AST) -> Set[str]:
+    """The names a definition reads (``CASES``) and the attributes it reads (``self.cases``)."""
+    found: Set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            found.add(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            found.add(sub.attr)
+    return found
 
 
 def _dump(value: object) -> str:

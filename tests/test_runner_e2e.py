@@ -702,14 +702,43 @@ def test_a_changed_method_of_a_class_made_by_a_factory_is_a_reproducer(
         | {"tests/test_factory.py": factory}
     )
     stronger = factory.replace("assert half(2 * n) >= 0", "assert half(2 * n) == n")
-    cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_factory.py": stronger})
-    # the release's own tests are the trusted ones: strengthening a test is then no tamper
+    doc = _certified_as_released(repo, tmp_path, schema, base, {"tests/test_factory.py": stronger})
+    reproducers = sorted(r["test_id"] for r in doc["results"] if r["bug_discriminating"])
+    assert reproducers == ["tests/__main__.py::TestHalf1::test_half", "tests/__main__.py::TestHalf2::test_half"]
+
+
+def _certified_as_released(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record, base: str, tests: dict[str, str]
+) -> Record:
+    """The fix of ``half`` with ``tests``, certified against ``base`` with the release's own tests
+    trusted (``--tests-from`` the candidate: changing a test is then no tamper); CERTIFIED."""
+    cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"], **tests})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--tests-from", cand)
     assert doc is not None
     jsonschema.validate(doc, schema)
     assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
-    reproducers = sorted(r["test_id"] for r in doc["results"] if r["bug_discriminating"])
-    assert reproducers == ["tests/__main__.py::TestHalf1::test_half", "tests/__main__.py::TestHalf2::test_half"]
+    return doc
+
+
+TABLE_TESTS = (
+    "import unittest\n\nfrom calc.ops import half\n\n\n"
+    "class TestHalves(unittest.TestCase):\n    cases = CASES\n\n"
+    "    def test_halves(self):\n        for n, want in self.cases:\n            self.assertEqual(half(n), want)\n"
+)
+
+
+def test_a_fix_whose_tests_grow_a_table_an_unchanged_test_reads_has_its_reproducer(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record
+) -> None:
+    """cssutils 2.6.0's shape: the fix's test patch grows a class-level table of cases, and the
+    method reading it is unchanged. It was INCONCLUSIVE -- no reproducer, no test the candidate
+    changed -- though that method fails on B and passes on C."""
+    base = repo.commit({**PKG, "tests/test_table.py": TABLE_TESTS.replace("CASES", "[]")})
+    grown = TABLE_TESTS.replace("CASES", "[(4, 2)]")
+    doc = _certified_as_released(repo, tmp_path, schema, base, {"tests/test_table.py": grown})
+    tid = "tests/test_table.py::TestHalves::test_halves"
+    assert doc["annotations"][tid]["origin"] == "changed"
+    assert [r["test_id"] for r in doc["results"] if r["bug_discriminating"]] == [tid]
 
 
 def test_progress_quoting_a_test_id_with_brackets_is_printed_as_is(

@@ -82,10 +82,10 @@ def test_each_test_takes_the_origin_of_its_own_definition(repo: Repo) -> None:
         )
     }
     assert origins == {
-        "TestBox::test_kept": Origin.UNCHANGED,  # its class changed around it, and it moved: itself did not
+        "TestBox::test_kept": Origin.CHANGED,  # itself did not change, but the size it reads did
         "TestBox::test_edited": Origin.CHANGED,
         "TestBox::test_added": Origin.ADDED,
-        "TestBox::Inner::test_deep": Origin.UNCHANGED,
+        "TestBox::Inner::test_deep": Origin.UNCHANGED,  # its class changed around it, and it moved
         "TestBox::test_shared": Origin.CHANGED,  # inherited from the changed mixin
         "test_plain": Origin.UNCHANGED,
         "TestMade::test_made": Origin.CHANGED,  # a class made inside a changed factory
@@ -118,9 +118,63 @@ def test_the_origins_are_judged_from_the_texts_read_ahead(repo: Repo) -> None:
     assert sorted(reads) == ["tests/test_box.py", "tests/test_other.py"]
 
 
-def test_module_level_code_is_not_what_a_test_is_judged_by() -> None:
-    """Only definitions are digested: a module-level expression nested too deep for ``ast.dump``
-    (a data table, or a candidate's trap) costs nothing and breaks nothing."""
+def test_a_module_level_expression_too_deep_to_dump_is_taken_by_its_text() -> None:
+    """A module-level expression nested too deep for ``ast.dump`` (a data table, or a
+    candidate's trap) breaks nothing, and its change still shows in the test reading it."""
     deep = "X = " + " + ".join(["1"] * 1500) + "\n\n\ndef test_f():\n    assert X\n"
     digests = overlay._definitions(deep.encode())
-    assert digests is not None and list(digests) == [("test_f",)]
+    grown = overlay._definitions(deep.replace("X = 1", "X = 2").encode())
+    assert digests is not None and grown is not None and list(digests) == [("test_f",)]
+    assert digests[("test_f",)] != grown[("test_f",)]
+
+
+DATA = """from calc.ops import double
+
+CASES = [(2, 4)]
+OTHER = 1
+
+
+class TestTable:
+    more = [(5, 10)]
+
+    def test_more(self):
+        for n, want in self.more:
+            assert double(n) == want
+
+    def test_plain(self):
+        assert double(0) == 0
+
+
+def test_cases():
+    for n, want in CASES:
+        assert double(n) == want
+
+
+def test_other():
+    assert OTHER
+"""
+
+
+def test_a_test_reading_data_the_change_grew_is_a_changed_test() -> None:
+    """cssutils 2.6.0's fix grew the table ``TestTokenizer.testsall`` its unchanged methods read:
+    with no test of its own changed, the certify had no reproducer (INCONCLUSIVE). A test's
+    origin folds in what the names it reads are bound to, at module level and in its classes --
+    an import by the one name it imports: a reproducer's import beside it changes nothing."""
+    before = overlay._definitions(DATA.encode())
+    edits = {
+        "CASES = [(2, 4)]": "CASES = [(2, 4), (3, 6)]",
+        "    more = [(5, 10)]": "    more = [(5, 10), (6, 12)]",
+        "from calc.ops import double": "from calc.ops import double, half",
+        "OTHER = 1": "OTHER = 1\nOTHER = 2",
+    }
+    differ = {}
+    for old, new in edits.items():
+        after = overlay._definitions(DATA.replace(old, new).encode())
+        assert before is not None and after is not None
+        differ[new] = sorted(k[-1] for k in before if before[k] != after[k] and k != ("TestTable",))
+    assert differ == {
+        "CASES = [(2, 4), (3, 6)]": ["test_cases"],
+        "    more = [(5, 10), (6, 12)]": ["test_more"],
+        "from calc.ops import double, half": [],
+        "OTHER = 1\nOTHER = 2": ["test_other"],
+    }
