@@ -313,6 +313,45 @@ class _Check:
             what, name = ("binding %s" % ", ".join(names), names[0]) if names else ("code", "NAME")
             message = "module-level %s (line %d) differs from the baseline (declare it with --expected-change %s::%s)"
             yield tamper("modified_helper", node.lineno, message % (what, node.lineno, path, name))
+        yield from self._data_rebound(path, old, trusted, new, tamper)
+
+    def _data_rebound(
+        self, path: str, old: ast.Module, trusted: ast.Module | None, new: ast.Module, tamper: Tamper
+    ) -> Iterator[Detection]:
+        """Module-level statements the candidate added that rebind what ``old`` binds at its own
+        level -- a name its tests read (``CASES = [...]`` again, ``CASES += ...``, ``double =
+        abs``), an item or attribute of one (``CASES.pop()``, ``del CASES[1]``,
+        ``TestTable.cases = []``, ``setattr``): the table an unchanged test reads, trimmed
+        without touching its statement. An import of what ``old`` imported under the same name
+        is no rebinding, nor is what the trusted source added so."""
+        known = {ast.dump(n) for n in pyscan.module_level(old)}
+        known |= {ast.dump(n) for n in pyscan.module_level(trusted)} if trusted is not None else set()
+        level = pyscan.module_level(old)
+        data = set(pyscan.bindings([n for n in level if not _aliases(n)]))
+        data |= {k[0] for k in pyscan.definitions(old) if len(k) == 1}
+        held = set(pyscan.bindings(level)) | data  # an imported module changed in place is another matter
+        imported = {a for n in level for a in _aliases(n)}
+        mine = {ast.dump(n) for n in pyscan.module_level(new)}
+        replaced = set(pyscan.bindings([n for n in level if ast.dump(n) not in mine]))  # ``_module_data``'s
+        for node in pyscan.module_level(new):
+            if ast.dump(node) in known:
+                continue
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                hit = sorted({a[3] or a[2].split(".")[0] for a in _aliases(node) - imported} & held)
+            else:
+                hit = sorted((set(pyscan.bindings([node])) & held) | (_changed_in_place(node) & data))
+            hit = [n for n in hit if (path, (n,)) not in self.expected and n not in replaced]
+            if hit:
+                name = hit[0]
+                message = "module-level code (line %d) rebinds or changes %s, which the existing tests read " % (
+                    node.lineno,
+                    ", ".join(hit),
+                )
+                yield tamper(
+                    "modified_helper",
+                    node.lineno,
+                    message + "(declare it with --expected-change %s::%s)" % (path, name),
+                )
 
     def _takeovers(
         self,
@@ -582,6 +621,28 @@ def _aliases(node: ast.stmt) -> set[tuple[str, int, str, str | None]]:
     if isinstance(node, ast.ImportFrom):
         return {(node.module or "", node.level, a.name, a.asname) for a in node.names}
     return set()
+
+
+def _changed_in_place(node: ast.stmt) -> set[str]:
+    """The names whose item or attribute ``node`` sets or deletes, or which it changes through a
+    method that changes a container in place (``CASES.pop()``) or ``setattr``/``delattr``."""
+    found: set[str] = set()
+    for sub in ast.walk(node):
+        targets: list[ast.expr] = []
+        if isinstance(sub, (ast.Assign, ast.Delete)):
+            targets = list(sub.targets)
+        elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
+            targets = [sub.target]
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in ("setattr", "delattr"):
+            targets = [ast.Attribute(sub.args[0], "", ast.Store())] if sub.args else []
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in pyscan.IN_PLACE:
+            targets = [ast.Attribute(sub.func.value, "", ast.Store())]
+        for target in targets:
+            while isinstance(target, (ast.Attribute, ast.Subscript, ast.Starred)):
+                target = target.value
+            if isinstance(target, ast.Name) and not isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.add(target.id)
+    return found
 
 
 def _docstring(node: ast.stmt) -> bool:

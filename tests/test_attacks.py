@@ -784,6 +784,7 @@ TABLES = (
     [
         TABLES.replace("    cases = [(2, 4), (3, 6)]", "    cases = [(2, 4)]"),  # a test class's data
         TABLES.replace("from calc.ops import double, half\n", "from calc.ops import half\n\ndouble = abs\n"),
+        TABLES + "\n\nTestDoubles.cases.pop()\n",  # the table trimmed by a statement added after it
     ],
 )
 def test_threat_an_existing_tests_data_trimmed_is_rejected(repo: Repo, tmp_path: pathlib.Path, trimmed: str) -> None:

@@ -294,6 +294,9 @@ def test_double():
 '''
 
 
+CLASS = "\n\n\nclass TestTable:"
+
+
 @pytest.mark.parametrize(
     ("edit", "trusted", "expected", "found"),
     [
@@ -315,6 +318,27 @@ def test_double():
             "CASES = [(2, 4), (3, 6), (4, 8)]",
             (),
             [("modified_helper", 5)],
+        ),
+        # a review's probes: the table trimmed by a statement added, its own statement as it was
+        ((CLASS, "\nCASES.pop()" + CLASS), None, (), [("modified_helper", 6)]),
+        ((CLASS, "\nCASES = CASES[:1]" + CLASS), None, (), [("modified_helper", 6)]),
+        ((CLASS, "\nCASES += []\ndel CASES[1]" + CLASS), None, (), [("modified_helper", 6), ("modified_helper", 7)]),
+        ((CLASS, "\ndouble = abs" + CLASS), None, (), [("modified_helper", 6)]),
+        (("def test_double", "TestTable.more = []\n\n\ndef test_double"), None, (), [("modified_helper", 18)]),
+        (
+            ("def test_double", "setattr(TestTable, 'more', [])\n\n\ndef test_double"),
+            None,
+            (),
+            [("modified_helper", 18)],
+        ),
+        ((CLASS, "\nCASES.pop()" + CLASS), None, ("tests/test_ops.py::CASES",), []),
+        # allowed: new data made from the old; a module changed in place is not the tests' data
+        ((CLASS, "\nMORE = CASES + [(4, 8)]" + CLASS), None, (), []),
+        (
+            ("from calc.ops import double", "import sys\n\nfrom calc.ops import double\n\nsys.path.insert(0, '.')"),
+            None,
+            (),
+            [],
         ),
     ],
 )
