@@ -391,7 +391,7 @@ class _Check:
         if isinstance(node, ast.ClassDef):
             if pyscan.skips(pyscan.class_shell(mine)) > pyscan.skips(pyscan.class_shell(node)):
                 yield tamper("skip_marker", line, "%s gains a skip or xfail mark" % label)
-            elif _shell(mine) != _shell(node) and (path, key) not in self.expected:
+            elif _reshaped(node, mine) and (path, key) not in self.expected:
                 # its attributes are its tests' data (``cases = [...]`` read by ``self.cases``)
                 detail = "modified_test" if self.naming.is_test_class(node) else "modified_helper"
                 message = "%s's bases, decorators or class-level statements differ from %s (declare it with " % (
@@ -649,9 +649,26 @@ def _docstring(node: ast.stmt) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
-def _shell(node: ast.AST) -> str:
-    """A class's shell (``pyscan.class_shell``) without its docstring, dumped."""
-    shell = pyscan.class_shell(node)
-    assert isinstance(shell, ast.ClassDef)
-    shell.body = [s for s in shell.body if not _docstring(s)]
-    return ast.dump(shell)
+def _reshaped(old: ast.AST, new: ast.AST) -> bool:
+    """Whether the class ``new`` changes what ``old``'s tests read at the class's own level: its
+    bases, keywords or decorators, a class-level statement changed or gone, or one added that
+    rebinds or changes in place what ``old`` bound there. A statement binding a new name -- a
+    new test method's own data -- is none of these."""
+    assert isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef)
+
+    def head(c: ast.ClassDef) -> list[str]:
+        return [ast.dump(n) for n in (*c.bases, *c.keywords, *c.decorator_list)]
+
+    def level(c: ast.ClassDef) -> list[ast.stmt]:
+        return [s for s in c.body if not isinstance(s, _DEFS) and not _docstring(s)]
+
+    before, after = level(old), level(new)
+    kept = {ast.dump(s) for s in before}
+    if head(old) != head(new) or not kept <= {ast.dump(s) for s in after}:
+        return True
+    bound = set(pyscan.bindings(before))
+    added = [s for s in after if ast.dump(s) not in kept]
+    return any(bound & (set(pyscan.bindings([s])) | _changed_in_place(s)) for s in added)
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

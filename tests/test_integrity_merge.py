@@ -332,7 +332,11 @@ CLASS = "\n\n\nclass TestTable:"
             [("modified_helper", 18)],
         ),
         ((CLASS, "\nCASES.pop()" + CLASS), None, ("tests/test_ops.py::CASES",), []),
-        # allowed: new data made from the old; a module changed in place is not the tests' data
+        (("    more = [(5, 10)]\n", "    more = [(5, 10)]\n    more = []\n"), None, (), [("modified_test", 8)]),
+        (("    more = [(5, 10)]\n", "    more = [(5, 10)]\n    more.pop()\n"), None, (), [("modified_test", 8)]),
+        # allowed: new data made from the old; a module changed in place is not the tests' data;
+        # a test class given a new method with data of its own
+        (("    more = [(5, 10)]\n", "    more = [(5, 10)]\n    fresh = [(7, 14)]\n"), None, (), []),
         ((CLASS, "\nMORE = CASES + [(4, 8)]" + CLASS), None, (), []),
         (
             ("from calc.ops import double", "import sys\n\nfrom calc.ops import double\n\nsys.path.insert(0, '.')"),
