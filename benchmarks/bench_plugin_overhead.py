@@ -1,7 +1,7 @@
 """Overhead of ``-p evidence`` on 2,000 trivial tests, against plain pytest in the same run.
 
 Usage: python benchmarks/bench_plugin_overhead.py [--runs N] [--bytecode {as-is,cached}]
-       [--case ID [--corpus FILE]]
+       [--case ID [--corpus FILE]] [--before TREE]
 
 ``--case``: a real suite instead -- a corpus case's C checkout (``_corpus.py`` builds it), run
 with the case's own interpreter and test command, the plugin taken from this checkout (no
@@ -13,6 +13,11 @@ interpreter has the plugin installed, the trivial suite is also run with no opti
 session every user of the environment pays for, the plugin loaded by its entry point and inert. Targets: no
 baseline <= 1.05x; ``--baseline`` on a cached B <= 1.15x. Configurations are interleaved so drift
 of the machine hits them equally.
+
+``--before TREE``: a checkout of an earlier commit (``git worktree add TREE REV``); its plugin,
+put first on the path, runs as one more configuration, ``-p evidence, before``, interleaved with
+the others -- a change's effect measured side by side in one run, not across two runs of a
+drifting machine.
 
 ``--bytecode``: ``as-is`` (the default) runs pytest with this process's environment. Where that
 sets ``PYTHONDONTWRITEBYTECODE`` (as the development machines do), nothing is cached: every run
@@ -55,6 +60,7 @@ def main() -> None:
     parser.add_argument("--bytecode", choices=("as-is", "cached"), default="as-is")
     parser.add_argument("--case", default=None, help="a corpus case id: its own suite, instead of 2,000 trivial tests")
     parser.add_argument("--corpus", default=None, help="a cases.jsonl (default: ../shared/corpus)")
+    parser.add_argument("--before", default=None, help="a checkout of an earlier commit, measured beside this one")
     args = parser.parse_args()
     if args.bytecode == "cached":
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # inherited by every pytest run below
@@ -82,10 +88,15 @@ def main() -> None:
             ],
         }
         timed(configs["-p evidence --baseline (cached B)"], root)  # fills the B cache (and the bytecode cache)
+    envs: dict[str, dict[str, str] | None] = {name: None for name in configs}
+    if args.before:
+        configs["-p evidence, before"] = configs["-p evidence"]
+        envs["-p evidence, before"] = _before(pathlib.Path(args.before).resolve())
+        timed(configs["-p evidence"], root, envs["-p evidence, before"])  # its bytecode, as for the others
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in configs}
     for _ in range(args.runs):
         for name, cmd in configs.items():
-            times[name].append(timed(cmd, root))
+            times[name].append(timed(cmd, root, envs[name]))
     bytecode = "cached" if args.bytecode == "cached" else "as the environment says"
     if args.bytecode == "as-is":
         bytecode += " (PYTHONDONTWRITEBYTECODE=%s)" % (os.environ.get("PYTHONDONTWRITEBYTECODE") or "unset")
@@ -106,6 +117,15 @@ def main() -> None:
             "%-40s wall %.3f-%.3f, ratio %s  CPU %.3f-%.3f, ratio %s"
             % (name, min(walls), max(walls), _spread(wall_ratios), min(cpus), max(cpus), _spread(cpu_ratios))
         )
+
+
+def _before(tree: pathlib.Path) -> dict[str, str]:
+    """The environment of a run whose plugin is ``tree``'s: its checkout first on the path, ahead
+    of this one's (``--case``) or of the installed one."""
+    if not (tree / "pytest_evidence" / "plugin.py").is_file():
+        raise SystemExit("--before %s: not a checkout of the project (no pytest_evidence/plugin.py)" % tree)
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and pathlib.Path(p) != ROOT]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree), *paths]))
 
 
 def _installed() -> bool:

@@ -25,6 +25,12 @@ from pytest_evidence.tracebacks import native
 
 _STATUS_PLUGIN = "evidence-flaky-status"
 
+#: The attempts of a test that ran once, one shared tuple per outcome: every logged report keeps
+#: its attempts as long as pytest keeps the report (the terminal's statistics: the whole
+#: session), and a new list per report was three more objects per test for the cyclic garbage
+#: collector to walk, over and over.
+_ONE_ATTEMPT = {o: (o.value,) for o in Outcome}
+
 #: Set on an item (``item.stash``) to run it once whatever the reruns: the runner repeats it in
 #: further processes of its own (T3's stability runs), and each of those is a rerun already.
 ONCE = pytest.StashKey[bool]()
@@ -79,9 +85,9 @@ class FlakePolicy:
         # The first failing attempt is logged, whatever followed: a flip counts as failed, never
         # as a pass, and only that attempt's failure was formatted in full.
         logged = first_failing if first_failing is not None else reports
-        values = [a.value for a in attempts]
+        values = _ONE_ATTEMPT[attempts[0]] if len(attempts) == 1 else tuple(a.value for a in attempts)
         for rep in logged:
-            setattr(rep, ATTEMPTS_ATTR, list(values))
+            setattr(rep, ATTEMPTS_ATTR, values)
             ihook.pytest_runtest_logreport(report=rep)
         ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
         return True

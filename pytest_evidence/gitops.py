@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from pytest_evidence.errors import GitFailed, NotAGitRepository, UnknownRevision
 
@@ -84,19 +84,44 @@ def head_state(root: str, own: Sequence[str] = ()) -> Optional[str]:
     """``HEAD``'s sha, suffixed ``+dirty`` when the working tree differs from it.
 
     ``own``: files this session writes itself (the record, the stream, the store); they are not
-    the candidate's changes and do not make it dirty.
+    the candidate's changes and do not make it dirty. One ``git status`` says both (porcelain v2
+    heads its entries with ``branch.oid``): every session with a record pays for it, and a
+    process start is most of its cost. ``--no-optional-locks``: status would otherwise refresh
+    the user's index and take its lock while doing so.
     """
-    proc = git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=root, check=False)
+    args = ["--no-optional-locks", "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"]
+    proc = git(args, cwd=root, check=False)
     if proc.returncode != 0:
         return None
-    sha = proc.stdout.decode().strip()
+    sha, paths = _status_v2(proc.stdout)
+    if sha is None:
+        return None  # no commit yet
     mine = {os.path.realpath(p) for p in own}
-    status = git(["status", "--porcelain", "-z", "--untracked-files=all"], cwd=root).stdout
-    entries = [e for e in status.split(b"\0") if len(e) > 3]
-    dirty = [
-        e for e in entries if os.path.realpath(os.path.join(root, e[3:].decode("utf-8", "surrogateescape"))) not in mine
-    ]
+    dirty = [p for p in paths if os.path.realpath(os.path.join(root, p)) not in mine]
     return sha + "+dirty" if dirty else sha
+
+
+def _status_v2(out: bytes) -> Tuple[Optional[str], List[str]]:
+    """``(branch.oid, changed paths)`` of ``git status --porcelain=v2 --branch -z``: ordinary
+    (``1``), renamed or copied (``2``: the original path follows as its own field), unmerged
+    (``u``) and untracked (``?``) entries; the oid is None before the first commit."""
+    sha: Optional[str] = None
+    paths: List[str] = []
+    fields = iter(out.split(b"\0"))
+    for entry in fields:
+        text = entry.decode("utf-8", "surrogateescape")
+        if text.startswith("# branch.oid "):
+            oid = text[len("# branch.oid ") :]
+            sha = None if oid == "(initial)" else oid
+        elif text[:2] in _PATH_AFTER:
+            paths.append(text.split(" ", _PATH_AFTER[text[:2]])[-1])
+            if text[:2] == "2 ":
+                next(fields, None)  # the rename's original path
+    return sha, paths
+
+
+#: Space-separated fields before the path in each porcelain v2 entry that names one.
+_PATH_AFTER = {"1 ": 8, "2 ": 9, "u ": 10, "? ": 1, "! ": 1}
 
 
 def blobs(root: str, commit: str) -> Dict[str, str]:

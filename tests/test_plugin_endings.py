@@ -8,6 +8,7 @@ stream file; the plugin's own stream inside the repository marked the candidate 
 
 from __future__ import annotations
 
+import gc
 import json
 import signal
 import sqlite3
@@ -17,6 +18,7 @@ import jsonschema
 import pytest
 from conftest import NEW_TEST, GitRepo, Record, RunEvidence, fix, interrupt
 
+from pytest_evidence import gitops
 from pytest_evidence.store import Store
 
 
@@ -110,3 +112,30 @@ def test_a_locked_store_costs_the_ledger_not_the_record(
     assert "is locked by another process" in detection["message"] and "--evidence-store" in detection["message"]
     assert doc["exit_status"] == 4
     result.stdout.fnmatch_lines(["*is locked by another process*the record was written without it"])
+
+
+def test_the_candidates_state_is_read_from_one_status_without_touching_the_index(git_repo: GitRepo) -> None:
+    root = str(git_repo.path)
+    assert gitops.head_state(root) is None  # no commit yet
+    head = git_repo.commit("B", {"a.py": "A = 1\n", "b.py": "B = 1\n"})
+    assert gitops.head_state(root) == head
+    (git_repo.path / "my record.json").write_text("{}")
+    mine = [str(git_repo.path / "my record.json")]
+    assert gitops.head_state(root, mine) == head
+    assert gitops.head_state(root) == head + "+dirty"
+    git_repo.git("mv", "a.py", "renamed.py")  # a rename's original path is a field of its own
+    assert gitops.head_state(root, mine) == head + "+dirty"
+    git_repo.git("mv", "renamed.py", "a.py")
+    index = git_repo.path / ".git" / "index"
+    before = index.read_bytes()
+    (git_repo.path / "b.py").write_text("B = 2\n")  # a plain status would refresh the index here
+    assert gitops.head_state(root, mine) == head + "+dirty"
+    assert index.read_bytes() == before
+
+
+def test_the_collector_paused_for_the_record_is_on_again_after_it(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("import gc\n\ndef test_x():\n    assert gc.isenabled()\n")
+    result = pytester.runpytest_inprocess("-p", "evidence", "--evidence-out=e.json", "-p", "no:randomly")
+    assert result.ret == 0
+    assert json.loads((pytester.path / "e.json").read_text())["results"][0]["candidate_result"] == "pass"
+    assert gc.isenabled()
