@@ -33,12 +33,13 @@ import ast
 import pathlib
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_evidence import gitops, overlay
 from pytest_evidence.model import Detection, DetectionKind
-from runner import config_policy, pyscan
+from runner import config_policy, datause, pyscan
 from runner.merge import added_tests, merge_tests
 
 #: Files that may hold pytest configuration, and the section that does (ini files).
@@ -180,6 +181,9 @@ class _Check:
         self.expected = {overlay.split_test_id(e) for e in expected}
         self.naming = naming
         self.own = own  # the project's importable top-level names (``_own_modules``)
+        self.test_modules: Mapping[str, datause.Data] = {}  # B's test modules by stem (``_TestModules``)
+        self.classes: set[str] = set()  # the classes of the B test module being judged
+        self.module_names: frozenset[str] = frozenset()  # and its module-level data
 
     def file(self, path: str, kind: str) -> Iterator[Detection]:
         """What the candidate did to one protected file (not a configuration: see ``_Config``)."""
@@ -204,6 +208,8 @@ class _Check:
                     yield tamper(hit.detail, hit.line, hit.message)
                 for hit in pyscan.patches_code_under_test(tree, tree.body, self.own) if tree else ():
                     yield tamper(hit.detail, hit.line, hit.message)
+                if tree is not None:
+                    yield from self._reaches_other_tests(tree, tamper)
             if kind == "test" and t is not None and c != t and path.endswith(".py"):
                 yield from self._test_file(path, None, t, c, tamper)  # a trusted new file, bent
             return
@@ -217,6 +223,16 @@ class _Check:
             yield tamper(detail, None, message)
             if kind == "conftest":
                 yield from self._new_hooks(b, c, tamper)
+
+    def _reaches_other_tests(self, tree: ast.Module, tamper: Tamper) -> Iterator[Detection]:
+        """A new file doing more than read another test module's data (``import test_tables;
+        test_tables.CASES[:] = ...``): it runs at collection, on C and on B alike -- no flip."""
+        data = datause.imported_data(tree, self.test_modules)
+        found = list(datause.misuses(tree.body, data | datause.Data(added=_bound(tree.body)))) if data else []
+        found += datause.string_reach(tree, self.test_modules)
+        for hit in found:
+            message = "%s: %s, the data of an existing test module" % (hit.how, hit.name)
+            yield tamper("modified_helper", hit.line, message)
 
     def _new_hooks(self, b: bytes, c: bytes, tamper: Tamper) -> Iterator[Detection]:
         old, new = pyscan.parse(b), pyscan.parse(c)
@@ -262,12 +278,12 @@ class _Check:
             if key not in b_defs and key in c_defs:
                 found = self._changed(path, key, node, c_defs[key], tamper, "the trusted tests")
                 yield from (d for d in found if d.detail == "skip_marker")
-        yield from self._module_data(path, old or trusted, trusted if old else None, new, tamper)
         if old is None:
+            # A trusted new file the candidate also wrote: the trusted file is laid over it, its
+            # statements and all; the candidate's own are not B's data, whatever they say.
             return
-        known = {ast.dump(n) for n in pyscan.module_level(old)}
-        known |= {ast.dump(n) for n in pyscan.module_level(trusted)} if trusted else set()
-        added = [n for n in pyscan.module_level(new) if ast.dump(n) not in known]
+        yield from self._module_data(path, old, trusted, new, tamper)
+        added = _added(old, trusted, new)
         for node in added:
             if pyscan.skips(node):
                 yield tamper("skip_marker", node.lineno, "a module-level skip, xfail or importorskip")
@@ -285,6 +301,88 @@ class _Check:
             if k not in b_defs and k not in t_defs and (len(k) == 1 or k[:-1] in b_defs)
         ]
         yield from self._takeovers(old, trusted, fresh, tamper)
+        yield from self._uses(path, old, trusted, new, fresh, tamper)
+
+    def _uses(
+        self,
+        path: str,
+        old: ast.Module,
+        trusted: ast.Module | None,
+        new: ast.Module,
+        fresh: Sequence[tuple[tuple[str, ...], ast.AST]],
+        tamper: Tamper,
+    ) -> Iterator[Detection]:
+        """What the candidate added to an existing test module -- every statement and definition
+        B does not hold as it is (a definition another of the same name hides still ran its
+        decorators), and in an existing class, every member and class-level statement --
+        doing more than read its tests' data (``runner.datause``); and what runs around the
+        existing tests uninvited: a new xunit setup or teardown, a member named like the
+        class's data (a ``property`` read as ``self.cases``)."""
+        data = datause.module_data(old) | (datause.module_data(trusted) if trusted else datause.Data())
+        data |= datause.imported_data(new, self.test_modules)
+        b_classes = {n.name: n for n in old.body if isinstance(n, ast.ClassDef)}
+        known = Counter(ast.dump(n) for n in [*old.body, *(trusted.body if trusted else [])])
+        top = _unaccounted(new.body, known)
+        data |= datause.Data(added=_bound(top) | {k[-1] for k, _ in fresh})
+        groups: list[tuple[Sequence[ast.AST], str | None]] = []
+        for node in top:
+            b_class = b_classes.get(node.name) if isinstance(node, ast.ClassDef) else None
+            if not isinstance(node, ast.ClassDef) or b_class is None:
+                groups.append(([node], None))
+                continue
+            groups.append(([*node.decorator_list, *node.bases, *(k.value for k in node.keywords)], None))
+            members = _unaccounted(node.body, Counter(ast.dump(s) for s in b_class.body))
+            if _reshaped(b_class, node):  # its class-level statements are reported (or declared) already
+                members = [m for m in members if isinstance(m, _DEFS)]
+            groups.append((members, node.name))
+            held = (data.members or {}).get(node.name, frozenset())
+            for member in members:
+                if isinstance(member, _DEFS) and member.name in held and (path, (node.name,)) not in self.expected:
+                    message = "%s.%s, a new definition, hides the class's data of that name (declare it with "
+                    message += "--expected-change %s::%s)" % (path, node.name)
+                    yield tamper("modified_helper", member.lineno, message % (node.name, member.name))
+        self.classes = set(b_classes)
+        self.module_names = data.names | data.loose
+        mine = {ast.dump(n) for n in pyscan.module_level(new)}
+        replaced = set(pyscan.bindings([n for n in pyscan.module_level(old) if ast.dump(n) not in mine]))
+        for nodes, owner in groups:
+            for found in datause.misuses(nodes, data, owner):
+                if found.name in replaced:
+                    continue  # its own statement changed: ``_module_data`` said so
+                detection = self._misuse(path, found, owner, tamper)
+                if detection is not None:
+                    yield detection
+        for hit in (m for nodes, _ in groups for n in nodes for m in datause.string_reach(n, self.test_modules)):
+            yield tamper("modified_helper", hit.line, "added code (line %d) %s: %s" % (hit.line, hit.how, hit.name))
+        for key, definition in fresh:
+            if key[-1] in XUNIT and (path, key) not in self.expected:
+                where = "the existing tests of %s" % key[0] if len(key) > 1 else "every existing test of the module"
+                message = "a new %s runs around %s (declare it with --expected-change %s::%s)"
+                line = getattr(definition, "lineno", None)
+                yield tamper("modified_fixture", line, message % (key[-1], where, path, "::".join(key)))
+
+    def _misuse(self, path: str, found: datause.Misuse, owner: str | None, tamper: Tamper) -> Detection | None:
+        """A finding of ``datause``, unless declared: a table by its name (``path::CASES``), a
+        class's data by the class (``path::TestTable``). Another module's data, or names reached
+        by a computed key, cannot be declared: nothing says what they reach."""
+        head, _, attr = found.name.partition(".")
+        if not attr and owner is not None and head not in self.module_names:
+            key: tuple[str, ...] | None = (owner,)  # a class-level name, bare in the class's body
+        elif not attr:
+            key = (head,)
+        elif head in ("self", "cls") and owner is not None:
+            key = (owner,)
+        elif head in self.classes:
+            key = (head,)
+        else:
+            key = None
+        dynamic = found.name in datause.NAMESPACE | datause.SETTERS | {"__dict__", "sys.modules"}
+        if key is not None and not dynamic and (path, key) in self.expected:
+            return None
+        message = "added code (line %d) %s: %s, which the existing tests read" % (found.line, found.how, found.name)
+        if key is not None and not dynamic:
+            message += " (declare it with --expected-change %s::%s)" % (path, "::".join(key))
+        return tamper("modified_helper", found.line, message)
 
     def _module_data(
         self, path: str, old: ast.Module | None, trusted: ast.Module | None, new: ast.Module, tamper: Tamper
@@ -313,6 +411,14 @@ class _Check:
             what, name = ("binding %s" % ", ".join(names), names[0]) if names else ("code", "NAME")
             message = "module-level %s (line %d) differs from the baseline (declare it with --expected-change %s::%s)"
             yield tamper("modified_helper", node.lineno, message % (what, node.lineno, path, name))
+        moved = _in_order(pyscan.module_level(old), pyscan.module_level(new))
+        if moved is not None and (trusted is None or ast.dump(trusted) == ast.dump(old)):  # not the trusted order
+            names = sorted(pyscan.bindings([moved])) or sorted(_changed_in_place(moved)) or ["NAME"]
+            if (path, (names[0],)) not in self.expected:
+                line = next(n.lineno for n in pyscan.module_level(new) if ast.dump(n) == ast.dump(moved))
+                message = "module-level code of line %d runs out of the baseline's order (declare it with "
+                message += "--expected-change %s::%s)" % (path, names[0])
+                yield tamper("modified_helper", line, message % line)
         yield from self._data_rebound(path, old, trusted, new, tamper)
 
     def _data_rebound(
@@ -320,37 +426,35 @@ class _Check:
     ) -> Iterator[Detection]:
         """Module-level statements the candidate added that rebind what ``old`` binds at its own
         level -- a name its tests read (``CASES = [...]`` again, ``CASES += ...``, ``double =
-        abs``), an item or attribute of one (``CASES.pop()``, ``del CASES[1]``,
-        ``TestTable.cases = []``, ``setattr``): the table an unchanged test reads, trimmed
-        without touching its statement. An import of what ``old`` imported under the same name
-        is no rebinding, nor is what the trusted source added so."""
-        known = {ast.dump(n) for n in pyscan.module_level(old)}
-        known |= {ast.dump(n) for n in pyscan.module_level(trusted)} if trusted is not None else set()
+        abs``): the table an unchanged test reads, replaced without touching its statement. An
+        import binding a name to what ``old`` bound it to is no rebinding (``import os.path``
+        beside ``import os``), nor is what the trusted source added so. What added code does
+        with the data it does not rebind is ``_uses``'s."""
         level = pyscan.module_level(old)
-        data = set(pyscan.bindings([n for n in level if not _aliases(n)]))
-        data |= {k[0] for k in pyscan.definitions(old) if len(k) == 1}
-        held = set(pyscan.bindings(level)) | data  # an imported module changed in place is another matter
-        imported = {a for n in level for a in _aliases(n)}
+        held = pyscan.bindings(level)
+        for name in (k[0] for k in pyscan.definitions(old) if len(k) == 1):
+            held.setdefault(name, set()).add("def")
         mine = {ast.dump(n) for n in pyscan.module_level(new)}
         replaced = set(pyscan.bindings([n for n in level if ast.dump(n) not in mine]))  # ``_module_data``'s
-        for node in pyscan.module_level(new):
-            if ast.dump(node) in known:
-                continue
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                hit = sorted({a[3] or a[2].split(".")[0] for a in _aliases(node) - imported} & held)
-            else:
-                hit = sorted((set(pyscan.bindings([node])) & held) | (_changed_in_place(node) & data))
-            hit = [n for n in hit if (path, (n,)) not in self.expected and n not in replaced]
+        for node in _added(old, trusted, new):
+            rebound = pyscan.bindings([node])
+            hit = sorted(
+                n
+                for n, how in rebound.items()
+                if n in held
+                and not (isinstance(node, (ast.Import, ast.ImportFrom)) and how <= held[n])
+                and (path, (n,)) not in self.expected
+                and n not in replaced
+            )
             if hit:
-                name = hit[0]
-                message = "module-level code (line %d) rebinds or changes %s, which the existing tests read " % (
+                message = "module-level code (line %d) rebinds %s, which the existing tests read " % (
                     node.lineno,
                     ", ".join(hit),
                 )
                 yield tamper(
                     "modified_helper",
                     node.lineno,
-                    message + "(declare it with --expected-change %s::%s)" % (path, name),
+                    message + "(declare it with --expected-change %s::%s)" % (path, hit[0]),
                 )
 
     def _takeovers(
@@ -571,6 +675,8 @@ def verify_test_integrity(
     paths = sorted(set().union(*trees.values()))
     own = _own_modules(p for p in trees[candidate] if _kind(p, collect, plugins, None) is None)
     check = _Check(read, baseline, trusted, candidate, expected, naming, own)
+    b_tests = [p for p in trees[baseline] if p.endswith(".py") and _kind(p, collect, plugins, None) == "test"]
+    check.test_modules = _TestModules(lambda p: read(baseline, p), b_tests)
     detections: list[Detection] = []
     lay: dict[str, bytes | None] = {}
     kept: set[str] = set()
@@ -589,7 +695,7 @@ def verify_test_integrity(
         b_sha, t_sha, c_sha = (trees[rev].get(path) for rev in (baseline, trusted, candidate))
         if c_sha == t_sha:
             continue
-        found = list(check.file(path, kind))
+        found = _once(check.file(path, kind))
         detections.extend(found)
         c = read(candidate, path)
         if kind == "test" and path.endswith(".py") and c is not None:
@@ -621,6 +727,101 @@ def _aliases(node: ast.stmt) -> set[tuple[str, int, str, str | None]]:
     if isinstance(node, ast.ImportFrom):
         return {(node.module or "", node.level, a.name, a.asname) for a in node.names}
     return set()
+
+
+#: What pytest runs around a module's or a class's tests without their asking (xunit style).
+XUNIT = frozenset(
+    {
+        "setup_module", "teardown_module", "setup_function", "teardown_function", "setUpModule",
+        "tearDownModule", "setup_class", "teardown_class", "setup_method", "teardown_method",
+        "setUp", "tearDown", "setUpClass", "tearDownClass", "asyncSetUp", "asyncTearDown",
+        "setup", "teardown",
+    }
+)  # fmt: skip
+
+
+def _added(old: ast.Module, trusted: ast.Module | None, new: ast.Module) -> list[ast.stmt]:
+    """``new``'s module-level statements that ``old`` (or the trusted file) does not account
+    for, counted: a statement of B's run once more (``CASES = []`` again after B filled it) is
+    added code too."""
+    left = Counter(ast.dump(n) for n in pyscan.module_level(old))
+    if trusted is not None:
+        left |= Counter(ast.dump(n) for n in pyscan.module_level(trusted))
+    return _unaccounted(pyscan.module_level(new), left)
+
+
+def _bound(nodes: Sequence[ast.stmt]) -> frozenset[str]:
+    """The names ``nodes`` bind at their own level: definitions and what statements bind."""
+    defs = {n.name for n in nodes if isinstance(n, _DEFS)}
+    return frozenset(defs | set(pyscan.bindings([n for n in nodes if not isinstance(n, _DEFS)])))
+
+
+def _once(detections: Iterable[Detection]) -> list[Detection]:
+    """One finding per line and kind: several checks may see the same statement (``CASES =
+    []`` rebinds the table and is added code reaching it); the first says it."""
+    seen: set[tuple[int | None, str | None]] = set()
+    found = []
+    for detection in detections:
+        key = (detection.line, detection.detail)
+        if key not in seen:
+            seen.add(key)
+            found.append(detection)
+    return found
+
+
+def _unaccounted(nodes: Sequence[ast.stmt], left: Counter[str]) -> list[ast.stmt]:
+    """``nodes`` less one of each statement ``left`` counts (its dump)."""
+    found = []
+    for node in nodes:
+        key = ast.dump(node)
+        if left[key] > 0:
+            left[key] -= 1
+        else:
+            found.append(node)
+    return found
+
+
+def _in_order(old: Sequence[ast.stmt], new: Sequence[ast.stmt]) -> ast.stmt | None:
+    """The first statement of ``old`` (kept in ``new``, no import, no docstring) that ``new``
+    runs out of ``old``'s order, or None: ``CASES.clear()`` moved after the line that fills the
+    table trims it with every statement kept."""
+    kept = {ast.dump(n) for n in new}
+    wanted = [
+        n for n in old if ast.dump(n) in kept and not isinstance(n, (ast.Import, ast.ImportFrom)) and not _docstring(n)
+    ]
+    order = iter(ast.dump(n) for n in new)
+    for node in wanted:
+        key = ast.dump(node)
+        if not any(d == key for d in order):
+            return node
+    return None
+
+
+class _TestModules(Mapping[str, datause.Data]):
+    """B's test modules' data by the stem of their file (``test_tables``), each parsed when a
+    file importing it is judged: most candidates import none."""
+
+    def __init__(self, read: Callable[[str], bytes | None], paths: Iterable[str]) -> None:
+        self._read = read
+        self._paths: dict[str, list[str]] = {}
+        for path in paths:
+            self._paths.setdefault(posixpath.basename(path)[: -len(".py")], []).append(path)
+        self._data: dict[str, datause.Data] = {}
+
+    def __getitem__(self, stem: str) -> datause.Data:
+        if stem not in self._data:
+            found = datause.Data()
+            for path in self._paths[stem]:
+                tree = pyscan.parse(self._read(path) or b"")
+                found |= datause.module_data(tree) if tree is not None else datause.Data()
+            self._data[stem] = found
+        return self._data[stem]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
 
 
 def _changed_in_place(node: ast.stmt) -> set[str]:

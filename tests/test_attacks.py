@@ -785,6 +785,14 @@ TABLES = (
         TABLES.replace("    cases = [(2, 4), (3, 6)]", "    cases = [(2, 4)]"),  # a test class's data
         TABLES.replace("from calc.ops import double, half\n", "from calc.ops import half\n\ndouble = abs\n"),
         TABLES + "\n\nTestDoubles.cases.pop()\n",  # the table trimmed by a statement added after it
+        # a review's probes, each CERTIFIED: an alias, a new setup of the class, a new test's body
+        TABLES + "\n\n_c = TestDoubles.cases\n_c.pop()\n",
+        TABLES.replace(
+            "    def test_doubles", "    def setup_method(self):\n        self.cases = []\n\n    def test_doubles"
+        ),
+        TABLES.replace(
+            "class TestDoubles", "def test_a_first():\n    list.pop(TestDoubles.cases)\n\n\nclass TestDoubles"
+        ),
     ],
 )
 def test_threat_an_existing_tests_data_trimmed_is_rejected(repo: Repo, tmp_path: pathlib.Path, trimmed: str) -> None:
@@ -795,8 +803,38 @@ def test_threat_an_existing_tests_data_trimmed_is_rejected(repo: Repo, tmp_path:
     cand = repo.commit({**FIX, "calc/ops.py": BROKEN_DOUBLE, "tests/test_tables.py": trimmed})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
-    assert {d["detail"] for d in _kinds(doc)["tamper"]} <= {"modified_test", "modified_helper"}
+    assert {d["detail"] for d in _kinds(doc)["tamper"]} <= {"modified_test", "modified_helper", "modified_fixture"}
     assert all(d["path"] == "tests/test_tables.py" for d in _kinds(doc)["tamper"])
+
+
+def test_threat_a_new_test_file_trimming_another_modules_table_is_rejected(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """A new test file's import-time code runs at collection on C and on B (which runs C's test
+    files) alike: the table trimmed, no flip. It was CERTIFIED with no detection."""
+    base = repo.commit({**PKG, "tests/test_tables.py": TABLES})
+    trims = "import test_tables\n\ntest_tables.TestDoubles.cases[:] = [(2, 4)]\n"
+    cand = repo.commit({**FIX, "calc/ops.py": BROKEN_DOUBLE, "tests/test_trim.py": trims})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
+    assert [(d["path"], d["detail"]) for d in _kinds(doc)["tamper"]] == [("tests/test_trim.py", "modified_helper")]
+
+
+def test_an_honest_reproducer_reading_the_table_beside_it_is_certified(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """What an honest reproducer does in an existing test module: import a submodule of what
+    the module imports already (``unittest.mock`` beside ``unittest``: the same name bound to the
+    same module, once taken for a rebinding), read the table, build a new one from it."""
+    tables = "import unittest\n\n" + TABLES
+    base = repo.commit({**PKG, "tests/test_tables.py": tables})
+    added = (
+        "\nimport unittest.mock\n\nMORE = HALVES + [(4, 2)]\n\n\n"
+        "@pytest.mark.parametrize(('n', 'want'), [*HALVES, (4, 2)])\n"
+        "def test_half_of_four(n, want):\n    assert half(n) == want and len(MORE) == 2\n"
+        "    assert all(double(n) == want for n, want in TestDoubles.cases)\n"
+        "    assert unittest.mock.sentinel.x is unittest.mock.sentinel.x\n"
+    )
+    cand = repo.commit({**FIX, "tests/test_tables.py": "import pytest\n" + tables + added})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and doc["verdict"]["verdict"] == "CERTIFIED", doc and (doc["verdict"], doc["detections"])
+    assert code == 0
 
 
 @pytest.mark.parametrize(("declared", "verdict"), [((), "REJECTED"), (("tests/test_tables.py::HALVES",), "CERTIFIED")])

@@ -334,8 +334,60 @@ CLASS = "\n\n\nclass TestTable:"
         ((CLASS, "\nCASES.pop()" + CLASS), None, ("tests/test_ops.py::CASES",), []),
         (("    more = [(5, 10)]\n", "    more = [(5, 10)]\n    more = []\n"), None, (), [("modified_test", 8)]),
         (("    more = [(5, 10)]\n", "    more = [(5, 10)]\n    more.pop()\n"), None, (), [("modified_test", 8)]),
+        # a fifth review's probes: what added code does with the table, not which statement does it
+        ((CLASS, "\n_c = CASES\n_c.pop()" + CLASS), None, (), [("modified_helper", 6)]),
+        ((CLASS, "\nlist.pop(CASES)" + CLASS), None, (), [("modified_helper", 6)]),
+        ((CLASS, "\nimport operator\noperator.delitem(CASES, 1)" + CLASS), None, (), [("modified_helper", 7)]),
+        ((CLASS, "\nglobals()['CASES'] = CASES[:1]" + CLASS), None, (), [("modified_helper", 6)]),
+        ((CLASS, "\n_x = (CASES := [(2, 4)])" + CLASS), None, (), [("modified_helper", 6)]),
+        ((CLASS, "\n\nclass _Trim:\n    CASES.pop()" + CLASS), None, (), [("modified_helper", 8)]),
+        (
+            (CLASS, "\n\n@(lambda f: (CASES.pop(), f)[1])\ndef _helper():\n    pass" + CLASS),
+            None,
+            (),
+            [("modified_helper", 7)],
+        ),
+        ((CLASS, "\n\ndef _helper(x=CASES.pop()):\n    return x" + CLASS), None, (), [("modified_helper", 7)]),
+        ((CLASS, "\n\ndef test_first():\n    CASES[1:] = []" + CLASS), None, (), [("modified_helper", 8)]),
+        ((CLASS, "\n\ndef setup_module():\n    pass" + CLASS), None, (), [("modified_fixture", 7)]),
+        (
+            ("    def test_more", "    def setup_method(self):\n        self.more = []\n\n    def test_more"),
+            None,
+            (),
+            [("modified_helper", 14), ("modified_fixture", 13)],
+        ),
+        (
+            ("    def test_more", "    @property\n    def more(self):\n        return []\n\n    def test_more"),
+            None,
+            (),
+            [("modified_helper", 14)],
+        ),
+        (
+            ("CASES = [(2, 4), (3, 6)]", "CASES = []\nCASES.append((2, 4))\nCASES.append((3, 6))\nCASES = []"),
+            None,
+            (),
+            [("modified_helper", 5)],
+        ),
+        (
+            ("CASES = [(2, 4), (3, 6)]\n", "CASES = [(2, 4), (3, 6)]\n_c = CASES\n"),
+            None,
+            ("tests/test_ops.py::CASES",),
+            [],
+        ),
         # allowed: new data made from the old; a module changed in place is not the tests' data;
-        # a test class given a new method with data of its own
+        # a test class given a new method with data of its own; a submodule of what B imports;
+        # the table read by a new test
+        (("from calc.ops import double", "import calc\nimport calc.ops\nfrom calc.ops import double"), None, (), []),
+        (
+            (
+                CLASS,
+                "\n\n@pytest.mark.parametrize('pair', [*CASES, (4, 8)])\ndef test_pairs(pair):\n"
+                "    assert pair in CASES or len(CASES) == 2" + CLASS,
+            ),
+            None,
+            (),
+            [],
+        ),
         (("    more = [(5, 10)]\n", "    more = [(5, 10)]\n    fresh = [(7, 14)]\n"), None, (), []),
         ((CLASS, "\nMORE = CASES + [(4, 8)]" + CLASS), None, (), []),
         (
@@ -360,3 +412,81 @@ def test_a_tests_data_changed_is_a_test_changed(
     cand = repo.commit({PATH: mine + REPRODUCER})
     report = verify_test_integrity(str(repo.path), base, source, cand, ("test_*.py",), expected)
     assert [(d.detail, d.line) for d in report.detections] == found
+
+
+STEPS = DATA.replace("CASES = [(2, 4), (3, 6)]", "CASES = []\nCASES.append((2, 4))\nCASES.append((3, 6))")
+
+
+@pytest.mark.parametrize(
+    ("mine", "found"),
+    [
+        # B's own statement run once more after B filled the table: every statement of B's kept
+        (STEPS.replace(CLASS, "\nCASES = []" + CLASS), [("modified_helper", 8)]),
+        # B's statements, each kept, in another order: the table emptied after it was filled
+        (
+            STEPS.replace(
+                "CASES.append((2, 4))\nCASES.append((3, 6))", "CASES.append((2, 4))\nCASES = []\nCASES.append((3, 6))"
+            ).replace("CASES = []\nCASES.append((2, 4))", "CASES = [(9, 18)]\nCASES.append((2, 4))", 1),
+            [("modified_helper", 6), ("modified_helper", 5)],
+        ),
+        (
+            STEPS.replace("CASES.append((2, 4))\nCASES.append((3, 6))", "CASES.append((3, 6))\nCASES.append((2, 4))"),
+            [("modified_helper", 6)],
+        ),
+    ],
+)
+def test_a_baseline_statement_run_again_or_out_of_order_is_a_test_changed(
+    repo: Repo, mine: str, found: list[tuple[str, int]]
+) -> None:
+    base = repo.commit({**PKG, PATH: STEPS})
+    cand = repo.commit({PATH: mine + REPRODUCER})
+    report = verify_test_integrity(str(repo.path), base, base, cand, ("test_*.py",))
+    assert [(d.detail, d.line) for d in report.detections] == found
+
+
+def test_the_candidates_own_file_where_the_trusted_tests_add_one_is_no_tamper(repo: Repo) -> None:
+    """``--tests-from`` adds ``tests/test_half.py``; the candidate wrote its own of that name,
+    without the trusted file's imports or table: the trusted file is laid over it, and nothing
+    of it was B's (a review: REJECTED, told to declare names it never saw)."""
+    base = repo.commit(PKG)
+    trusted = (
+        "import pytest\n\nfrom calc.ops import half\n\nCASES = [(4, 2)]\n\n\n"
+        "def test_half():\n    for n, want in CASES:\n        assert half(n) == want\n"
+    )
+    source = repo.commit({"tests/test_half.py": trusted})
+    repo.git("checkout", "-q", base)
+    cand = repo.commit(
+        {"tests/test_half.py": "from calc.ops import half\n\n\ndef test_half():\n    assert half(4) == 2\n"}
+    )
+    report = verify_test_integrity(str(repo.path), base, source, cand, ("test_*.py",))
+    assert report.detections == ()
+    assert report.lay == {"tests/test_half.py": trusted.encode()}
+
+
+@pytest.mark.parametrize(
+    "reach",
+    [
+        "import test_ops\n\ntest_ops.CASES[:] = [(2, 4)]\n",
+        "from test_ops import CASES\n\nCASES.pop()\n",
+        "from tests import test_ops\n\ndel test_ops.CASES[1]\n",
+        "from test_ops import TestTable\n\nTestTable.more.clear()\n",
+        "import tests.test_ops\n\ntests.test_ops.TestTable.more.append((5, 11))\n",
+        "import sys\n\nsys.modules['test_ops'].CASES.pop()\n",
+    ],
+)
+def test_a_new_test_file_changing_another_test_modules_data_is_tamper(repo: Repo, reach: str) -> None:
+    """A new file's import-time code runs at collection on both sides: the table trimmed there
+    is trimmed on B too (B runs C's test files), and nothing flips."""
+    base = repo.commit({**PKG, PATH: DATA})
+    cand = repo.commit({"tests/test_zz.py": reach + REPRODUCER})
+    report = verify_test_integrity(str(repo.path), base, base, cand, ("test_*.py",))
+    assert [(d.path, d.detail) for d in report.detections][:1] == [("tests/test_zz.py", "modified_helper")]
+
+
+def test_a_new_test_file_reading_another_test_modules_data_is_no_tamper(repo: Repo) -> None:
+    base = repo.commit({**PKG, PATH: DATA})
+    reads = "from test_ops import CASES, TestTable\n\nALL = CASES + TestTable.more\n\n\ndef test_all():\n"
+    reads += "    assert len(ALL) == 3\n"
+    cand = repo.commit({"tests/test_zz.py": reads})
+    report = verify_test_integrity(str(repo.path), base, base, cand, ("test_*.py",))
+    assert report.detections == ()
