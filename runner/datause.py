@@ -164,8 +164,9 @@ class _Walk:
                 yield from self.visit(part, names, outer, node)
             own = set(pyscan.bindings([s for s in node.body if not isinstance(s, _DEFS)]))
             own |= {s.name for s in node.body if isinstance(s, _DEFS)}
+            inside = _Walk(self.data, self._heir(node))  # ``self.cases`` of a subclass is its base's
             for stmt in node.body:
-                yield from self.visit(stmt, names - own, names, node)
+                yield from inside.visit(stmt, names - own, names, node)
             return
         yield from self._judge(node, names, parent)
         for child in ast.iter_child_nodes(node):
@@ -173,6 +174,16 @@ class _Walk:
                 yield from self.visit(child.value, names, outer, node)
             else:
                 yield from self.visit(child, names, outer, node)
+
+    def _heir(self, node: ast.ClassDef) -> str | None:
+        """The existing class whose data ``self.X`` reaches in ``node``'s methods: ``node``
+        itself, or the first of its bases that holds data (a class attribute is shared with
+        every subclass: ``self.cases.pop()`` in one trims the base's)."""
+        members = self.data.members or {}
+        for name in [node.name, *(pyscan.dotted(b, calls=False) for b in node.bases)]:
+            if members.get(name):
+                return name
+        return self.owner if node.name == self.owner else None
 
     def _judge(self, node: ast.AST, names: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
         line = getattr(node, "lineno", 0)
@@ -211,6 +222,14 @@ class _Walk:
             yield Misuse(line, func, "runs code in the module's namespace (%s)" % func)
         elif (func in SETTERS or func == "vars") and call.args and self._holder(call.args[0], names):
             yield Misuse(line, func, "sets or deletes an attribute of the tests' data by a computed key (%s)" % func)
+        elif func == "getattr" and len(call.args) >= 2 and self._holder(call.args[0], names):
+            reached = _getattr(call)
+            name = None if reached is None else _member(reached, self.data, self.owner)
+            how = "reads an attribute by a computed key" if reached is None else None
+            if name is not None:
+                how = _use(call, parent, self.data)
+            if how is not None:
+                yield Misuse(line, name or func, "%s (getattr)" % how)
 
     def _holder(self, expr: ast.expr, names: set[str]) -> bool:
         """Whether ``expr`` is the data, an existing class, another test module, or reaches into one."""
@@ -226,6 +245,11 @@ class _Walk:
         """The data ``expr`` reaches into (an item of an item of ``CASES``, an attribute of
         ``self.cases``), or a function of the baseline's changed in place; None for anything else."""
         while True:
+            if isinstance(expr, ast.Call):
+                reached = _getattr(expr)  # ``getattr(TestTable, "cases").pop()``
+                if reached is None:
+                    return None
+                expr = reached
             if isinstance(expr, ast.Attribute):
                 found = _member(expr, self.data, self.owner)
                 if found is not None:
@@ -264,20 +288,37 @@ def _member(node: ast.Attribute, data: Data, owner: str | None) -> str | None:
     """The dotted name when ``node`` is data reached through an attribute: ``module.X`` or
     ``module.Class.X`` of another test module's, ``self.X``, ``cls.X``, ``Class.X`` of an
     existing class's; None otherwise."""
-    prefix = pyscan.dotted(node.value, calls=False)
+    prefix = _holder_name(node.value)
     modules = data.modules or {}
     if prefix in modules and node.attr in modules[prefix].names:
         return "%s.%s" % (prefix, node.attr)
     holder, _, cls = prefix.rpartition(".")
     if holder in modules and node.attr in (modules[holder].members or {}).get(cls, ()):
         return "%s.%s" % (prefix, node.attr)  # ``test_tables.TestDoubles.cases``
-    if not isinstance(node.value, ast.Name):
-        return None
     members = data.members or {}
     name = owner if prefix in ("self", "cls") else prefix
     if name is not None and node.attr in members.get(name, ()):
         return "%s.%s" % (prefix, node.attr)
     return None
+
+
+def _getattr(call: ast.Call) -> ast.Attribute | None:
+    """``X.name`` for ``getattr(X, "name"[, default])``; None for any other call."""
+    if pyscan.dotted(call.func, calls=False) != "getattr" or len(call.args) < 2:
+        return None
+    key = call.args[1]
+    if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+        return None
+    return ast.copy_location(ast.Attribute(call.args[0], key.value, ast.Load()), call)
+
+
+def _holder_name(expr: ast.expr) -> str:
+    """The dotted name of what holds an attribute, the instance's class spelled as the instance
+    (``type(self)``, ``self.__class__`` as ``self``); "" for anything else."""
+    if isinstance(expr, ast.Call) and pyscan.dotted(expr.func, calls=False) == "type" and len(expr.args) == 1:
+        expr = expr.args[0]
+    name = pyscan.dotted(expr, calls=False)
+    return name[: -len(".__class__")] if name.endswith(".__class__") else name
 
 
 def _judged(node: ast.expr, name: str, parent: ast.AST | None, data: Data) -> Iterator[Misuse]:
