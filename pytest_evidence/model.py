@@ -65,6 +65,11 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   B's outcome apart), no longer ``order_dependent``; and an annotation's ``origin`` is
   ``changed`` for a test whose own definition is as it was but reads a module-level or
   class-level name whose binding changed (a table of cases grown). Earlier 1.x records still read.
+* ``1.12`` -- no new member; an ``order_dependent`` flip C does not pass on its own runs again on
+  each side after the tests before it in its module: passing on B and failing on C there, it is
+  a regression (``flip.rests_on`` "regression in B's order: ..."); no run showing C passing it,
+  it is unsettled (``rests_on`` "order_dependent, unsettled: ...") and its tier inconclusive.
+  Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -76,10 +81,10 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.11"
+SCHEMA_VERSION = "1.12"
 
 #: Record versions this model reads: same major version.
-READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11")
+READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11", "1.12")
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (

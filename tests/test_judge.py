@@ -209,6 +209,43 @@ def test_an_order_dependent_flip_that_holds_apart_is_the_candidates(
     assert not judge.Confirmation(None, F, 3, apart=F, apart_b=P).broken_apart  # no B pass to lose
 
 
+@pytest.mark.parametrize(
+    ("alone", "in_order", "settled", "rests_on"),
+    [
+        # C passes it on its own: the session's order did it
+        ((F, P), (None, None), "excused", "order_dependent: passes in B's full run"),
+        # it needs a test before it in its module; after them B passes it and C does not: C broke it
+        ((F, F), (P, F), "regression", "regression in B's order: fails on B too in the C run's selection"),
+        ((F, F), (P, T), "regression", "regression in B's order"),
+        # after the tests before it, both pass it: settled
+        ((F, F), (P, P), "excused", "order_dependent: passes in B's full run, fails on B in the C run's selection"),
+        # no run shows C passing it: a question the referee cannot answer
+        ((F, F), (F, F), "inconclusive", "order_dependent, unsettled"),
+        ((None, None), (None, None), "inconclusive", "order_dependent, unsettled"),
+        ((F, F), (None, F), "inconclusive", "order_dependent, unsettled"),
+    ],
+)
+def test_an_order_dependent_flip_is_excused_only_where_c_passes_it(
+    alone: tuple[Outcome | None, Outcome | None],
+    in_order: tuple[Outcome | None, Outcome | None],
+    settled: str,
+    rests_on: str,
+) -> None:
+    """A test that needs an earlier test of its module fails on B on its own too: the run on its
+    own says nothing, and the flip was excused -- a candidate breaking what it checks was
+    CERTIFIED. It is settled after the tests before it in its module; unsettled, no pass."""
+    got = judge.Confirmation(
+        P, F, 3, apart_b=alone[0], apart=alone[1], in_order_b=in_order[0], in_order=in_order[1], settling=True
+    )
+    assert got.rests_on.startswith(rests_on), got.rests_on
+    assert got.broken_in_order is (settled == "regression")
+    assert got.order_dependent is (settled != "regression")
+    assert got.unsettled is (settled == "inconclusive")
+    verdict = judge.unsettled({"t": got})
+    assert (verdict is not None and verdict[0] is TierStatus.INCONCLUSIVE) is (settled == "inconclusive")
+    assert not dataclasses.replace(got, settling=False).unsettled  # not settled by runs never made
+
+
 def test_static_tier_and_the_halting_statuses() -> None:
     assert judge.static_tier(True, 0) is TierStatus.SKIPPED
     assert judge.static_tier(False, 2) is TierStatus.FAILED

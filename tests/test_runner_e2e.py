@@ -468,6 +468,78 @@ def test_an_order_dependent_flip_that_holds_apart_is_a_regression(
     assert t5["status"] == "failed" and tid in t5["note"]
 
 
+NEEDS_A_SIBLING = """import unittest
+
+from calc.ops import double, half
+
+
+class TestState(unittest.TestCase):
+    def test_a_remember(self):
+        TestState.seen = double(2)
+
+    def test_b_use(self):
+        self.assertEqual(TestState.seen, 4)  # set by test_a_remember: it passes only after it
+        self.assertEqual(half(6), 3)
+"""
+#: B's half is buggy but for 6, which ``test_b_use`` checks; the fix mends it, or breaks 6.
+HALF_B = "def half(n):\n    if n == 6:\n        return 3\n    return n // 2 + 1\n\n\ndef double(n):\n    return n * 2\n"
+
+
+@pytest.mark.parametrize(("broken", "verdict"), [(False, "CERTIFIED"), (True, "REJECTED")])
+def test_a_flip_needing_a_test_before_it_is_settled_in_its_modules_order(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record, broken: bool, verdict: str
+) -> None:
+    """test_b_use passes in B's full run only after test_a_remember; T4 runs it first (it
+    reaches half), so it fails on B too in the C run's selection -- and on its own, on both
+    sides. Excused as order-dependent, a candidate breaking half(6) was CERTIFIED (a review's
+    probe). After the tests before it in its module, B passes it: C must too."""
+    half = (
+        "def half(n):\n    if n == 6:\n        return 0\n    return n // 2\n"
+        if broken
+        else "def half(n):\n    return n // 2\n"
+    )
+    base = repo.commit({**PKG, "calc/ops.py": HALF_B, "tests/test_state.py": NEEDS_A_SIBLING})
+    cand = repo.commit(
+        {
+            "calc/ops.py": half + "\n\ndef double(n):\n    return n * 2\n",
+            "tests/test_half.py": FIX["tests/test_half.py"],
+        }
+    )
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    assert doc["verdict"]["verdict"] == verdict, doc["verdict"]
+    tid = "tests/test_state.py::TestState::test_b_use"
+    result = next(r for r in doc["results"] if r["test_id"] == tid)
+    rests_on = doc["annotations"][tid]["flip"]["rests_on"]
+    if broken:
+        assert code == 1 and (result["baseline_result"], result["candidate_result"]) == ("pass", "fail")
+        assert rests_on.startswith("regression in B's order: fails on B too in the C run's selection and on its own")
+    else:
+        assert code == 0 and (result["baseline_result"], result["candidate_result"]) == ("fail", "fail")
+        assert rests_on.endswith("after the tests before it in its module, pass on B and pass on C"), rests_on
+        assert [d["test_id"] for d in doc["detections"] if d["kind"] == "order_dependent"] == [tid]
+
+
+def test_a_flip_needing_a_test_of_another_module_is_unsettled_and_no_pass(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record
+) -> None:
+    """test_use passes in B's full run only after test_remember, in another module: no run the
+    referee makes -- on its own, after the tests before it in its module -- shows C passing it.
+    It may be the order's doing or the candidate's; a question left open is no pass."""
+    remember = "import calc\n\n\ndef test_remember():\n    calc.SEEN = True\n"
+    use = "import calc\nfrom calc.ops import half\n\n\ndef test_use():\n    assert calc.SEEN and half(6) == 3\n"
+    base = repo.commit({**PKG, "calc/ops.py": HALF_B, "tests/test_a_remember.py": remember, "tests/test_b_use.py": use})
+    cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_half.py": FIX["tests/test_half.py"]})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    assert code != 0 and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc["verdict"]
+    tid = "tests/test_b_use.py::test_use"
+    assert doc["annotations"][tid]["flip"]["rests_on"].startswith("order_dependent, unsettled")
+    assert any("could not be settled" in t["note"] for t in doc["tiers"] if t["status"] == "inconclusive")
+
+
 SILENCED_AFTER = """import unittest
 
 from calc.ops import half

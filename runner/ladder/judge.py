@@ -249,12 +249,36 @@ class Confirmation:
     silent: bool = False  # skipped or xfailed on C (``C_SILENT``), not failing: evidence lost
     apart: Outcome | None = None  # on C once more, the whole suite collected, run on its own
     apart_b: Outcome | None = None  # on B likewise: an order-dependent suspect's (``broken_apart``)
+    in_order: Outcome | None = None  # on C after the tests before it in its module (``broken_in_order``)
+    in_order_b: Outcome | None = None  # on B likewise
+    settling: bool = False  # the runs above were made: an order-dependent flip left unsettled is no pass
 
     @property
     def order_dependent(self) -> bool:
         """Passes on B in the full run and fails on B in C's selection: the order did it -- unless
-        the test fails on C on its own where B passes it so (``broken_apart``)."""
-        return self.full_suite in PASSED and self.same_selection in FAILING and not self.broken_apart
+        the test fails on C where B passes it, on its own (``broken_apart``) or after the tests
+        before it in its module (``broken_in_order``)."""
+        return (
+            self.full_suite in PASSED
+            and self.same_selection in FAILING
+            and not self.broken_apart
+            and not self.broken_in_order
+        )
+
+    @property
+    def broken_in_order(self) -> bool:
+        """Fails on B in the C run's selection and on B on its own too -- it needs a test before
+        it in its module, as in B's full run -- yet run after those tests it passes on B and
+        fails on C: the candidate broke it. Excused as order-dependent, a candidate breaking what
+        such a test checks was CERTIFIED (a review's probe, 2026-12-05)."""
+        return self.in_order_b in PASSED and self.in_order in C_FAILING
+
+    @property
+    def unsettled(self) -> bool:
+        """Order-dependent, and no run shows C passing it -- not on its own, not after the tests
+        before it in its module: the referee cannot tell the order's doing from the candidate's,
+        and a question it cannot answer is never a pass."""
+        return self.settling and self.order_dependent and self.apart not in PASSED and self.in_order not in PASSED
 
     @property
     def broken_apart(self) -> bool:
@@ -318,17 +342,27 @@ class Confirmation:
                 "regression apart: fails on B too in the C run's selection, yet passes on B and %s on C, each "
                 "collected with the whole suite and run on its own" % self.apart.value
             )
-        if self.order_dependent:
-            alone = (
-                ""
-                if self.apart_b is None or self.apart is None
-                else "; on its own, %s on B and %s on C"
-                % (
-                    self.apart_b.value,
-                    self.apart.value,
-                )
+        if self.broken_in_order:
+            assert self.in_order is not None
+            return (
+                "regression in B's order: fails on B too in the C run's selection and on its own, yet passes on B "
+                "and %s on C after the tests before it in its module" % self.in_order.value
             )
-            return "order_dependent: passes in B's full run, fails on B in the C run's selection too" + alone
+        if self.order_dependent:
+            runs = [
+                "%s, %s on B and %s on C" % (where, "none" if b is None else b.value, "none" if c is None else c.value)
+                for where, b, c in (
+                    ("on its own", self.apart_b, self.apart),
+                    ("after the tests before it in its module", self.in_order_b, self.in_order),
+                )
+                if b is not None or c is not None
+            ]
+            head = "order_dependent, unsettled" if self.unsettled else "order_dependent"
+            tail = "; ".join(runs) + (": no run shows C passing it" if self.unsettled else "")
+            return "%s: passes in B's full run, fails on B in the C run's selection too%s" % (
+                head,
+                "; " + tail if tail else "",
+            )
         if self.same_selection is None:
             return "unconfirmed: B did not report it in the C run's selection; judged on B's full run"
         return "not a flip: %s on B in the C run's selection" % self.same_selection.value
@@ -379,6 +413,17 @@ def reproducer_tier(
         return TierStatus.INCONCLUSIVE, "no reproducer fails on B: nothing shows the bug fixed"
     n = sum(by_id[t].bug_discriminating for t in designated)
     return TierStatus.PASSED, "%d of %d reproducer(s) bug-discriminating" % (n, len(designated))
+
+
+def unsettled(confirmed: Mapping[str, Confirmation]) -> Judgement | None:
+    """A tier holding an order-dependent flip no run settled (``Confirmation.unsettled``)."""
+    left = [t for t, c in confirmed.items() if c.unsettled]
+    if not left:
+        return None
+    return TierStatus.INCONCLUSIVE, "order-dependent flip of %s could not be settled: %s" % (
+        left[0],
+        confirmed[left[0]].rests_on,
+    )
 
 
 def regression_tier(

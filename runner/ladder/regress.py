@@ -188,10 +188,14 @@ def _plan(
 def _settle_order(
     ladder: Ladder, confirmed: dict[str, judge.Confirmation], baseline: dict[str, Observation | None]
 ) -> None:
-    """Each flip that fails on B too in the C run's selection (``order_dependent``) run once more
-    on each side, on its own (``_alone``): one that passes on B and fails on C so is the
-    candidate's (``judge.Confirmation.broken_apart``), and B's outcome apart is the one it is
-    judged against. Two more processes, only when the session's order upset a test on both sides."""
+    """Each flip that fails on B too in the C run's selection (``order_dependent``) run again on
+    each side, until a run shows where C stands: first on its own (``_alone``: one that passes on
+    B and fails on C so is the candidate's, ``judge.Confirmation.broken_apart``); then, for one
+    C does not pass alone -- a test needing a test before it, as in B's full run -- after the
+    tests before it in its module, one process per module and side (``broken_in_order``). B's
+    outcome where it passes is the one it is judged against; a flip no run settles leaves the
+    tier inconclusive (``judge.unsettled``). Processes only when the session's order upset a
+    test on both sides."""
     ids = [t for t, c in confirmed.items() if c.order_dependent and not c.silent]
     if not ids:
         return
@@ -200,11 +204,43 @@ def _settle_order(
     for tid in ids:
         b, c = on_b.observation(tid), on_c.observation(tid)
         confirmed[tid] = dataclasses.replace(
-            confirmed[tid], apart_b=None if b is None else b.outcome, apart=None if c is None else c.outcome
+            confirmed[tid],
+            apart_b=None if b is None else b.outcome,
+            apart=None if c is None else c.outcome,
+            settling=True,
         )
         if confirmed[tid].broken_apart:
             baseline[tid] = b
-        ladder.progress("%s on its own: %s" % (tid, confirmed[tid].rests_on.split(":")[0]))
+    for module, suspects in _unsettled_by_module(ids, confirmed).items():
+        run = _in_module_order(ladder.collected, module, suspects)
+        ladder.progress("%s: run on each side after the tests before it in %s" % (", ".join(suspects), module))
+        on_b, on_c = _alone(ladder, ladder.sides.b_dir, run), _alone(ladder, ladder.co.c_dir, run)
+        for tid in suspects:
+            b, c = on_b.observation(tid), on_c.observation(tid)
+            confirmed[tid] = dataclasses.replace(
+                confirmed[tid], in_order_b=None if b is None else b.outcome, in_order=None if c is None else c.outcome
+            )
+            if confirmed[tid].broken_in_order:
+                baseline[tid] = b
+    for tid in ids:
+        ladder.progress("%s: %s" % (tid, confirmed[tid].rests_on.split(":")[0]))
+
+
+def _unsettled_by_module(ids: Sequence[str], confirmed: Mapping[str, judge.Confirmation]) -> dict[str, list[str]]:
+    """The suspects C did not pass on their own, by the module they are in."""
+    found: dict[str, list[str]] = {}
+    for tid in ids:
+        if confirmed[tid].order_dependent and confirmed[tid].apart not in judge.PASSED:
+            found.setdefault(tid.split("::")[0], []).append(tid)
+    return found
+
+
+def _in_module_order(collected: Sequence[str], module: str, suspects: Sequence[str]) -> list[str]:
+    """The tests of ``module`` in collection order -- B's full run's, whose order the runner
+    keeps -- through the last of ``suspects``."""
+    tests = [t for t in collected if t.split("::")[0] == module]
+    last = max((tests.index(t) for t in suspects if t in tests), default=len(tests) - 1)
+    return tests[: last + 1]
 
 
 def _by_reason(reasons: Mapping[str, str]) -> dict[str, list[str]]:
@@ -247,6 +283,7 @@ def _tier(
         ]
     ladder.evidence.add(typed.results, annotations, detections)
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
+    unrun = unrun or judge.unsettled(confirmed)
     bare = ablation.bare(ladder.invocation)
     status, note = judge.regression_tier(typed.results, what, tier is not Tier.T7, unrun, bare)
     ladder.tier(
