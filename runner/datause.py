@@ -149,9 +149,11 @@ class _Walk:
     def __init__(self, data: Data, owner: str | None) -> None:
         self.data = data
         self.owner = owner
+        self.up: dict[int, ast.AST | None] = {}  # each visited node's parent: ``_place`` climbs it
 
     def visit(self, node: ast.AST, names: set[str], outer: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
         """``names``: visible here; ``outer``: visible in a function defined here."""
+        self.up[id(node)] = parent
         if isinstance(node, _SCOPES):
             for part in _header(node):  # decorators, defaults, annotations: run where it is defined
                 yield from self.visit(part, names, outer, node)
@@ -165,6 +167,7 @@ class _Walk:
             own = set(pyscan.bindings([s for s in node.body if not isinstance(s, _DEFS)]))
             own |= {s.name for s in node.body if isinstance(s, _DEFS)}
             inside = _Walk(self.data, self._heir(node))  # ``self.cases`` of a subclass is its base's
+            inside.up = self.up
             for stmt in node.body:
                 yield from inside.visit(stmt, names - own, names, node)
             return
@@ -174,6 +177,16 @@ class _Walk:
                 yield from self.visit(child.value, names, outer, node)
             else:
                 yield from self.visit(child, names, outer, node)
+
+    def _place(self, node: ast.expr, parent: ast.AST | None) -> tuple[ast.expr, ast.AST | None]:
+        """Where ``node``'s value ends up: through ``and``/``or`` and a conditional expression's
+        branches, which hand on an operand itself (``x = CASES or []`` holds the table; ``assert
+        CASES and ...`` reads it)."""
+        while isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.IfExp) and node is not parent.test):
+            node, parent = parent, self.up.get(id(parent))
+        if isinstance(parent, ast.IfExp):  # its test: read
+            return node, ast.Expr(node)
+        return node, parent
 
     def _heir(self, node: ast.ClassDef) -> str | None:
         """The existing class whose data ``self.X`` reaches in ``node``'s methods: ``node``
@@ -190,11 +203,11 @@ class _Walk:
         if isinstance(node, ast.Name) and node.id in names:
             if node.id not in self.data.names and isinstance(node.ctx, ast.Load):
                 return  # no table: read and handed on as tests do; changes are judged below
-            yield from _judged(node, node.id, parent, self.data)
+            yield from _judged(node, node.id, self._place(node, parent), self.data)
         elif isinstance(node, ast.Attribute):
             name = _member(node, self.data, self.owner)
             if name is not None:
-                yield from _judged(node, name, parent, self.data)
+                yield from _judged(node, name, self._place(node, parent), self.data)
             elif not isinstance(node.ctx, ast.Load) and self._holder(node.value, names):
                 yield Misuse(line, pyscan.dotted(node, calls=False) or node.attr, "sets or deletes an attribute of it")
             if node.attr == "__dict__" and self._holder(node.value, names):
@@ -215,7 +228,7 @@ class _Walk:
         line = call.lineno
         given = len(call.args) + len(call.keywords)
         if func in ("globals", "locals") or (func == "vars" and not given):
-            how = _use(call, parent, self.data)
+            how = _use(*self._place(call, parent), self.data)
             if how is not None:
                 yield Misuse(line, func, "%s: the module's names, by a computed key (%s)" % (how, func))
         elif func in ("exec", "eval") and given < 2:
@@ -227,7 +240,7 @@ class _Walk:
             name = None if reached is None else _member(reached, self.data, self.owner)
             how = "reads an attribute by a computed key" if reached is None else None
             if name is not None:
-                how = _use(call, parent, self.data)
+                how = _use(*self._place(call, parent), self.data)
             if how is not None:
                 yield Misuse(line, name or func, "%s (getattr)" % how)
 
@@ -321,12 +334,13 @@ def _holder_name(expr: ast.expr) -> str:
     return name[: -len(".__class__")] if name.endswith(".__class__") else name
 
 
-def _judged(node: ast.expr, name: str, parent: ast.AST | None, data: Data) -> Iterator[Misuse]:
+def _judged(node: ast.expr, name: str, place: tuple[ast.expr, ast.AST | None], data: Data) -> Iterator[Misuse]:
+    """``node`` naming the data ``name``, its value ending up at ``place`` (``_Walk._place``)."""
     line = getattr(node, "lineno", 0)
     if not isinstance(getattr(node, "ctx", None), ast.Load):
         yield Misuse(line, name, "rebinds or deletes it")
         return
-    how = _use(node, parent, data)
+    how = _use(*place, data)
     if how is not None:
         yield Misuse(line, name, how)
 

@@ -50,6 +50,8 @@ def test_the_baseline_module_says_its_tables_and_its_other_values() -> None:
         ("TestTable.extra = 1\n", None, [(1, "TestTable.extra")]),
         ("BASE = '/tmp'\n", None, [(1, "BASE")]),
         ("exec('CASES.clear()')\n", None, [(1, "exec")]),
+        ("_c = CASES or []\n_c.pop()\n", None, [(1, "CASES")]),
+        ("_c = CASES if True else []\n", None, [(1, "CASES")]),
         # reads: what an honest reproducer does with them
         ("for n, want in CASES:\n    assert n * 2 == want\n", None, []),
         ("MORE = CASES + [(3, 6)]\nALL = [*CASES, *TestTable.cases]\n", None, []),
@@ -58,6 +60,7 @@ def test_the_baseline_module_says_its_tables_and_its_other_values() -> None:
         ("def test_x(CASES):\n    CASES.pop()\n", None, []),  # a parameter, not the table
         ("class TestNew(TestTable):\n    def test_x(self):\n        assert len(self.cases) == 1\n", None, []),
         ("exec('x = 1', {})\n", None, []),
+        ("assert CASES and len(CASES) == 1\nok = 1 if CASES else 0\n", None, []),
     ],
 )
 def test_what_added_code_does_with_the_tables(source: str, owner: str | None, found: list[tuple[int, str]]) -> None:
