@@ -68,8 +68,9 @@ Format history of the evidence record (``SCHEMA_VERSION``):
 * ``1.12`` -- no new member; an ``order_dependent`` flip C does not pass on its own runs again on
   each side after the tests before it in its module: passing on B and failing on C there, it is
   a regression (``flip.rests_on`` "regression in B's order: ..."); no run showing C passing it,
-  it is unsettled (``rests_on`` "order_dependent, unsettled: ...") and its tier inconclusive.
-  Earlier 1.x records still read.
+  it is unsettled (``rests_on`` "order_dependent, unsettled: ...") and its tier inconclusive;
+  an ``origin`` folds in only what a test reads from outside itself (a local named like a new
+  module-level name no longer makes it ``changed``). Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """

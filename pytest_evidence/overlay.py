@@ -17,7 +17,7 @@ import hashlib
 import os
 import posixpath
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from pytest_evidence import gitops, syntax
 from pytest_evidence.errors import OverlayConflict
@@ -158,43 +158,93 @@ def _definitions(source: bytes) -> Optional[Dict[Tuple[str, ...], str]]:
         return None
     found: Dict[Tuple[str, ...], str] = {}
     lines = source.splitlines()
-    scopes = (_data(tree.body, lines),)
+    module = _data(tree.body, lines)
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    context = _Context(module, classes, lines)
     for node in tree.body:
         if isinstance(node, _DEFINITIONS):  # module-level code is no test's: never dumped whole
-            _digest(node, (), found, scopes, lines)
+            _digest(node, (), found, context, (), frozenset(["pytestmark"]))
     return found
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_Scopes = Tuple[Dict[str, str], ...]
+
+
+class _Context:
+    """What a test file's definitions may read outside themselves: the module's bindings, its
+    classes (a base's class-level data is read through ``self``), its lines (a statement too
+    deep to dump is taken by its text)."""
+
+    def __init__(self, module: Dict[str, str], classes: Dict[str, ast.ClassDef], lines: List[bytes]) -> None:
+        self.module = module
+        self.classes = classes
+        self.lines = lines
+        self._own: Dict[int, Dict[str, str]] = {}
+
+    def members(self, node: ast.ClassDef) -> Dict[str, str]:
+        """``name -> digest`` of what ``node``'s body binds, and what the bases of it this file
+        defines at module level bind (walked up, the nearest binding first): ``self.cases`` of a
+        subclass is its base's."""
+        merged: Dict[str, str] = {}
+        seen: Set[int] = set()
+        todo = [node]
+        while todo:
+            cls = todo.pop(0)
+            if id(cls) in seen:
+                continue
+            seen.add(id(cls))
+            for name, digest in self._bindings(cls).items():
+                merged.setdefault(name, digest)
+            todo += [self.classes[b.id] for b in cls.bases if isinstance(b, ast.Name) and b.id in self.classes]
+        return merged
+
+    def _bindings(self, cls: ast.ClassDef) -> Dict[str, str]:
+        if id(cls) not in self._own:
+            self._own[id(cls)] = _data(cls.body, self.lines)
+        return self._own[id(cls)]
 
 
 def _digest(
-    node: ast.AST, prefix: Tuple[str, ...], found: Dict[Tuple[str, ...], str], scopes: _Scopes, lines: List[bytes]
+    node: ast.AST,
+    prefix: Tuple[str, ...],
+    found: Dict[Tuple[str, ...], str],
+    context: _Context,
+    classes: Tuple[Dict[str, str], ...],
+    inherited: FrozenSet[str],
 ) -> str:
     """The digest of ``node``'s whole tree, and -- for a definition -- of every definition in its
     body (into functions too: a factory that defines a test class per parameter, lark's
     ``_make_full_earley_test``, holds methods the suite collects under other names), kept in
     ``found``. A definition's digest folds in its inner definitions' digests instead of dumping
-    their trees again: a class is dumped once, not once more per method it holds. A function's
-    folds in what the names it reads are bound to at module level and in its enclosing classes
-    (``scopes``): a test reading a table the fix's test patch grew (cssutils'
-    ``TestTokenizer.testsall``) is a changed test, though its own lines are as they were."""
+    their trees again: a class is dumped once, not once more per method it holds.
+
+    A function's folds in what it reads outside itself: the module-level bindings of the names
+    it does not bind itself, and of those its enclosing classes' decorators read
+    (``inherited``: a class parametrized over a table, and ``pytestmark``), and the class-level
+    bindings of what it reads through ``self``, ``cls`` or a class's name, its bases' in this file
+    included (``classes``). A test reading a table the fix's test patch grew (cssutils'
+    ``TestTokenizer.testsall``) is a changed test, though its own lines are as they were; one
+    with a local named like a module-level name the candidate added is not."""
     if not isinstance(node, _DEFINITIONS):
         return ast.dump(node)
     key = (*prefix, node.name)
-    inner = (*scopes, _data(node.body, lines)) if isinstance(node, ast.ClassDef) else scopes
+    if isinstance(node, ast.ClassDef):
+        classes = (*classes, context.members(node))
+        inherited = inherited | _free(node.decorator_list)
     parts = [type(node).__name__]
     for field, value in ast.iter_fields(node):
         if field == "body":
-            parts.append("body=[%s]" % ", ".join(_digest(child, key, found, inner, lines) for child in value))
+            children = (_digest(child, key, found, context, classes, inherited) for child in value)
+            parts.append("body=[%s]" % ", ".join(children))
         elif isinstance(value, list):
             parts.append("%s=[%s]" % (field, ", ".join(_dump(v) for v in value)))
         else:
             parts.append("%s=%s" % (field, _dump(value)))
     if not isinstance(node, ast.ClassDef):
-        read = _read(node)
-        parts += ["%d:%s=%s" % (i, n, d[n]) for i, d in enumerate(scopes) for n in sorted(read & d.keys())]
+        free = (_free([node]) | inherited) & context.module.keys()
+        parts += ["0:%s=%s" % (n, context.module[n]) for n in sorted(free)]
+        through = _through_class(node)
+        parts += ["%d:%s=%s" % (i, n, d[n]) for i, d in enumerate(classes, 1) for n in sorted(through & d.keys())]
     digest = hashlib.sha256(("(%s)" % ", ".join(parts)).encode()).hexdigest()
     found[key] = digest
     return digest
@@ -214,7 +264,11 @@ def _data(body: Sequence[ast.stmt], lines: List[bytes]) -> Dict[str, str]:
             level = stmt.level if isinstance(stmt, ast.ImportFrom) else 0
             for alias in stmt.names:
                 bound = alias.asname or alias.name.split(".")[0]
-                found.setdefault(bound, []).append(repr((module, level, alias.name, alias.asname)))
+                # ``import a.b`` binds ``a`` as ``import a`` does: the module ``a``, whatever else it loads
+                what = alias.name if alias.asname or isinstance(stmt, ast.ImportFrom) else bound
+                entry = repr((module, level, what, alias.asname))
+                if entry not in found.setdefault(bound, []):
+                    found[bound].append(entry)
             continue
         try:
             dumped = ast.dump(stmt)
@@ -226,14 +280,41 @@ def _data(body: Sequence[ast.stmt], lines: List[bytes]) -> Dict[str, str]:
     return {n: hashlib.sha256("\n".join(d).encode()).hexdigest() for n, d in found.items()}
 
 
-def _read(node: ast.AST) -> Set[str]:
-    """The names a definition reads (``CASES``) and the attributes it reads (``self.cases``)."""
+def _free(nodes: Sequence[ast.AST]) -> Set[str]:
+    """The names ``nodes`` read that they do not bind themselves -- a function's parameters, its
+    assignment and loop targets, its imports and inner definitions, anywhere in it, hide a
+    module-level name of theirs unless declared ``global``."""
+    read: Set[str] = set()
+    bound: Set[str] = set()
+    declared: Set[str] = set()
+    for top in nodes:
+        for sub in ast.walk(top):
+            if isinstance(sub, ast.Name):
+                (read if isinstance(sub.ctx, ast.Load) else bound).add(sub.id)
+            elif isinstance(sub, ast.arg) and sub is not top:
+                bound.add(sub.arg)
+            elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+                bound |= {(a.asname or a.name).split(".")[0] for a in sub.names}
+            elif isinstance(sub, _DEFINITIONS) and sub is not top:
+                bound.add(sub.name)
+            elif isinstance(sub, ast.Global):
+                declared |= set(sub.names)
+    return read - (bound - declared)
+
+
+def _through_class(node: ast.AST) -> Set[str]:
+    """The attributes ``node`` reads through ``self``, ``cls``, ``type(self)`` or a class's name:
+    what a class body binds (``self.cases``), not an attribute of anything else (``os.path``)."""
     found: Set[str] = set()
     for sub in ast.walk(node):
-        if isinstance(sub, ast.Name):
-            found.add(sub.id)
-        elif isinstance(sub, ast.Attribute):
-            found.add(sub.attr)
+        if isinstance(sub, ast.Attribute):
+            base = sub.value
+            if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "type":
+                base = base.args[0] if base.args else base
+            if isinstance(base, ast.Attribute) and base.attr == "__class__":
+                base = base.value
+            if isinstance(base, ast.Name) and (base.id in ("self", "cls") or base.id[:1].isupper()):
+                found.add(sub.attr)
     return found
 
 

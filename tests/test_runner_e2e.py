@@ -813,6 +813,29 @@ def test_a_fix_whose_tests_grow_a_table_an_unchanged_test_reads_has_its_reproduc
     assert [r["test_id"] for r in doc["results"] if r["bug_discriminating"]] == [tid]
 
 
+def test_a_test_failing_on_both_sides_is_not_made_a_reproducer_by_a_name_it_does_not_read(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record
+) -> None:
+    """An existing test fails on B and on C (its environment); the honest fix adds a table for
+    its new test, named like that test's local (``data``). The test was taken for a changed one
+    -- its origin folded in every name it mentions -- its failure for the fix's failing
+    reproducer, and the fix was REJECTED at T3 (a review's probe)."""
+    tests = (
+        "from calc.ops import double, half\n\n\ndef test_double():\n    assert double(2) == 4\n\n\n"
+        'def test_reads_config():\n    data = open("/nonexistent/cfg").read()\n    assert data\n'
+    )
+    base = repo.commit({**PKG, "tests/test_ops.py": tests})
+    grown = tests.replace("half\n", "half\n\ndata = [(4, 2), (6, 3)]\n", 1)
+    grown += "\n\ndef test_half():\n    for n, want in data:\n        assert half(n) == want\n"
+    cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_ops.py": grown})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
+    assert doc["annotations"]["tests/test_ops.py::test_reads_config"]["origin"] == "unchanged"
+    assert [r["test_id"] for r in doc["results"] if r["bug_discriminating"]] == ["tests/test_ops.py::test_half"]
+
+
 def test_progress_quoting_a_test_id_with_brackets_is_printed_as_is(
     repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

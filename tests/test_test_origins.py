@@ -5,6 +5,7 @@ must show."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import Repo
 
 from pytest_evidence import overlay
@@ -178,3 +179,56 @@ def test_a_test_reading_data_the_change_grew_is_a_changed_test() -> None:
         "from calc.ops import double, half": [],
         "OTHER = 1\nOTHER = 2": ["test_other"],
     }
+
+
+LOCALS = """import os
+import unittest
+
+from calc.ops import double
+
+
+class Base(unittest.TestCase):
+    cases = [(2, 4)]
+
+
+@pytest.mark.parametrize("n", TABLE)
+class TestDerived(Base):
+    def test_base_cases(self):
+        for n, want in self.cases:
+            self.assertEqual(double(n), want)
+
+    def test_param(self, n):
+        assert n
+
+
+def test_reads_config():
+    data = os.path.join("a", "b")
+    assert data
+
+
+TABLE = [1]
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "changed"),
+    [
+        # a review's probes: what a test only names, and does not read from outside, changes nothing of it
+        ("TABLE = [1]", "TABLE = [1]\ndata = [(4, 2)]", []),
+        ("import os\n", "import os\nfrom os import path\n", []),
+        ("import os\n", "import os\nimport os.path\n", []),
+        # what it reads through self from a base of this file, and its class's parametrization, does
+        ("    cases = [(2, 4)]", "    cases = [(2, 4), (3, 6)]", ["test_base_cases"]),
+        ("TABLE = [1]", "TABLE = [1, 2]", ["test_base_cases", "test_param"]),
+        ("import os\n", "import os as os\n", ["test_reads_config"]),
+    ],
+)
+def test_a_test_is_changed_by_what_it_reads_from_outside_only(old: str, new: str, changed: list[str]) -> None:
+    """A local named like a name the candidate added at module level (``data``), an attribute
+    named like one (``os.path`` beside ``from os import path``), a submodule imported beside its
+    package: none is read by the unchanged test, which was made a changed test -- its failure
+    on both sides then counted as the candidate's failing reproducer (an honest fix REJECTED)."""
+    before = overlay._definitions(LOCALS.encode())
+    after = overlay._definitions(LOCALS.replace(old, new, 1).encode())
+    assert before is not None and after is not None
+    assert sorted(k[-1] for k in before if k[-1].startswith("test_") and before[k] != after[k]) == changed
