@@ -150,6 +150,8 @@ def shop_repo(git_repo: GitRepo) -> tuple[GitRepo, str]:
             "shop.py": BUGGY,
             "tests/test_shop.py": EXISTING_TESTS,
             "pytest.ini": "[pytest]\ntestpaths = tests\npythonpath = .\n",
+            # as a project ignores them: where Python writes bytecode, pytest's would make C dirty
+            ".gitignore": "__pycache__/\n",
         },
     )
     return git_repo, base
