@@ -223,6 +223,13 @@ def test_an_order_dependent_flip_that_holds_apart_is_the_candidates(
         ((F, F), (F, F), "inconclusive", "order_dependent, unsettled"),
         ((None, None), (None, None), "inconclusive", "order_dependent, unsettled"),
         ((F, F), (None, F), "inconclusive", "order_dependent, unsettled"),
+        # C passes it there, but B does not: not the order B passed it in, nothing settled
+        ((F, F), (F, P), "inconclusive", "order_dependent, unsettled"),
+        ((F, F), (None, P), "inconclusive", "order_dependent, unsettled"),
+        # C passes it on its own, whatever B did there: no order needed to pass it on C
+        ((None, P), (None, None), "excused", "order_dependent: passes in B's full run"),
+        # silent on C after the tests before it: its body never ran there
+        ((F, F), (P, Outcome.SKIPPED), "inconclusive", "order_dependent, unsettled"),
     ],
 )
 def test_an_order_dependent_flip_is_excused_only_where_c_passes_it(
@@ -244,6 +251,32 @@ def test_an_order_dependent_flip_is_excused_only_where_c_passes_it(
     verdict = judge.unsettled({"t": got})
     assert (verdict is not None and verdict[0] is TierStatus.INCONCLUSIVE) is (settled == "inconclusive")
     assert not dataclasses.replace(got, settling=False).unsettled  # not settled by runs never made
+
+
+def test_an_unsettled_flip_names_the_test_and_what_was_run() -> None:
+    """The tier's note says which flip was left open and every run that was made for it."""
+    settled = judge.Confirmation(P, F, 3, apart_b=F, apart=F, in_order_b=P, in_order=P, settling=True)
+    left = judge.Confirmation(P, F, 3, apart_b=F, apart=F, in_order_b=F, in_order=F, settling=True)
+    assert judge.unsettled({"a": settled}) is None
+    status, note = judge.unsettled({"a": settled, "b": left}) or (None, "")
+    assert status is TierStatus.INCONCLUSIVE
+    assert note == (
+        "order-dependent flip of b could not be settled: order_dependent, unsettled: passes in B's full run, "
+        "fails on B in the C run's selection too; on its own, fail on B and fail on C; after the tests before it "
+        "in its module, fail on B and fail on C: no run shows C passing it where B passes it"
+    )
+    assert left.to_dict()["rests_on"] == note.partition("could not be settled: ")[2]  # the record says it too
+
+
+@pytest.mark.parametrize(("apart", "settled"), [(P, True), (Outcome.SKIPPED, False), (None, False)])
+def test_an_order_dependent_flip_silent_on_c_is_excused_only_where_c_passes_it(
+    apart: Outcome | None, settled: bool
+) -> None:
+    """Skipped on C in the session, failing on B in its selection: no run on C ran its body, so
+    the order excuses it only once C passes it somewhere -- here, on its own."""
+    got = judge.Confirmation(P, F, 3, silent=True, apart_b=F, apart=apart, in_order_b=P, settling=True)
+    assert got.order_dependent and got.unsettled is not settled
+    assert (judge.unsettled({"t": got}) is None) is settled
 
 
 def test_static_tier_and_the_halting_statuses() -> None:

@@ -850,3 +850,31 @@ def test_progress_quoting_a_test_id_with_brackets_is_printed_as_is(
     assert code == 1 and doc is not None and doc["complete"] is True
     said = " ".join(capsys.readouterr().err.split())  # progress wraps between words at 80 columns
     assert "tests/test_half.py::test_half[/t/x] fails on B and on C" in said
+
+
+SKIPS_UNCHECKED = NEEDS_A_SIBLING.replace("from calc.ops", "from calc import ops\nfrom calc.ops").replace(
+    "    def test_b_use(self):\n",
+    '    def test_b_use(self):\n        if not ops.CHECKED:\n            self.skipTest("half is not checked here")\n',
+)
+
+
+def test_an_order_dependent_flip_skipped_on_c_is_no_pass(repo: Repo, tmp_path: pathlib.Path, schema: Record) -> None:
+    """test_b_use needs test_a_remember before it, and skips unless ``ops.CHECKED``: the
+    candidate turns that off and breaks half(6). In T4 it is skipped on C, and fails on B in
+    the C run's selection: the order explained it, the flip was excused and nothing said its
+    body never ran on C -- CERTIFIED. No run on C passes it: INCONCLUSIVE."""
+    base = repo.commit({**PKG, "calc/ops.py": "CHECKED = True\n\n\n" + HALF_B, "tests/test_state.py": SKIPS_UNCHECKED})
+    broken = FIX["calc/ops.py"].replace("    return n // 2\n", "    return 0 if n == 6 else n // 2\n")
+    unchecked = "CHECKED = False\n\n\n" + broken
+    cand = repo.commit({"calc/ops.py": unchecked, "tests/test_half.py": FIX["tests/test_half.py"]})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    assert code != 0 and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc["verdict"]
+    tid = "tests/test_state.py::TestState::test_b_use"
+    result = next(r for r in doc["results"] if r["test_id"] == tid)
+    assert (result["baseline_result"], result["candidate_result"]) == ("fail", "skipped")
+    rests_on = doc["annotations"][tid]["flip"]["rests_on"]
+    assert rests_on.startswith("order_dependent, unsettled") and "skipped on C" in rests_on, rests_on
+    t4 = next(t for t in doc["tiers"] if t["tier"] == "T4")
+    assert t4["status"] == "inconclusive" and "order-dependent flip of %s could not be settled" % tid in t4["note"]

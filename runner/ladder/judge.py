@@ -249,7 +249,7 @@ class Confirmation:
     silent: bool = False  # skipped or xfailed on C (``C_SILENT``), not failing: evidence lost
     apart: Outcome | None = None  # on C once more, the whole suite collected, run on its own
     apart_b: Outcome | None = None  # on B likewise: an order-dependent suspect's (``broken_apart``)
-    in_order: Outcome | None = None  # on C after the tests before it in its module (``broken_in_order``)
+    in_order: Outcome | None = None  # on C after the tests before it in its module, in B's order (``broken_in_order``)
     in_order_b: Outcome | None = None  # on B likewise
     settling: bool = False  # the runs above were made: an order-dependent flip left unsettled is no pass
 
@@ -275,10 +275,12 @@ class Confirmation:
 
     @property
     def unsettled(self) -> bool:
-        """Order-dependent, and no run shows C passing it -- not on its own, not after the tests
-        before it in its module: the referee cannot tell the order's doing from the candidate's,
-        and a question it cannot answer is never a pass."""
-        return self.settling and self.order_dependent and self.apart not in PASSED and self.in_order not in PASSED
+        """Order-dependent, and no run shows C passing it -- not on its own, not in B's order
+        with B passing it there too (after the tests before it in its module in B's full run; a
+        run where B fails it is not the order B passed it in): the referee cannot tell the
+        order's doing from the candidate's, and a question it cannot answer is never a pass."""
+        settled_in_order = self.in_order_b in PASSED and self.in_order in PASSED
+        return self.settling and self.order_dependent and self.apart not in PASSED and not settled_in_order
 
     @property
     def broken_apart(self) -> bool:
@@ -358,7 +360,7 @@ class Confirmation:
                 if b is not None or c is not None
             ]
             head = "order_dependent, unsettled" if self.unsettled else "order_dependent"
-            tail = "; ".join(runs) + (": no run shows C passing it" if self.unsettled else "")
+            tail = "; ".join(runs) + (": no run shows C passing it where B passes it" if self.unsettled else "")
             return "%s: passes in B's full run, fails on B in the C run's selection too%s" % (
                 head,
                 "; " + tail if tail else "",

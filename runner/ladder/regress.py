@@ -186,17 +186,23 @@ def _plan(
 
 
 def _settle_order(
-    ladder: Ladder, confirmed: dict[str, judge.Confirmation], baseline: dict[str, Observation | None]
+    ladder: Ladder,
+    confirmed: dict[str, judge.Confirmation],
+    baseline: dict[str, Observation | None],
+    b_order: Sequence[str],
 ) -> None:
     """Each flip that fails on B too in the C run's selection (``order_dependent``) run again on
     each side, until a run shows where C stands: first on its own (``_alone``: one that passes on
     B and fails on C so is the candidate's, ``judge.Confirmation.broken_apart``); then, for one
     C does not pass alone -- a test needing a test before it, as in B's full run -- after the
-    tests before it in its module, one process per module and side (``broken_in_order``). B's
-    outcome where it passes is the one it is judged against; a flip no run settles leaves the
-    tier inconclusive (``judge.unsettled``). Processes only when the session's order upset a
-    test on both sides."""
-    ids = [t for t, c in confirmed.items() if c.order_dependent and not c.silent]
+    tests before it in its module in B's full run (``b_order``), one process per module and side
+    (``broken_in_order``). B's order, not C's collection: a test the candidate added before it
+    could leave C the state that hides what it broke. B's outcome where it passes is the one it
+    is judged against; a flip no run settles leaves the tier inconclusive (``judge.unsettled``).
+    One silent on C (skipped, xfailed) is settled too: its body never ran on C, and the order
+    excuses it only where it passes there. Processes only when the session's order upset a test
+    on both sides."""
+    ids = [t for t, c in confirmed.items() if c.order_dependent]
     if not ids:
         return
     ladder.progress("%d flip(s) failing on B too in the session's order: run on each side, on their own" % len(ids))
@@ -212,7 +218,7 @@ def _settle_order(
         if confirmed[tid].broken_apart:
             baseline[tid] = b
     for module, suspects in _unsettled_by_module(ids, confirmed).items():
-        run = _in_module_order(ladder.collected, module, suspects)
+        run = _in_module_order(b_order, ladder.collected, module, suspects)
         ladder.progress("%s: run on each side after the tests before it in %s" % (", ".join(suspects), module))
         on_b, on_c = _alone(ladder, ladder.sides.b_dir, run), _alone(ladder, ladder.co.c_dir, run)
         for tid in suspects:
@@ -235,10 +241,13 @@ def _unsettled_by_module(ids: Sequence[str], confirmed: Mapping[str, judge.Confi
     return found
 
 
-def _in_module_order(collected: Sequence[str], module: str, suspects: Sequence[str]) -> list[str]:
-    """The tests of ``module`` in collection order -- B's full run's, whose order the runner
-    keeps -- through the last of ``suspects``."""
-    tests = [t for t in collected if t.split("::")[0] == module]
+def _in_module_order(
+    b_order: Sequence[str], collected: Sequence[str], module: str, suspects: Sequence[str]
+) -> list[str]:
+    """The tests of ``module`` in B's full run's order through the last of ``suspects``: only
+    those C collects too, as both sides run C's test files -- and none B did not have."""
+    on_c = set(collected)
+    tests = [t for t in b_order if t.split("::")[0] == module and t in on_c]
     last = max((tests.index(t) for t in suspects if t in tests), default=len(tests) - 1)
     return tests[: last + 1]
 
@@ -266,7 +275,7 @@ def _tier(
     apart: ``_seek_apart``), with their origin."""
     sides, suite_size, todo = ladder.sides, len(ladder.collected), through[-1]
     baseline: dict[str, Observation | None] = {t: suite.results.get(t) for t in todo}
-    confirmed = _confirm(ladder, through, c_run, baseline) if sides.replayed else {}
+    confirmed = _confirm(ladder, through, c_run, baseline, suite.collected) if sides.replayed else {}
     typed, not_run, unstable = sides.type(todo, c_run, baseline, resolver.origin, affected=tier is not Tier.T7)
     annotations = {
         t: dataclasses.replace(a, flip=confirmed[t].to_dict()) if t in confirmed else a
@@ -302,13 +311,18 @@ def _tier(
 
 
 def _confirm(
-    ladder: Ladder, through: Sequence[Sequence[str]], c_run: PytestRun, baseline: dict[str, Observation | None]
+    ladder: Ladder,
+    through: Sequence[Sequence[str]],
+    c_run: PytestRun,
+    baseline: dict[str, Observation | None],
+    b_order: Sequence[str],
 ) -> dict[str, judge.Confirmation]:
     """Run every suspected flip's selection on B like for like; its B result replaces the full
     run's. ``through``: the C session's groups up to the suspects' own, the last: the tests of
     the earlier groups ran in the same process on C before them, and what they leave behind (a
     module reloaded, a patch not undone) is part of the C run's order -- B runs them too, in the
-    same groups and order."""
+    same groups and order. ``b_order``: B's full run's collection, where an order-dependent
+    flip is settled (``_settle_order``)."""
     todo = through[-1]
     suspects = judge.suspects(todo, {t: c_run.observation(t) for t in todo}, baseline)
     if not suspects:
@@ -329,5 +343,5 @@ def _confirm(
         "like-for-like B run of %d test(s): %s"
         % (len(todo), "; ".join("%s %s" % (t, c.rests_on.split(":")[0]) for t, c in confirmed.items()))
     )
-    _settle_order(ladder, confirmed, baseline)
+    _settle_order(ladder, confirmed, baseline, b_order)
     return confirmed
