@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from runner import pyscan
 
@@ -46,6 +46,7 @@ class Misuse:
     line: int
     name: str
     how: str
+    owner: str | None = None  # the existing class whose code it is in
 
 
 @dataclass(frozen=True)
@@ -125,20 +126,29 @@ def _tables(body: Sequence[ast.stmt]) -> frozenset[str]:
     return frozenset(found)
 
 
-def misuses(nodes: Sequence[ast.AST], data: Data, owner: str | None = None) -> Iterator[Misuse]:
+def misuses(
+    nodes: Sequence[ast.AST], data: Data, owner: str | None = None, owners: Mapping[int, str] | None = None
+) -> Iterator[Misuse]:
     """Every use in ``nodes`` (added code, walked whole) of ``data`` that is not a pure read.
     ``owner``: the existing class ``nodes`` belong to (added methods or class-level statements),
-    whose members ``self.X``/``cls.X`` -- and, in its body, its bare class-level names -- are data."""
+    whose members ``self.X``/``cls.X`` -- and, in its body, its bare class-level names -- are data;
+    ``owners``: the same, node by node (by ``id``), for nodes of several classes and the module
+    walked together: an alias bound at module level is seen wherever it is used."""
     seen: set[tuple[int, str]] = set()
+    first = _Walk(data, owner)
+    walks: dict[str | None, _Walk] = {owner: first}
     module = set(data.names | data.loose | data.readers)
+    first.alias([n for n in nodes if (owners or {}).get(id(n), owner) is None], module)
     for node in nodes:
-        names = set(module)
-        if owner is not None and not isinstance(node, _DEFS):
-            names |= (data.members or {}).get(owner, frozenset())
-        for found in _Walk(data, owner).visit(node, names, module, None):
+        mine = (owners or {}).get(id(node), owner)
+        walk = walks.get(mine) or walks.setdefault(mine, first.sharing(mine))
+        names = module
+        if mine is not None and not isinstance(node, _DEFS):
+            names = module | (data.members or {}).get(mine, frozenset())
+        for found in walk.visit(node, names, module, None):
             if (found.line, found.name) not in seen:  # ``CASES.pop()``: one use, said once
                 seen.add((found.line, found.name))
-                yield found
+                yield replace(found, owner=mine)
 
 
 class _Walk:
@@ -150,6 +160,40 @@ class _Walk:
         self.data = data
         self.owner = owner
         self.up: dict[int, ast.AST | None] = {}  # each visited node's parent: ``_place`` climbs it
+        self.aliases: dict[str, str] = {}  # a name bound to a table in a function or at module level: the table
+        self.binding: set[int] = set()  # the statements binding them: no finding, their names are judged
+
+    def sharing(self, owner: str | None) -> _Walk:
+        """A walk of ``owner``'s code that knows what this one found: parents, aliases."""
+        other = _Walk(self.data, owner)
+        other.up, other.aliases, other.binding = self.up, self.aliases, self.binding
+        return other
+
+    def alias(self, stmts: Sequence[ast.AST], names: set[str]) -> None:
+        """Names ``stmts`` bind to a table, plainly (``cases = CASES``, ``c = cases``), found
+        before their scope is walked (a function defined above the alias may use it): added to
+        ``names``, and judged by their uses as the table is -- reading through a local name is
+        what tests do; ``_c.pop()`` through it is what a candidate trimming the table did."""
+        grew = True
+        while grew:
+            grew = False
+            for stmt in stmts:
+                for sub in _own_nodes(stmt):
+                    if not isinstance(sub, ast.Assign) or id(sub) in self.binding:
+                        continue
+                    targets = [t.id for t in sub.targets if isinstance(t, ast.Name)]
+                    table = self._table(sub.value, names)
+                    if len(targets) == len(sub.targets) and table is not None:
+                        names.update(targets)
+                        self.aliases.update(dict.fromkeys(targets, table))
+                        self.binding.add(id(sub))
+                        grew = True
+
+    def _table(self, expr: ast.expr, names: set[str]) -> str | None:
+        """The table ``expr`` is, by the name it is known by (``CASES``, ``self.cases``), or None."""
+        if isinstance(expr, ast.Name) and expr.id in names:
+            return self.aliases.get(expr.id) or (expr.id if expr.id in self.data.names else None)
+        return _member(expr, self.data, self.owner) if isinstance(expr, ast.Attribute) else None
 
     def visit(self, node: ast.AST, names: set[str], outer: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
         """``names``: visible here; ``outer``: visible in a function defined here."""
@@ -158,7 +202,9 @@ class _Walk:
             for part in _header(node):  # decorators, defaults, annotations: run where it is defined
                 yield from self.visit(part, names, outer, node)
             inner = outer - _locals(node)
-            for stmt in node.body if isinstance(node.body, list) else [node.body]:
+            body = node.body if isinstance(node.body, list) else [node.body]
+            self.alias(body, inner)
+            for stmt in body:
                 yield from self.visit(stmt, inner, inner, node)
             return
         if isinstance(node, ast.ClassDef):
@@ -166,8 +212,7 @@ class _Walk:
                 yield from self.visit(part, names, outer, node)
             own = set(pyscan.bindings([s for s in node.body if not isinstance(s, _DEFS)]))
             own |= {s.name for s in node.body if isinstance(s, _DEFS)}
-            inside = _Walk(self.data, self._heir(node))  # ``self.cases`` of a subclass is its base's
-            inside.up = self.up
+            inside = self.sharing(self._heir(node))  # ``self.cases`` of a subclass is its base's
             for stmt in node.body:
                 yield from inside.visit(stmt, names - own, names, node)
             return
@@ -201,12 +246,15 @@ class _Walk:
     def _judge(self, node: ast.AST, names: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Name) and node.id in names:
-            if node.id not in self.data.names and isinstance(node.ctx, ast.Load):
+            table = node.id in self.data.names or node.id in self.aliases
+            if not table and isinstance(node.ctx, ast.Load):
                 return  # no table: read and handed on as tests do; changes are judged below
-            yield from _judged(node, node.id, self._place(node, parent), self.data)
+            if id(parent) in self.binding and (isinstance(node.ctx, ast.Load) or node.id in self.aliases):
+                return  # an alias bound (``alias``): its uses are judged
+            yield from _judged(node, self.aliases.get(node.id, node.id), self._place(node, parent), self.data)
         elif isinstance(node, ast.Attribute):
             name = _member(node, self.data, self.owner)
-            if name is not None:
+            if name is not None and not (id(parent) in self.binding and isinstance(node.ctx, ast.Load)):
                 yield from _judged(node, name, self._place(node, parent), self.data)
             elif not isinstance(node.ctx, ast.Load) and self._holder(node.value, names):
                 yield Misuse(line, pyscan.dotted(node, calls=False) or node.attr, "sets or deletes an attribute of it")
@@ -268,7 +316,7 @@ class _Walk:
                 if found is not None:
                     return found
             if isinstance(expr, ast.Name):
-                return expr.id if expr.id in names else None
+                return self.aliases.get(expr.id, expr.id) if expr.id in names else None
             if not isinstance(expr, (ast.Attribute, ast.Subscript)):
                 return None
             expr = expr.value

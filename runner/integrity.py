@@ -345,13 +345,13 @@ class _Check:
         self.module_names = data.names | data.loose
         mine = {ast.dump(n) for n in pyscan.module_level(new)}
         replaced = set(pyscan.bindings([n for n in pyscan.module_level(old) if ast.dump(n) not in mine]))
-        for nodes, owner in groups:
-            for found in datause.misuses(nodes, data, owner):
-                if found.name in replaced:
-                    continue  # its own statement changed: ``_module_data`` said so
-                detection = self._misuse(path, found, owner, tamper)
-                if detection is not None:
-                    yield detection
+        owners = {id(n): owner for nodes, owner in groups if owner is not None for n in nodes}
+        for found in datause.misuses([n for nodes, _ in groups for n in nodes], data, owners=owners):
+            if found.name in replaced:
+                continue  # its own statement changed: ``_module_data`` said so
+            detection = self._misuse(path, found, found.owner, tamper)
+            if detection is not None:
+                yield detection
         for hit in (m for nodes, _ in groups for n in nodes for m in datause.string_reach(n, self.test_modules)):
             yield tamper("modified_helper", hit.line, "added code (line %d) %s: %s" % (hit.line, hit.how, hit.name))
         for key, definition in fresh:

@@ -34,7 +34,10 @@ def test_the_baseline_module_says_its_tables_and_its_other_values() -> None:
 @pytest.mark.parametrize(
     ("source", "owner", "found"),
     [
-        ("_c = CASES\n_c.pop()\n", None, [(1, "CASES")]),
+        ("_c = CASES\n_c.pop()\n", None, [(2, "CASES")]),
+        ("def _trim():\n    _c.clear()\n\n\n_c = CASES\n_trim()\n", None, [(2, "CASES")]),  # used above its binding
+        ("def test_x():\n    c = CASES\n    d = c\n    d[0] = 1\n", None, [(4, "CASES")]),
+        ("class _T:\n    c = CASES\n", None, [(2, "CASES")]),  # a class attribute: out of sight
         ("list.pop(CASES)\n", None, [(1, "CASES")]),
         ("import operator\noperator.delitem(CASES, 0)\n", None, [(2, "CASES")]),
         ("globals()['CASES'] = []\n", None, [(1, "globals")]),
@@ -61,6 +64,8 @@ def test_the_baseline_module_says_its_tables_and_its_other_values() -> None:
         ("class TestNew(TestTable):\n    def test_x(self):\n        assert len(self.cases) == 1\n", None, []),
         ("exec('x = 1', {})\n", None, []),
         ("assert CASES and len(CASES) == 1\nok = 1 if CASES else 0\n", None, []),
+        ("def test_x():\n    expected = CASES\n    assert sorted(expected) == expected\n", None, []),
+        ("def test_x(self):\n    cases = TestTable.cases\n    for n, want in cases:\n        assert n\n", None, []),
     ],
 )
 def test_what_added_code_does_with_the_tables(source: str, owner: str | None, found: list[tuple[int, str]]) -> None:

@@ -335,7 +335,7 @@ CLASS = "\n\n\nclass TestTable:"
         (("    more = [(5, 10)]\n", "    more = [(5, 10)]\n    more = []\n"), None, (), [("modified_test", 8)]),
         (("    more = [(5, 10)]\n", "    more = [(5, 10)]\n    more.pop()\n"), None, (), [("modified_test", 8)]),
         # a fifth review's probes: what added code does with the table, not which statement does it
-        ((CLASS, "\n_c = CASES\n_c.pop()" + CLASS), None, (), [("modified_helper", 6)]),
+        ((CLASS, "\n_c = CASES\n_c.pop()" + CLASS), None, (), [("modified_helper", 7)]),
         ((CLASS, "\nlist.pop(CASES)" + CLASS), None, (), [("modified_helper", 6)]),
         ((CLASS, "\nimport operator\noperator.delitem(CASES, 1)" + CLASS), None, (), [("modified_helper", 7)]),
         ((CLASS, "\nglobals()['CASES'] = CASES[:1]" + CLASS), None, (), [("modified_helper", 6)]),
