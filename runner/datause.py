@@ -22,6 +22,7 @@ the module's names dynamically (``globals()``, ``vars()``, ``setattr``, ``sys.mo
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -138,9 +139,10 @@ def misuses(
     first = _Walk(data, owner)
     walks: dict[str | None, _Walk] = {owner: first}
     module = set(data.names | data.loose | data.readers)
-    first.alias([n for n in nodes if (owners or {}).get(id(n), owner) is None], module)
-    for node in nodes:
-        mine = (owners or {}).get(id(node), owner)
+    mine_of = {id(n): (owners or {}).get(id(n), owner) for n in nodes}
+    plain = [(_Plain().visit(copy.deepcopy(n)), mine_of[id(n)]) for n in nodes]
+    first.alias([n for n, mine in plain if mine is None], module)
+    for node, mine in plain:
         walk = walks.get(mine) or walks.setdefault(mine, first.sharing(mine))
         names = module
         if mine is not None and not isinstance(node, _DEFS):
@@ -149,6 +151,43 @@ def misuses(
             if (found.line, found.name) not in seen:  # ``CASES.pop()``: one use, said once
                 seen.add((found.line, found.name))
                 yield replace(found, owner=mine)
+
+
+class _Plain(ast.NodeTransformer):
+    """The module's own names as names, however reached: ``globals()["CASES"]``,
+    ``sys.modules[__name__].CASES``, ``importlib.import_module(__name__).CASES`` are ``CASES``."""
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        self.generic_visit(node)
+        key = node.slice
+        if _namespace(node.value) and isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return ast.copy_location(ast.Name(key.value, node.ctx), node)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if _this_module(node.value):
+            return ast.copy_location(ast.Name(node.attr, node.ctx), node)
+        return node
+
+
+def _namespace(expr: ast.expr) -> bool:
+    """``globals()``, ``locals()``, ``vars()``: the module's names as a dict."""
+    if not isinstance(expr, ast.Call) or expr.args or expr.keywords:
+        return False
+    return pyscan.dotted(expr.func, calls=False) in ("globals", "locals", "vars")
+
+
+def _this_module(expr: ast.expr) -> bool:
+    """``sys.modules[__name__]``, ``sys.modules.get(__name__)``, ``import_module(__name__)``."""
+    if isinstance(expr, ast.Subscript):
+        own = pyscan.dotted(expr.value, calls=False) == "sys.modules"
+        return own and isinstance(expr.slice, ast.Name) and expr.slice.id == "__name__"
+    if isinstance(expr, ast.Call) and expr.args and isinstance(expr.args[0], ast.Name):
+        func = pyscan.dotted(expr.func, calls=False)
+        by_name = func == "sys.modules.get" or func.split(".")[-1] == "import_module"
+        return by_name and expr.args[0].id == "__name__"
+    return False
 
 
 class _Walk:

@@ -40,7 +40,7 @@ def test_the_baseline_module_says_its_tables_and_its_other_values() -> None:
         ("class _T:\n    c = CASES\n", None, [(2, "CASES")]),  # a class attribute: out of sight
         ("list.pop(CASES)\n", None, [(1, "CASES")]),
         ("import operator\noperator.delitem(CASES, 0)\n", None, [(2, "CASES")]),
-        ("globals()['CASES'] = []\n", None, [(1, "globals")]),
+        ("globals()['CASES'] = []\n", None, [(1, "CASES")]),
         ("x = (CASES := [])\n", None, [(1, "CASES")]),
         ("@(lambda f: (CASES.clear(), f)[1])\ndef test_x():\n    pass\n", None, [(1, "CASES")]),
         ("def _h(x=CASES.pop()):\n    return x\n", None, [(1, "CASES")]),
@@ -53,6 +53,9 @@ def test_the_baseline_module_says_its_tables_and_its_other_values() -> None:
         ("TestTable.extra = 1\n", None, [(1, "TestTable.extra")]),
         ("BASE = '/tmp'\n", None, [(1, "BASE")]),
         ("exec('CASES.clear()')\n", None, [(1, "exec")]),
+        ("globals()['CASES'].pop()\n", None, [(1, "CASES")]),
+        ("import sys\nsys.modules[__name__].CASES.clear()\n", None, [(2, "CASES")]),
+        ("import importlib\nimportlib.import_module(__name__).CASES[0] = 1\n", None, [(2, "CASES")]),
         ("_c = CASES or []\n_c.pop()\n", None, [(1, "CASES")]),
         ("_c = CASES if True else []\n", None, [(1, "CASES")]),
         # reads: what an honest reproducer does with them
@@ -63,6 +66,7 @@ def test_the_baseline_module_says_its_tables_and_its_other_values() -> None:
         ("def test_x(CASES):\n    CASES.pop()\n", None, []),  # a parameter, not the table
         ("class TestNew(TestTable):\n    def test_x(self):\n        assert len(self.cases) == 1\n", None, []),
         ("exec('x = 1', {})\n", None, []),
+        ("import sys, unittest\nsuite = unittest.TestLoader().loadTestsFromModule(sys.modules[__name__])\n", None, []),
         ("assert CASES and len(CASES) == 1\nok = 1 if CASES else 0\n", None, []),
         ("def test_x():\n    expected = CASES\n    assert sorted(expected) == expected\n", None, []),
         ("def test_x(self):\n    cases = TestTable.cases\n    for n, want in cases:\n        assert n\n", None, []),
