@@ -163,11 +163,16 @@ def _definitions(source: bytes) -> Optional[Dict[Tuple[str, ...], str]]:
     context = _Context(module, classes, lines)
     for node in tree.body:
         if isinstance(node, _DEFINITIONS):  # module-level code is no test's: never dumped whole
-            _digest(node, (), found, context, (), frozenset(["pytestmark"]))
+            _digest(node, (), found, context, _Around())
     return found
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+#: Nodes binding a name held as a string, not as an ``ast.Name``: ``except E as e``, a ``match``
+#: statement's capture patterns (Python 3.10+).
+_NAMED = (ast.ExceptHandler, *(getattr(ast, n) for n in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, n)))
 
 
 class _Context:
@@ -181,22 +186,23 @@ class _Context:
         self.lines = lines
         self._own: Dict[int, Dict[str, str]] = {}
 
-    def members(self, node: ast.ClassDef) -> Dict[str, str]:
+    def members(self, node: ast.ClassDef) -> Tuple[Dict[str, str], Set[str]]:
         """``name -> digest`` of what ``node``'s body binds, and what the bases of it this file
         defines at module level bind (walked up, the nearest binding first): ``self.cases`` of a
-        subclass is its base's."""
+        subclass is its base's; and the names of those classes, through which a method reads
+        them as through ``self``."""
         merged: Dict[str, str] = {}
-        seen: Set[int] = set()
+        seen: Dict[int, str] = {}
         todo = [node]
         while todo:
             cls = todo.pop(0)
             if id(cls) in seen:
                 continue
-            seen.add(id(cls))
+            seen[id(cls)] = cls.name
             for name, digest in self._bindings(cls).items():
                 merged.setdefault(name, digest)
             todo += [self.classes[b.id] for b in cls.bases if isinstance(b, ast.Name) and b.id in self.classes]
-        return merged
+        return merged, set(seen.values())
 
     def _bindings(self, cls: ast.ClassDef) -> Dict[str, str]:
         if id(cls) not in self._own:
@@ -204,50 +210,83 @@ class _Context:
         return self._own[id(cls)]
 
 
+@dataclass(frozen=True)
+class _Around:
+    """What encloses a definition. ``classes``: the class-level bindings of its enclosing classes,
+    outermost first, bases in the file included; ``names``: those classes' names; ``in_class``:
+    it is defined in the last one's body, so its decorators and defaults read that body's names;
+    ``marks``: its classes' decorators, which mark or parametrize it as its own would;
+    ``inherited``: the module-level names those read, and ``pytestmark``; ``hidden``: what its
+    enclosing functions bind, which it reads from them, not the module."""
+
+    classes: Tuple[Dict[str, str], ...] = ()
+    names: FrozenSet[str] = frozenset()
+    in_class: bool = False
+    marks: Tuple[str, ...] = ()
+    inherited: FrozenSet[str] = frozenset(["pytestmark"])
+    hidden: FrozenSet[str] = frozenset()
+
+    def enter(self, node: ast.AST, context: _Context) -> _Around:
+        """What encloses the definitions in ``node``'s body."""
+        if isinstance(node, ast.ClassDef):
+            members, names = context.members(node)
+            marks = (*self.marks, *(ast.dump(d) for d in node.decorator_list))
+            inherited = self.inherited | (_free(node.decorator_list) - self.hidden)
+            return _Around((*self.classes, members), self.names | names, True, marks, inherited, self.hidden)
+        local = _function_scope(node).local()
+        return _Around(self.classes, self.names, False, self.marks, self.inherited, self.hidden | local)
+
+
 def _digest(
-    node: ast.AST,
-    prefix: Tuple[str, ...],
-    found: Dict[Tuple[str, ...], str],
-    context: _Context,
-    classes: Tuple[Dict[str, str], ...],
-    inherited: FrozenSet[str],
+    node: ast.AST, prefix: Tuple[str, ...], found: Dict[Tuple[str, ...], str], context: _Context, around: _Around
 ) -> str:
     """The digest of ``node``'s whole tree, and -- for a definition -- of every definition in its
     body (into functions too: a factory that defines a test class per parameter, lark's
     ``_make_full_earley_test``, holds methods the suite collects under other names), kept in
     ``found``. A definition's digest folds in its inner definitions' digests instead of dumping
-    their trees again: a class is dumped once, not once more per method it holds.
-
-    A function's folds in what it reads outside itself: the module-level bindings of the names
-    it does not bind itself, and of those its enclosing classes' decorators read
-    (``inherited``: a class parametrized over a table, and ``pytestmark``), and the class-level
-    bindings of what it reads through ``self``, ``cls`` or a class's name, its bases' in this file
-    included (``classes``). A test reading a table the fix's test patch grew (cssutils'
-    ``TestTokenizer.testsall``) is a changed test, though its own lines are as they were; one
-    with a local named like a module-level name the candidate added is not."""
+    their trees again: a class is dumped once, not once more per method it holds. A function's
+    folds in what it reads from outside itself (``_read_outside``)."""
     if not isinstance(node, _DEFINITIONS):
         return ast.dump(node)
     key = (*prefix, node.name)
-    if isinstance(node, ast.ClassDef):
-        classes = (*classes, context.members(node))
-        inherited = inherited | _free(node.decorator_list)
+    inner = around.enter(node, context)
     parts = [type(node).__name__]
     for field, value in ast.iter_fields(node):
         if field == "body":
-            children = (_digest(child, key, found, context, classes, inherited) for child in value)
-            parts.append("body=[%s]" % ", ".join(children))
+            parts.append("body=[%s]" % ", ".join(_digest(child, key, found, context, inner) for child in value))
         elif isinstance(value, list):
             parts.append("%s=[%s]" % (field, ", ".join(_dump(v) for v in value)))
         else:
             parts.append("%s=%s" % (field, _dump(value)))
     if not isinstance(node, ast.ClassDef):
-        free = (_free([node]) | inherited) & context.module.keys()
-        parts += ["0:%s=%s" % (n, context.module[n]) for n in sorted(free)]
-        through = _through_class(node)
-        parts += ["%d:%s=%s" % (i, n, d[n]) for i, d in enumerate(classes, 1) for n in sorted(through & d.keys())]
+        parts += _read_outside(node, context, around)
     digest = hashlib.sha256(("(%s)" % ", ".join(parts)).encode()).hexdigest()
     found[key] = digest
     return digest
+
+
+def _read_outside(node: ast.AST, context: _Context, around: _Around) -> List[str]:
+    """What a function reads from outside itself, as bound there: its classes' decorators; the
+    module-level bindings of the names it neither binds itself nor reads from an enclosing
+    function, and of those its classes' decorators read (a class parametrized over a table,
+    ``pytestmark``); the class-level bindings of what it reads through ``self``, ``cls`` or one
+    of its classes' names, their bases in this file included, and -- defined in a class body --
+    of the names its decorators and defaults read there and of the class's ``pytestmark``.
+
+    A test reading a table the fix's test patch grew (cssutils' ``TestTokenizer.testsall``) is a
+    changed test, though its own lines are as they were. One with a local, or an attribute of
+    something else, named like a module-level name the candidate added is not: failing on both
+    sides for its environment, it was taken for the fix's failing reproducer (a review's probe)."""
+    module = ((_free([node]) | around.inherited) - around.hidden) & context.module.keys()
+    found = ["@%s" % mark for mark in around.marks]
+    found += ["0:%s=%s" % (n, context.module[n]) for n in sorted(module)]
+    through = _through_class(node, around.names)
+    for i, members in enumerate(around.classes, 1):
+        read = through
+        if around.in_class and i == len(around.classes):
+            read = through | _free(_evaluated_around(node)) | {"pytestmark"}
+        found += ["%d:%s=%s" % (i, n, members[n]) for n in sorted(read & members.keys())]
+    return found
 
 
 def _data(body: Sequence[ast.stmt], lines: List[bytes]) -> Dict[str, str]:
@@ -280,42 +319,117 @@ def _data(body: Sequence[ast.stmt], lines: List[bytes]) -> Dict[str, str]:
     return {n: hashlib.sha256("\n".join(d).encode()).hexdigest() for n, d in found.items()}
 
 
-def _free(nodes: Sequence[ast.AST]) -> Set[str]:
-    """The names ``nodes`` read that they do not bind themselves -- a function's parameters, its
-    assignment and loop targets, its imports and inner definitions, anywhere in it, hide a
-    module-level name of theirs unless declared ``global``."""
-    read: Set[str] = set()
-    bound: Set[str] = set()
-    declared: Set[str] = set()
-    for top in nodes:
-        for sub in ast.walk(top):
-            if isinstance(sub, ast.Name):
-                (read if isinstance(sub.ctx, ast.Load) else bound).add(sub.id)
-            elif isinstance(sub, ast.arg) and sub is not top:
-                bound.add(sub.arg)
-            elif isinstance(sub, (ast.Import, ast.ImportFrom)):
-                bound |= {(a.asname or a.name).split(".")[0] for a in sub.names}
-            elif isinstance(sub, _DEFINITIONS) and sub is not top:
-                bound.add(sub.name)
-            elif isinstance(sub, ast.Global):
-                declared |= set(sub.names)
-    return read - (bound - declared)
+class _Scope:
+    """The names one scope's code reads and binds, as Python resolves them: a name bound anywhere
+    in a function -- a parameter, an assignment, loop, ``with`` or ``except`` target, an import,
+    an inner definition -- is its own throughout it, unless declared ``global`` or ``nonlocal``;
+    a comprehension's variables are the comprehension's; an inner scope's free names are read
+    by the scope around it -- past a class body (``past``): a method, or a comprehension in the
+    class body, does not see the names the class binds."""
+
+    def __init__(self, klass: bool = False) -> None:
+        self.read: Set[str] = set()
+        self.bound: Set[str] = set()
+        self.declared: Set[str] = set()
+        self.past: Set[str] = set()
+        self.klass = klass
+
+    def local(self) -> Set[str]:
+        return self.bound - self.declared
+
+    def free(self) -> Set[str]:
+        return (self.read - self.local()) | self.past
+
+    def scan(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Name):
+            (self.read if isinstance(node.ctx, ast.Load) else self.bound).add(node.id)
+            return
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef, *_COMPREHENSIONS)):
+            if isinstance(node, _DEFINITIONS):
+                self.bound.add(node.name)
+            for part in _evaluated_around(node):
+                self.scan(part)
+            (self.past if self.klass else self.read).update(_inside(node))
+            return
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            self.bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            self.declared |= set(node.names)
+        elif isinstance(node, _NAMED):
+            self.bound |= {v for v in (getattr(node, "name", None), getattr(node, "rest", None)) if v}
+        for child in ast.iter_child_nodes(node):
+            self.scan(child)
 
 
-def _through_class(node: ast.AST) -> Set[str]:
-    """The attributes ``node`` reads through ``self``, ``cls``, ``type(self)`` or a class's name:
-    what a class body binds (``self.cases``), not an attribute of anything else (``os.path``)."""
-    found: Set[str] = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Attribute):
-            base = sub.value
-            if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "type":
-                base = base.args[0] if base.args else base
-            if isinstance(base, ast.Attribute) and base.attr == "__class__":
-                base = base.value
-            if isinstance(base, ast.Name) and (base.id in ("self", "cls") or base.id[:1].isupper()):
-                found.add(sub.attr)
-    return found
+def _free(nodes: Iterable[ast.AST]) -> Set[str]:
+    """The names ``nodes``, code of one scope, read from the scopes around it."""
+    scope = _Scope()
+    for node in nodes:
+        scope.scan(node)
+    return scope.free()
+
+
+def _evaluated_around(node: ast.AST) -> List[ast.AST]:
+    """The parts of a scope's node evaluated in the scope around it: a function's decorators,
+    defaults and annotations, a class's decorators and bases, a comprehension's first iterable."""
+    if isinstance(node, _COMPREHENSIONS):
+        return [node.generators[0].iter]
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+    assert isinstance(node, _FUNCTIONS)
+    args = node.args
+    parts: List[Optional[ast.AST]] = [*args.defaults, *args.kw_defaults]
+    if not isinstance(node, ast.Lambda):
+        parts += [*node.decorator_list, node.returns, *(a.annotation for a in _parameters(args))]
+    return [p for p in parts if p is not None]
+
+
+def _inside(node: ast.AST) -> Set[str]:
+    """The free names of a function's, class's or comprehension's own code."""
+    if isinstance(node, _FUNCTIONS):
+        return _function_scope(node).free()
+    scope = _Scope(klass=isinstance(node, ast.ClassDef))
+    if isinstance(node, ast.ClassDef):
+        for stmt in node.body:
+            scope.scan(stmt)
+        return scope.free()
+    assert isinstance(node, _COMPREHENSIONS)
+    for field in ("elt", "key", "value"):
+        if hasattr(node, field):
+            scope.scan(getattr(node, field))
+    for i, generator in enumerate(node.generators):
+        for part in [generator.target, *generator.ifs, *([generator.iter] if i else [])]:
+            scope.scan(part)
+    return scope.free()
+
+
+def _function_scope(node: ast.AST) -> _Scope:
+    assert isinstance(node, _FUNCTIONS)
+    scope = _Scope()
+    scope.bound |= {a.arg for a in _parameters(node.args)}
+    for stmt in node.body if isinstance(node.body, list) else [node.body]:
+        scope.scan(stmt)
+    return scope
+
+
+def _parameters(args: ast.arguments) -> List[ast.arg]:
+    extra = [a for a in (args.vararg, args.kwarg) if a is not None]
+    return [*getattr(args, "posonlyargs", []), *args.args, *args.kwonlyargs, *extra]
+
+
+def _through_class(node: ast.AST, classes: FrozenSet[str]) -> Set[str]:
+    """The attributes ``node`` reads through ``self``, ``cls``, ``type(self)``, ``super()`` or
+    the name of one of ``classes``: what a class body binds (``self.cases``), not an attribute
+    of anything else (``os.path``, ``Path.cwd``)."""
+    return {s.attr for s in ast.walk(node) if isinstance(s, ast.Attribute) and _is_class(s.value, classes)}
+
+
+def _is_class(value: ast.AST, classes: FrozenSet[str]) -> bool:
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("type", "super"):
+        return not value.args or _is_class(value.args[0], classes)
+    if isinstance(value, ast.Attribute) and value.attr == "__class__":
+        return _is_class(value.value, classes)
+    return isinstance(value, ast.Name) and (value.id in ("self", "cls") or value.id in classes)
 
 
 def _dump(value: object) -> str:

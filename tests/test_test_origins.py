@@ -232,3 +232,132 @@ def test_a_test_is_changed_by_what_it_reads_from_outside_only(old: str, new: str
     after = overlay._definitions(LOCALS.replace(old, new, 1).encode())
     assert before is not None and after is not None
     assert sorted(k[-1] for k in before if k[-1].startswith("test_") and before[k] != after[k]) == changed
+
+
+#: The review's probe file: each case below edits it as a candidate might, and names the tests
+#: whose origin that must make "changed".
+PROBE = """import os
+from pathlib import Path
+
+import pytest
+
+from calc.ops import double
+
+CASES = [(2, 4), (3, 6)]
+
+
+def test_reads_config():
+    data = open(os.path.join("/nonexistent", "cfg")).read()
+    assert data
+
+
+def test_double():
+    for n, want in CASES:
+        assert double(n) == want
+
+
+def test_caught():
+    try:
+        double(None)
+    except TypeError as data:
+        assert data
+
+
+def test_squares():
+    assert [CASES for CASES in range(3)] == [0, 1, 2]
+
+
+def test_helper_and_table():
+    def twice(CASES):
+        return CASES * 2
+
+    assert twice(1) == 2 and CASES
+
+
+def make(data):
+    class TestMade:
+        def test_made(self):
+            assert data
+
+    return TestMade
+
+
+class Base:
+    cases = [(5, 10)]
+
+
+class TestInherit(Base):
+    cwd = "here"
+
+    def test_more(self):
+        for n, want in self.cases:
+            assert double(n) == want
+
+    def test_named(self):
+        assert TestInherit.cwd
+
+    def test_path(self):
+        assert Path.cwd()
+
+
+@pytest.mark.parametrize(("n", "want"), [(1, 2)])
+class TestParamClass:
+    def test_p(self, n, want):
+        assert double(n) == want
+
+
+class TestOwnTable:
+    pytestmark = [pytest.mark.slow]
+    rows = [1]
+
+    @pytest.mark.parametrize("n", rows)
+    def test_row(self, n):
+        assert n
+
+    def test_marked(self):
+        assert 1
+"""
+
+NEW_TEST = "\n\ndef test_new():\n    for n, want in data:\n        assert double(n) == want\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "changed"),
+    [
+        # a table the candidate added for its new test, named like locals and parameters of others
+        ("CASES = [(2, 4), (3, 6)]\n", "CASES = [(2, 4), (3, 6)]\ndata = [(4, 8)]\n", []),
+        # an attribute of something else named like a name the candidate imported
+        ("import os\n", "import os\nfrom os import path\n", []),
+        ("from pathlib import Path\n", "from pathlib import Path\ncwd = 1\n", []),
+        # a submodule imported beside its package: os is the module os still
+        ("import os\n", "import os\nimport os.path\n", []),
+        ("import os\n", "import os.path\n", []),
+        # a class-level name read through another class's name
+        ('    cwd = "here"', '    cwd = "there"', ["TestInherit.test_named"]),
+        # what a test reads from outside itself: the module's table, past a comprehension's
+        # variable and a helper's parameter named like it ...
+        ("(3, 6)]", "(3, 6), (4, 8)]", ["test_double", "test_helper_and_table"]),
+        # ... a base's table through self, its class's parametrize, its own decorator's table,
+        # its class's pytestmark
+        ("cases = [(5, 10)]", "cases = [(5, 10), (6, 12)]", ["TestInherit.test_more"]),
+        ("[(1, 2)])\nclass", "[(1, 2), (7, 14)])\nclass", ["TestParamClass.test_p"]),
+        ("    rows = [1]", "    rows = [1, 2]", ["TestOwnTable.test_row"]),
+        ("[pytest.mark.slow]", "[]", ["TestOwnTable.test_marked", "TestOwnTable.test_row"]),
+        # an import bound to another module or object changes what reads it
+        ("import os\n", "import posixpath as os\n", ["test_reads_config"]),
+        ("from pathlib import Path\n", "from pathlib import PurePath as Path\n", ["TestInherit.test_path"]),
+    ],
+)
+def test_a_review_probe_of_what_a_test_reads_from_outside(old: str, new: str, changed: list[str]) -> None:
+    """Folding in every name and attribute a test mentions made an unchanged test failing on
+    both sides for its environment "changed" when the candidate added a table named like its
+    local (``data``), imported ``path`` beside ``os.path`` or ``os.path`` beside ``os``: taken
+    for the fix's failing reproducer, an honest fix was REJECTED at T3. Folding in too little
+    left a grown table read through a base class or a class's parametrize unseen: no
+    reproducer, INCONCLUSIVE."""
+    assert old in PROBE
+    before = overlay._definitions(PROBE.encode())
+    after = overlay._definitions((PROBE.replace(old, new, 1) + NEW_TEST).encode())
+    assert before is not None and after is not None
+    tests = [k for k in before if k[-1].startswith("test_")]
+    assert sorted(".".join(k[-2:] if len(k) > 1 else k) for k in tests if before[k] != after[k]) == changed
