@@ -71,6 +71,10 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   it is unsettled (``rests_on`` "order_dependent, unsettled: ...") and its tier inconclusive;
   an ``origin`` folds in only what a test reads from outside itself (a local named like a new
   module-level name no longer makes it ``changed``). Earlier 1.x records still read.
+* ``1.13`` -- no new member; a flip B fails on its own is no longer settled by C passing it on
+  its own: it runs after the tests before it in its module as well, and stays unsettled unless a
+  run shows C passing it where B passes it; an ``origin`` follows Python's scopes (a method's
+  ``parametrize`` over its class's table, its class's ``pytestmark``). Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -82,10 +86,10 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.12"
+SCHEMA_VERSION = "1.13"
 
 #: Record versions this model reads: same major version.
-READABLE_VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11", "1.12")
+READABLE_VERSIONS = tuple("1.%d" % minor for minor in range(14))
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (

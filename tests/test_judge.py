@@ -212,8 +212,8 @@ def test_an_order_dependent_flip_that_holds_apart_is_the_candidates(
 @pytest.mark.parametrize(
     ("alone", "in_order", "settled", "rests_on"),
     [
-        # C passes it on its own: the session's order did it
-        ((F, P), (None, None), "excused", "order_dependent: passes in B's full run"),
+        # each side passes it on its own: the session's order did it
+        ((P, P), (None, None), "excused", "order_dependent: passes in B's full run"),
         # it needs a test before it in its module; after them B passes it and C does not: C broke it
         ((F, F), (P, F), "regression", "regression in B's order: fails on B too in the C run's selection"),
         ((F, F), (P, T), "regression", "regression in B's order"),
@@ -226,8 +226,13 @@ def test_an_order_dependent_flip_that_holds_apart_is_the_candidates(
         # C passes it there, but B does not: not the order B passed it in, nothing settled
         ((F, F), (F, P), "inconclusive", "order_dependent, unsettled"),
         ((F, F), (None, P), "inconclusive", "order_dependent, unsettled"),
-        # C passes it on its own, whatever B did there: no order needed to pass it on C
-        ((None, P), (None, None), "excused", "order_dependent: passes in B's full run"),
+        # C passes it on its own where B does not: it needs a test before it, and alone says
+        # nothing of C in the state B's full run checked it in (a review's probe) ...
+        ((F, P), (None, None), "inconclusive", "order_dependent, unsettled"),
+        ((None, P), (None, None), "inconclusive", "order_dependent, unsettled"),
+        # ... which the run after the tests before it in its module settles
+        ((F, P), (P, F), "regression", "regression in B's order"),
+        ((F, P), (P, P), "excused", "order_dependent: passes in B's full run"),
         # silent on C after the tests before it: its body never ran there
         ((F, F), (P, Outcome.SKIPPED), "inconclusive", "order_dependent, unsettled"),
     ],
@@ -273,8 +278,8 @@ def test_an_order_dependent_flip_silent_on_c_is_excused_only_where_c_passes_it(
     apart: Outcome | None, settled: bool
 ) -> None:
     """Skipped on C in the session, failing on B in its selection: no run on C ran its body, so
-    the order excuses it only once C passes it somewhere -- here, on its own."""
-    got = judge.Confirmation(P, F, 3, silent=True, apart_b=F, apart=apart, in_order_b=P, settling=True)
+    the order excuses it only once C passes it where B does -- here, on its own."""
+    got = judge.Confirmation(P, F, 3, silent=True, apart_b=P, apart=apart, in_order_b=P, settling=True)
     assert got.order_dependent and got.unsettled is not settled
     assert (judge.unsettled({"t": got}) is None) is settled
 

@@ -274,13 +274,22 @@ class Confirmation:
         return self.in_order_b in PASSED and self.in_order in C_FAILING
 
     @property
+    def settled_apart(self) -> bool:
+        """Passes on each side on its own: what failed it on both sides in the C run's
+        selection was the order. Not when B fails it on its own: then it needs a test before it,
+        and C passing it alone -- where nothing set up what it checks -- says nothing of C in
+        the state B's full run checked it in (a review's probe: C's function right when nothing
+        is registered and wrong otherwise was excused)."""
+        return self.apart_b in PASSED and self.apart in PASSED
+
+    @property
     def unsettled(self) -> bool:
-        """Order-dependent, and no run shows C passing it -- not on its own, not in B's order
-        with B passing it there too (after the tests before it in its module in B's full run; a
-        run where B fails it is not the order B passed it in): the referee cannot tell the
-        order's doing from the candidate's, and a question it cannot answer is never a pass."""
+        """Order-dependent, and no run shows C passing it where B passes it too -- on its own,
+        or in B's order (after the tests before it in its module in B's full run; a run where B
+        fails it is not the order B passed it in): the referee cannot tell the order's doing
+        from the candidate's, and a question it cannot answer is never a pass."""
         settled_in_order = self.in_order_b in PASSED and self.in_order in PASSED
-        return self.settling and self.order_dependent and self.apart not in PASSED and not settled_in_order
+        return self.settling and self.order_dependent and not self.settled_apart and not settled_in_order
 
     @property
     def broken_apart(self) -> bool:

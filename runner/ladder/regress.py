@@ -194,7 +194,7 @@ def _settle_order(
     """Each flip that fails on B too in the C run's selection (``order_dependent``) run again on
     each side, until a run shows where C stands: first on its own (``_alone``: one that passes on
     B and fails on C so is the candidate's, ``judge.Confirmation.broken_apart``); then, for one
-    C does not pass alone -- a test needing a test before it, as in B's full run -- after the
+    not passing alone on both sides -- a test needing a test before it, as in B's full run -- after the
     tests before it in its module in B's full run (``b_order``), one process per module and side
     (``broken_in_order``). B's order, not C's collection: a test the candidate added before it
     could leave C the state that hides what it broke. B's outcome where it passes is the one it
@@ -233,10 +233,10 @@ def _settle_order(
 
 
 def _unsettled_by_module(ids: Sequence[str], confirmed: Mapping[str, judge.Confirmation]) -> dict[str, list[str]]:
-    """The suspects C did not pass on their own, by the module they are in."""
+    """The suspects not passing on each side on their own, by the module they are in."""
     found: dict[str, list[str]] = {}
     for tid in ids:
-        if confirmed[tid].order_dependent and confirmed[tid].apart not in judge.PASSED:
+        if confirmed[tid].order_dependent and not confirmed[tid].settled_apart:
             found.setdefault(tid.split("::")[0], []).append(tid)
     return found
 
