@@ -28,12 +28,45 @@ from dataclasses import dataclass, replace
 
 from runner import pyscan
 
-#: Functions that change what they are given in place: a table handed to one is changed.
-MUTATORS = ("list.", "dict.", "set.", "bytearray.", "operator.", "collections.", "heapq.", "bisect.", "random.shuffle")
+#: Methods that change a container in place, called on it or as ``list.pop(CASES)``.
+CHANGING = pyscan.IN_PLACE | {
+    "sort",
+    "reverse",
+    "intersection_update",
+    "difference_update",
+    "symmetric_difference_update",
+    *("__%s__" % m for m in ("init", "setattr", "delattr", "setstate", "iadd", "isub", "imul", "ior", "iand", "ixor")),
+}
+#: The types whose methods ``CHANGING`` names, as a function is called through them.
+_TYPES = frozenset({"list", "dict", "set", "bytearray", "deque", "collections.deque", "OrderedDict"})
+#: Functions that change what they are given in place, by the last part of their name (they
+#: are imported bare too: ``from heapq import heappop``): a table handed to one is changed.
+#: Not a prefix of a module: ``collections.Counter``, ``heapq.nsmallest``, ``bisect.bisect``
+#: read what they are given.
+MUTATORS = frozenset(
+    {"heappush", "heappop", "heapify", "heapreplace", "heappushpop", "insort", "insort_left", "insort_right"}
+    | {"shuffle", "setitem", "delitem", "iadd", "iconcat", "isub", "imul", "ior", "iand", "ixor"}
+)
 #: Methods of a container that read it.
 READING_METHODS = frozenset({"copy", "index", "count", "keys", "values", "items", "get"})
+#: Methods handing back an item of a container: ``BYOP.get("double")`` is part of ``BYOP``.
+ITEM_METHODS = frozenset({"get", "values", "items", "setdefault", "__getitem__"})
+#: Calls whose value is what they are given (``typing.cast(list, CASES)``,
+#: ``contextlib.nullcontext(CASES)``), or an item of it or an iterator over it (``max(CASES,
+#: [])``, ``enumerate(ROWS)``): handed a table, their value is followed as the table or as an
+#: item of it. Not any call: a value made from a table (``PrettyTable(HEADER)``) is the
+#: project's own object, whose methods (``add_row``) do not change the table.
+HANDING_BACK = frozenset({"typing.cast", "cast", "contextlib.nullcontext", "nullcontext"})
+ITEMS_BACK = frozenset(
+    {"max", "min", "next", "iter", "reversed", "enumerate", "zip", "filter", "map", "random.choice", "random.sample"}
+    | {"itertools.chain", "itertools.islice", "itertools.cycle", "functools.reduce"}
+)
+#: Calls whose value is a new container the module's tests may iterate, besides ``CONTAINERS``.
+BUILDERS = frozenset({"sorted", "copy.copy", "copy.deepcopy", "json.load", "json.loads", "yaml.safe_load", "yaml.load"})
 #: Calls that reach a module's namespace (``globals()``) or run code in it (``exec(code)``).
 NAMESPACE = frozenset({"globals", "locals", "vars", "exec", "eval"})
+#: Calls reaching every loaded module, the test modules among them, without naming one.
+SCANS = frozenset({"sys.modules.values", "sys.modules.items", "sys.modules.copy", "gc.get_objects", "gc.get_referrers"})
 #: Calls that set or delete an attribute by a computed name: judged by what they are given.
 SETTERS = frozenset({"setattr", "delattr"})
 #: Values that are a new mutable container: a table the tests iterate.
@@ -97,27 +130,32 @@ def module_data(tree: ast.Module) -> Data:
     each class's class-level tables."""
     level = [n for n in pyscan.module_level(tree) if not isinstance(n, (ast.Import, ast.ImportFrom))]
     imported = set(pyscan.bindings([n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]))
-    tables = _tables(level) - imported  # ``os.environ[...] = ...``: a module, not the tests' data
+    readers = frozenset(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    tables = _tables(level, frozenset(), readers) - imported  # ``os.environ[...] = ...``: a module's
     members = {
-        c.name: _tables([s for s in c.body if not isinstance(s, _DEFS)])
+        c.name: _tables([s for s in c.body if not isinstance(s, _DEFS)], tables, readers)
         for c in tree.body
         if isinstance(c, ast.ClassDef)
     }
-    readers = frozenset(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
     loose = frozenset(pyscan.bindings(level)) - tables
     return Data(tables, None, members, readers, loose)
 
 
-def _tables(body: Sequence[ast.stmt]) -> frozenset[str]:
-    """The names ``body`` binds to a new mutable container, or changes in place itself."""
+def _tables(body: Sequence[ast.stmt], tables: frozenset[str], readers: frozenset[str]) -> frozenset[str]:
+    """The names ``body`` binds to a container (``_container``), or changes in place itself.
+    ``tables``: the module's, which a class body may bind again (``more = CASES``)."""
     found: set[str] = set()
     for node in body:
         value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
-        mutable = isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp))
-        if isinstance(value, ast.Call) and pyscan.dotted(value.func, calls=False) in CONTAINERS:
-            mutable = True
-        if mutable:
-            found |= set(pyscan.bindings([node]))
+        pairs: list[tuple[ast.expr, ast.expr | None]] = [(t, value) for t in getattr(node, "targets", [])]
+        if isinstance(node, ast.AnnAssign):
+            pairs = [(node.target, value)]
+        for target, made in list(pairs):  # ``CASES, OTHER = [...], []``
+            if isinstance(target, ast.Tuple) and isinstance(made, ast.Tuple) and len(target.elts) == len(made.elts):
+                pairs += zip(target.elts, made.elts, strict=True)
+        for target, made in pairs:
+            if isinstance(target, ast.Name) and _container(made, tables | found, readers):
+                found.add(target.id)
         for sub in ast.walk(node):
             changed = _changed_root(sub)
             while isinstance(changed, (ast.Attribute, ast.Subscript)):
@@ -125,6 +163,29 @@ def _tables(body: Sequence[ast.stmt]) -> frozenset[str]:
             if isinstance(changed, ast.Name):
                 found.add(changed.id)
     return frozenset(found)
+
+
+def _container(value: ast.expr | None, tables: frozenset[str], readers: frozenset[str]) -> bool:
+    """Whether ``value`` is a container the tests may iterate for their cases: a display or a
+    comprehension; made by a container's constructor, ``sorted``, a copy, a loader or the
+    module's own function (``_load()``); combined from one (``[...] + [...]``); either branch of
+    a conditional; a table by another name (``more = CASES`` in a class body). Built any of
+    these ways, an alias of it, or a helper handed it, trims it as well as a display's."""
+    if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+        return True
+    if isinstance(value, ast.Name):
+        return value.id in tables
+    if isinstance(value, ast.Call):
+        func = pyscan.dotted(value.func, calls=False)
+        return func in CONTAINERS or func in BUILDERS or func in readers
+    parts: list[ast.expr] = []
+    if isinstance(value, ast.BinOp):
+        parts = [value.left, value.right]
+    elif isinstance(value, ast.IfExp):
+        parts = [value.body, value.orelse]
+    elif isinstance(value, ast.BoolOp):
+        parts = list(value.values)
+    return any(_container(part, tables, readers) for part in parts)
 
 
 def misuses(
@@ -142,6 +203,7 @@ def misuses(
     mine_of = {id(n): (owners or {}).get(id(n), owner) for n in nodes}
     plain = [(_Plain().visit(copy.deepcopy(n)), mine_of[id(n)]) for n in nodes]
     first.alias([n for n, mine in plain if mine is None], module)
+    first.follow([n for n, mine in plain if mine is None], module)
     for node, mine in plain:
         walk = walks.get(mine) or walks.setdefault(mine, first.sharing(mine))
         names = module
@@ -170,16 +232,30 @@ class _Plain(ast.NodeTransformer):
             return ast.copy_location(ast.Name(node.attr, node.ctx), node)
         return node
 
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        """``globals().get("CASES")``."""
+        self.generic_visit(node)
+        func, key = node.func, node.args[0] if node.args else None
+        if isinstance(func, ast.Attribute) and func.attr == "get" and _namespace(func.value):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                return ast.copy_location(ast.Name(key.value, ast.Load()), node)
+        return node
+
 
 def _namespace(expr: ast.expr) -> bool:
-    """``globals()``, ``locals()``, ``vars()``: the module's names as a dict."""
+    """``globals()``, ``locals()``, ``vars()``, a frame's ``f_globals``: the module's names as a dict."""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr == "f_globals"  # ``sys._getframe().f_globals``, ``inspect.currentframe()...``
     if not isinstance(expr, ast.Call) or expr.args or expr.keywords:
         return False
     return pyscan.dotted(expr.func, calls=False) in ("globals", "locals", "vars")
 
 
 def _this_module(expr: ast.expr) -> bool:
-    """``sys.modules[__name__]``, ``sys.modules.get(__name__)``, ``import_module(__name__)``."""
+    """``sys.modules[__name__]``, ``sys.modules.get(__name__)``, ``import_module(__name__)``,
+    and a test's ``request.module``."""
+    if pyscan.dotted(expr, calls=False) == "request.module":
+        return True
     if isinstance(expr, ast.Subscript):
         own = pyscan.dotted(expr.value, calls=False) == "sys.modules"
         return own and isinstance(expr.slice, ast.Name) and expr.slice.id == "__name__"
@@ -201,11 +277,15 @@ class _Walk:
         self.up: dict[int, ast.AST | None] = {}  # each visited node's parent: ``_place`` climbs it
         self.aliases: dict[str, str] = {}  # a name bound to a table in a function or at module level: the table
         self.binding: set[int] = set()  # the statements binding them: no finding, their names are judged
+        self.params: dict[int, dict[str, str]] = {}  # an added function's parameters handed a table
+        self.followed: set[int] = set()  # the arguments so handed: judged in the function, not here
+        self.parts: set[str] = set()  # aliases of an item of a table (``for row in ROWS``), not of it
 
     def sharing(self, owner: str | None) -> _Walk:
         """A walk of ``owner``'s code that knows what this one found: parents, aliases."""
         other = _Walk(self.data, owner)
         other.up, other.aliases, other.binding = self.up, self.aliases, self.binding
+        other.params, other.followed, other.parts = self.params, self.followed, self.parts
         return other
 
     def alias(self, stmts: Sequence[ast.AST], names: set[str]) -> None:
@@ -214,25 +294,72 @@ class _Walk:
         ``names``, and judged by their uses as the table is -- reading through a local name is
         what tests do; ``_c.pop()`` through it is what a candidate trimming the table did."""
         grew = True
+        module = self.data.names | self.data.loose | self.data.readers
         while grew:
             grew = False
             for stmt in stmts:
                 for sub in _own_nodes(stmt):
-                    if not isinstance(sub, ast.Assign) or id(sub) in self.binding:
-                        continue
-                    targets = [t.id for t in sub.targets if isinstance(t, ast.Name)]
-                    table = self._table(sub.value, names)
-                    if len(targets) == len(sub.targets) and table is not None:
-                        names.update(targets)
-                        self.aliases.update(dict.fromkeys(targets, table))
-                        self.binding.add(id(sub))
-                        grew = True
+                    for binder, targets, value, items in _binds(sub):
+                        table = None if id(binder) in self.binding else self._table(value, names)
+                        if table is not None and all(isinstance(t, ast.Name) for t in targets):
+                            bound = [t.id for t in targets if isinstance(t, ast.Name) and t.id not in module]
+                            names.update(bound)
+                            self.aliases.update(dict.fromkeys(bound, table))
+                            if items or self._part(value):
+                                self.parts.update(bound)
+                            self.binding.add(id(binder))
+                            grew = True
+
+    def follow(self, stmts: Sequence[ast.AST], names: set[str]) -> None:
+        """The parameters of the functions the candidate added at module level that it calls
+        with a table (``_check_all(CASES)``): aliases in the function's body, judged by their
+        uses there -- a helper reading the cases, as tests share them, is no finding; one
+        trimming them is, where it does."""
+        defs = {n.name: n for n in stmts if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        for stmt in stmts:
+            for call in (c for c in ast.walk(stmt) if isinstance(c, ast.Call)):
+                target = defs.get(call.func.id) if isinstance(call.func, ast.Name) else None
+                if target is None or any(isinstance(a, ast.Starred) for a in call.args):
+                    continue
+                params = [a.arg for a in [*target.args.posonlyargs, *target.args.args]]
+                given = [*zip(params, call.args, strict=False), *((k.arg, k.value) for k in call.keywords if k.arg)]
+                for param, arg in given:
+                    table = self._table(arg, names)
+                    if table is not None:
+                        self.params.setdefault(id(target), {})[param] = table
+                        self.followed.add(id(arg))
+                        if self._part(arg):
+                            self.parts.add(param)
+
+    def _part(self, expr: ast.expr) -> bool:
+        """Whether ``expr`` is an item of a table rather than one: ``CASES[0]``, ``BYOP.get(k)``."""
+        if isinstance(expr, ast.Name):
+            return expr.id in self.parts
+        if isinstance(expr, ast.Call):
+            item = isinstance(expr.func, ast.Attribute) and expr.func.attr in ITEM_METHODS
+            return item or pyscan.dotted(expr.func, calls=False) in ITEMS_BACK
+        return isinstance(expr, ast.Subscript)
 
     def _table(self, expr: ast.expr, names: set[str]) -> str | None:
-        """The table ``expr`` is, by the name it is known by (``CASES``, ``self.cases``), or None."""
+        """The table ``expr`` is or is part of, by the name it is known by (``CASES``,
+        ``self.cases``), or None: an item of it (``CASES[0]``, ``BYOP.get("double")``), either
+        branch of a conditional, what a call handed it may hand back (``_passed_on``)."""
         if isinstance(expr, ast.Name) and expr.id in names:
             return self.aliases.get(expr.id) or (expr.id if expr.id in self.data.names else None)
-        return _member(expr, self.data, self.owner) if isinstance(expr, ast.Attribute) else None
+        if isinstance(expr, ast.Attribute):
+            return _member(expr, self.data, self.owner)
+        parts: list[ast.expr] = []
+        if isinstance(expr, ast.Subscript):
+            parts = [expr.value]
+        elif isinstance(expr, ast.IfExp):
+            parts = [expr.body, expr.orelse]
+        elif isinstance(expr, ast.BoolOp):
+            parts = list(expr.values)
+        elif isinstance(expr, ast.NamedExpr):
+            parts = [expr.value]
+        elif isinstance(expr, ast.Call):
+            parts = _passed_on(expr)
+        return next((t for t in (self._table(part, names) for part in parts) if t is not None), None)
 
     def visit(self, node: ast.AST, names: set[str], outer: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
         """``names``: visible here; ``outer``: visible in a function defined here."""
@@ -241,6 +368,9 @@ class _Walk:
             for part in _header(node):  # decorators, defaults, annotations: run where it is defined
                 yield from self.visit(part, names, outer, node)
             inner = outer - _locals(node)
+            given = self.params.get(id(node), {})  # handed a table where it is called (``follow``)
+            inner |= given.keys()
+            self.aliases.update(given)
             body = node.body if isinstance(node.body, list) else [node.body]
             self.alias(body, inner)
             for stmt in body:
@@ -288,13 +418,18 @@ class _Walk:
             table = node.id in self.data.names or node.id in self.aliases
             if not table and isinstance(node.ctx, ast.Load):
                 return  # no table: read and handed on as tests do; changes are judged below
-            if id(parent) in self.binding and (isinstance(node.ctx, ast.Load) or node.id in self.aliases):
+            if node.id in self.aliases and not isinstance(node.ctx, ast.Load):
+                return  # an alias bound again (``cases = cases[:1]``): the table is as it was
+            place = self._place(node, parent)
+            if id(place[1]) in self.binding and isinstance(node.ctx, ast.Load):
                 return  # an alias bound (``alias``): its uses are judged
-            yield from _judged(node, self.aliases.get(node.id, node.id), self._place(node, parent), self.data)
+            if id(node) not in self.followed:
+                yield from _judged(node, self.aliases.get(node.id, node.id), place, self.data, node.id in self.parts)
         elif isinstance(node, ast.Attribute):
             name = _member(node, self.data, self.owner)
-            if name is not None and not (id(parent) in self.binding and isinstance(node.ctx, ast.Load)):
-                yield from _judged(node, name, self._place(node, parent), self.data)
+            place = self._place(node, parent)
+            if name is not None and not (id(place[1]) in self.binding and isinstance(node.ctx, ast.Load)):
+                yield from _judged(node, name, place, self.data)
             elif not isinstance(node.ctx, ast.Load) and self._holder(node.value, names):
                 yield Misuse(line, pyscan.dotted(node, calls=False) or node.attr, "sets or deletes an attribute of it")
             if node.attr == "__dict__" and self._holder(node.value, names):
@@ -328,6 +463,9 @@ class _Walk:
             how = "reads an attribute by a computed key" if reached is None else None
             if name is not None:
                 how = _use(*self._place(call, parent), self.data)
+            elif reached is not None and reached.attr not in READING_METHODS:  # ``getattr(CASES, "pop")()``
+                name = self._table(call.args[0], names)
+                how = None if name is None else "reaches its attribute %s" % reached.attr
             if how is not None:
                 yield Misuse(line, name or func, "%s (getattr)" % how)
 
@@ -345,11 +483,8 @@ class _Walk:
         """The data ``expr`` reaches into (an item of an item of ``CASES``, an attribute of
         ``self.cases``), or a function of the baseline's changed in place; None for anything else."""
         while True:
-            if isinstance(expr, ast.Call):
-                reached = _getattr(expr)  # ``getattr(TestTable, "cases").pop()``
-                if reached is None:
-                    return None
-                expr = reached
+            if isinstance(expr, ast.Call):  # ``getattr(TestTable, "cases").pop()``, ``typing.cast(list, CASES).pop()``
+                return next((r for r in (self._root(p, names) for p in _passed_on(expr)) if r is not None), None)
             if isinstance(expr, ast.Attribute):
                 found = _member(expr, self.data, self.owner)
                 if found is not None:
@@ -359,6 +494,55 @@ class _Walk:
             if not isinstance(expr, (ast.Attribute, ast.Subscript)):
                 return None
             expr = expr.value
+
+
+def _binds(node: ast.AST) -> Iterator[tuple[ast.AST, list[ast.expr], ast.expr, bool]]:
+    """What ``node`` binds plainly to a value: the node binding (``_Walk.binding``), its targets,
+    the value, and whether they are bound to its items (a loop's targets) rather than to it."""
+    if isinstance(node, ast.Assign):
+        yield node, list(node.targets), node.value, False
+    elif isinstance(node, ast.NamedExpr):
+        yield node, [node.target], node.value, False
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        for item in node.items:
+            if item.optional_vars is not None:  # ``with contextlib.nullcontext(CASES) as c``
+                yield item, list(_targets(item.optional_vars)), item.context_expr, False
+    elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        yield node, list(_targets(node.target)), node.iter, True
+
+
+def _targets(target: ast.expr) -> Iterator[ast.expr]:
+    """The names an unpacking target binds (``n, (a, *rest)``); anything else as it is."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _targets(element)
+    elif isinstance(target, ast.Starred):
+        yield from _targets(target.value)
+    else:
+        yield target
+
+
+def _passed_on(call: ast.Call) -> list[ast.expr]:
+    """What a call's value may be or hold, of what it is given: ``getattr``'s attribute, the
+    container an item method reads (``BYOP.get(k)``), the arguments of a call handing them
+    back (``HANDING_BACK``, ``ITEMS_BACK``)."""
+    reached = _getattr(call)
+    if reached is not None:
+        return [reached]
+    if isinstance(call.func, ast.Attribute) and call.func.attr in ITEM_METHODS:
+        return [call.func.value]
+    if pyscan.dotted(call.func, calls=False) not in HANDING_BACK | ITEMS_BACK:
+        return []
+    return [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+
+
+def _mutator(func: str) -> bool:
+    """Whether calling ``func`` changes what it is given: ``list.pop``, ``heapq.heappop``,
+    ``operator.delitem`` -- not ``monkeypatch.setitem``, which pytest undoes after the test."""
+    head, _, last = func.rpartition(".")
+    if head in _TYPES:
+        return last in CHANGING
+    return last in MUTATORS and head.split(".")[0] != "monkeypatch"
 
 
 def _header(node: ast.AST) -> list[ast.AST]:
@@ -379,7 +563,7 @@ def _changed_root(node: ast.AST) -> ast.expr | None:
     ``CASES[0].append(x)``); the caller finds the data at its root."""
     if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
         return node.value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in pyscan.IN_PLACE:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in CHANGING:
         return node.func.value
     return None
 
@@ -421,23 +605,43 @@ def _holder_name(expr: ast.expr) -> str:
     return name[: -len(".__class__")] if name.endswith(".__class__") else name
 
 
-def _judged(node: ast.expr, name: str, place: tuple[ast.expr, ast.AST | None], data: Data) -> Iterator[Misuse]:
-    """``node`` naming the data ``name``, its value ending up at ``place`` (``_Walk._place``)."""
+def _judged(
+    node: ast.expr, name: str, place: tuple[ast.expr, ast.AST | None], data: Data, part: bool = False
+) -> Iterator[Misuse]:
+    """``node`` naming the data ``name`` (or an item of it: ``part``), its value ending up at
+    ``place`` (``_Walk._place``)."""
     line = getattr(node, "lineno", 0)
     if not isinstance(getattr(node, "ctx", None), ast.Load):
         yield Misuse(line, name, "rebinds or deletes it")
         return
-    how = _use(*place, data)
+    how = _item_use(*place) if part else _use(*place, data)
     if how is not None:
         yield Misuse(line, name, how)
+
+
+def _item_use(node: ast.expr, parent: ast.AST | None) -> str | None:
+    """None when ``node``, an item of a table (``row`` of ``for row in ROWS``), is only read
+    where it is: an item is a value of any type (a string's ``.upper()``), held and handed on
+    as tests do; only setting into it, a method changing a container, or a mutator changes it."""
+    if isinstance(parent, (ast.Subscript, ast.Attribute)) and not isinstance(parent.ctx, ast.Load):
+        return "sets or deletes an item or attribute of it"
+    if isinstance(parent, ast.Attribute) and parent.attr in CHANGING:
+        return "reaches its attribute %s" % parent.attr
+    if isinstance(parent, ast.Call) and node is not parent.func and _mutator(pyscan.dotted(parent.func, calls=False)):
+        return "hands it to %s" % pyscan.dotted(parent.func, calls=False)
+    return None
 
 
 def _use(node: ast.expr, parent: ast.AST | None, data: Data) -> str | None:
     """None when ``node``'s place in ``parent`` only reads it; else what it does."""
     if isinstance(parent, ast.Starred):
         return None  # unpacked into a display or a call's arguments: a copy (judged as the call)
+    if isinstance(parent, ast.Dict) and node in parent.values and parent.keys[parent.values.index(node)] is None:
+        return None  # ``{**DEFAULTS, "x": 1}``: unpacked into a new dict
     if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and node is parent.iter:
         return None
+    if isinstance(parent, ast.YieldFrom):
+        return None  # its items handed out, one by one, as a loop over it reads them
     if isinstance(parent, (ast.Compare, ast.BinOp, ast.UnaryOp, ast.FormattedValue, ast.Assert, ast.If, ast.While)):
         return None
     if isinstance(parent, ast.Expr):
@@ -450,8 +654,10 @@ def _use(node: ast.expr, parent: ast.AST | None, data: Data) -> str | None:
         return "reaches its attribute %s" % parent.attr
     if isinstance(parent, ast.Call) and node is not parent.func:
         func = pyscan.dotted(parent.func, calls=False)
-        added = func in data.added or (func.split(".", 1)[-1] in data.added and func.startswith(("self.", "cls.")))
-        if func and not added and not func.startswith(MUTATORS):
+        head, _, rest = func.partition(".")
+        added = head in data.added or (rest.split(".")[0] in data.added and head in ("self", "cls"))
+        beside = [pyscan.dotted(a, calls=False) for a in parent.args if a is not node]
+        if func and not added and not _mutator(func) and not any(_mutator(b) for b in beside if b):
             return None  # the project's code, pytest's, a reader: handed a table, as tests do
         return "hands it to %s" % (func or "a computed callable")
     if isinstance(parent, ast.Call):
@@ -510,7 +716,10 @@ def imported_data(tree: ast.Module, modules: Mapping[str, Data]) -> Data:
             stem = (node.module or "").split(".")[-1]
             for alias in node.names:
                 name = alias.asname or alias.name
-                if alias.name in modules:  # ``from tests import test_tables``
+                if alias.name == "*" and stem in modules:  # every name of it, bound here by its own
+                    names |= modules[stem].names
+                    members.update(modules[stem].members or {})
+                elif alias.name in modules:  # ``from tests import test_tables``
                     bound[name] = modules[alias.name]
                 elif stem in modules and alias.name in modules[stem].names:
                     names.add(name)
@@ -521,14 +730,18 @@ def imported_data(tree: ast.Module, modules: Mapping[str, Data]) -> Data:
 
 def string_reach(tree: ast.AST, stems: Collection[str]) -> Iterator[Misuse]:
     """A test module reached by its name in a string (``sys.modules["test_tables"]``,
-    ``importlib.import_module("tests.test_tables")``): its data, out of any name's sight."""
+    ``importlib.import_module("tests.test_tables")``, ``pytest.importorskip(...)``): its data,
+    out of any name's sight; and the loaded modules scanned (``sys.modules.values()``), which
+    reach every test module without naming one."""
     for node in ast.walk(tree):
         key: ast.expr | None = None
         if isinstance(node, ast.Subscript) and pyscan.dotted(node.value, calls=False) == "sys.modules":
             key = node.slice
+        elif isinstance(node, ast.Call) and pyscan.dotted(node.func, calls=False) in SCANS:
+            yield Misuse(node.lineno, pyscan.dotted(node.func, calls=False), "scans the loaded modules")
         elif isinstance(node, ast.Call) and node.args:
             func = pyscan.dotted(node.func, calls=False)
-            if func.split(".")[-1] in ("import_module", "__import__") or func == "sys.modules.get":
+            if func.split(".")[-1] in ("import_module", "__import__", "importorskip") or func == "sys.modules.get":
                 key = node.args[0]
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             stem = key.value.split(".")[-1]

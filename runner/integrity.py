@@ -287,6 +287,10 @@ class _Check:
         for node in added:
             if pyscan.skips(node):
                 yield tamper("skip_marker", node.lineno, "a module-level skip, xfail or importorskip")
+            elif _uses_fixtures(node) and (path, ("pytestmark",)) not in self.expected:
+                message = "a module-level pytestmark (line %d) runs fixtures around every existing test of the "
+                message += "module, as an autouse fixture would (declare it with --expected-change %s::pytestmark)"
+                yield tamper("modified_fixture", node.lineno, message % (node.lineno, path))
         new_defs = [n for key, n in c_defs.items() if len(key) == 1 and key not in b_defs]
         methods = [n for key, n in c_defs.items() if len(key) > 1 and key not in b_defs and key[:-1] in b_defs]
         for hit in pyscan.hostile([*added, *new_defs], top_level=True):  # type: ignore[list-item]
@@ -748,6 +752,14 @@ def _added(old: ast.Module, trusted: ast.Module | None, new: ast.Module) -> list
     if trusted is not None:
         left |= Counter(ast.dump(n) for n in pyscan.module_level(trusted))
     return _unaccounted(pyscan.module_level(new), left)
+
+
+def _uses_fixtures(node: ast.stmt) -> bool:
+    """Whether ``node`` sets the module's ``pytestmark`` to, or grows it by, a ``usefixtures``
+    mark: every test of the module then runs the fixtures it names."""
+    nodes = list(ast.walk(node))
+    marked = any(isinstance(n, ast.Name) and n.id == "pytestmark" for n in nodes)
+    return marked and any(isinstance(n, ast.Attribute) and n.attr == "usefixtures" for n in nodes)
 
 
 def _bound(nodes: Sequence[ast.stmt]) -> frozenset[str]:

@@ -793,6 +793,9 @@ TABLES = (
         TABLES.replace(
             "class TestDoubles", "def test_a_first():\n    list.pop(TestDoubles.cases)\n\n\nclass TestDoubles"
         ),
+        # a sixth review's, CERTIFIED: a call's value -- a method of the table, the table handed back
+        TABLES + "\n\ngetattr(TestDoubles.cases, 'pop')()\n",
+        TABLES + "\n\nimport typing\n\ntyping.cast(list, TestDoubles.cases).pop()\n",
     ],
 )
 def test_threat_an_existing_tests_data_trimmed_is_rejected(repo: Repo, tmp_path: pathlib.Path, trimmed: str) -> None:

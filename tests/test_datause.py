@@ -19,10 +19,12 @@ BASELINE = (
 DATA = datause.module_data(ast.parse(BASELINE))
 
 
-def _found(source: str, owner: str | None = None, added: frozenset[str] = frozenset()) -> list[tuple[int, str]]:
+def _found(
+    source: str, owner: str | None = None, added: frozenset[str] = frozenset(), baseline: datause.Data = DATA
+) -> list[tuple[int, str]]:
     tree = ast.parse(source)
     nodes = tree.body[0].body if owner else tree.body  # type: ignore[attr-defined]
-    data = DATA | datause.Data(added=added)
+    data = baseline | datause.Data(added=added)
     return [(m.line, m.name) for m in datause.misuses(nodes, data, owner)]
 
 
@@ -56,8 +58,8 @@ def test_the_baseline_module_says_its_tables_and_its_other_values() -> None:
         ("globals()['CASES'].pop()\n", None, [(1, "CASES")]),
         ("import sys\nsys.modules[__name__].CASES.clear()\n", None, [(2, "CASES")]),
         ("import importlib\nimportlib.import_module(__name__).CASES[0] = 1\n", None, [(2, "CASES")]),
-        ("_c = CASES or []\n_c.pop()\n", None, [(1, "CASES")]),
-        ("_c = CASES if True else []\n", None, [(1, "CASES")]),
+        ("_c = CASES or []\n_c.pop()\n", None, [(2, "CASES")]),
+        ("_c = CASES if True else []\n_c.sort()\n", None, [(2, "CASES")]),
         # reads: what an honest reproducer does with them
         ("for n, want in CASES:\n    assert n * 2 == want\n", None, []),
         ("MORE = CASES + [(3, 6)]\nALL = [*CASES, *TestTable.cases]\n", None, []),
@@ -76,9 +78,15 @@ def test_what_added_code_does_with_the_tables(source: str, owner: str | None, fo
     assert _found(source, owner) == found
 
 
-def test_a_table_handed_to_a_function_the_candidate_added_is_a_finding() -> None:
+def test_a_table_handed_to_a_function_the_candidate_added_is_judged_where_it_uses_it() -> None:
+    """A helper the candidate added in the module is followed: its parameter is the table.
+    One the module only imports (from a new helper module) is code nobody reviewed."""
     source = "def _trim(x):\n    x.pop()\n\n\n_trim(CASES)\nlen(CASES)\n"
-    assert _found(source, added=frozenset({"_trim"})) == [(5, "CASES")]
+    assert _found(source, added=frozenset({"_trim"})) == [(2, "CASES")]
+    source = "def _check(cases, n=0):\n    for a, b in cases:\n        assert a\n\n\n_check(CASES)\n"
+    assert _found(source, added=frozenset({"_check"})) == []
+    assert _found("from helper import trim\ntrim(CASES)\n", added=frozenset({"trim"})) == [(2, "CASES")]
+    assert _found("import helper as _h\n_h.trim(CASES)\n", added=frozenset({"_h"})) == [(2, "CASES")]
 
 
 def test_another_test_modules_data_through_every_way_of_importing_it() -> None:
@@ -89,8 +97,84 @@ def test_another_test_modules_data_through_every_way_of_importing_it() -> None:
         "from tests import test_tables as t\ndel t.CASES[0]\n",
         "from test_tables import CASES\nCASES.append(1)\n",
         "from test_tables import TestTable\nTestTable.cases[:] = []\n",
+        "from tests.test_tables import *\nCASES.pop()\n",
+        "from tests.test_tables import *\nTestTable.cases.pop()\n",
     ):
         tree = ast.parse(source)
         assert [m.line for m in datause.misuses(tree.body, datause.imported_data(tree, modules))] == [2], source
-    tree = ast.parse("import sys\nsys.modules['test_tables'].CASES.pop()\n")
-    assert [m.name for m in datause.string_reach(tree, modules)] == ["test_tables"]
+    for source, name in [
+        ("import sys\nsys.modules['test_tables'].CASES.pop()\n", "test_tables"),
+        ("import pytest\npytest.importorskip('tests.test_tables').CASES.pop()\n", "tests.test_tables"),
+        (
+            "import sys\nfor m in list(sys.modules.values()):\n    getattr(m, 'CASES', []).clear()\n",
+            "sys.modules.values",
+        ),
+    ]:
+        assert [m.name for m in datause.string_reach(ast.parse(source), modules)] == [name], source
+    assert not list(datause.string_reach(ast.parse("import pytest\nnp = pytest.importorskip('numpy')\n"), modules))
+
+
+#: A baseline module building its tables other ways than by a display.
+BUILT = (
+    "import pytest\n\nROWS = [{'n': 2, 'want': 4}]\nBYOP = {'double': [2, 4]}\nSORTED = sorted([(1, 2)])\n"
+    "JOINED = [(2, 4)] + [(3, 6)]\nPAIR, OTHER = [(1, 2)], []\nLOADED = _load()\nMAYBE = [(1, 2)] if pytest else []\n"
+    "DEFAULTS = {'offset': 0}\nBASE = __file__\n\n\ndef _load():\n    return [(4, 8)]\n\n\n"
+    "class TestTable:\n    cases = [(5, 10)]\n    more = ROWS\n\n    def test_more(self):\n        pass\n"
+)
+
+
+def test_a_table_built_other_than_by_a_display_is_a_table() -> None:
+    data = datause.module_data(ast.parse(BUILT))
+    assert data.names == {"ROWS", "BYOP", "SORTED", "JOINED", "PAIR", "OTHER", "LOADED", "MAYBE", "DEFAULTS"}
+    assert data.loose == {"BASE"} and data.members == {"TestTable": frozenset({"cases", "more"})}
+
+
+@pytest.mark.parametrize(
+    ("source", "owner", "found"),
+    [
+        # a call's value followed: the table handed back, an item of it, a method of it
+        ("getattr(ROWS, 'pop')()\n", None, [(1, "ROWS")]),
+        ("import typing\ntyping.cast(list, ROWS).pop()\n", None, [(2, "ROWS")]),
+        ("max(SORTED, []).pop()\n", None, [(1, "SORTED")]),
+        ("import contextlib\nwith contextlib.nullcontext(ROWS) as _c:\n    _c.pop()\n", None, [(3, "ROWS")]),
+        ("import functools\nfunctools.partial(list.pop, ROWS)()\n", None, [(2, "ROWS")]),
+        ("import pytest\n_mp = pytest.MonkeyPatch()\n_mp.delitem(BYOP, 'double')\n", None, [(3, "BYOP")]),
+        ("globals().get('ROWS').pop()\n", None, [(1, "ROWS")]),
+        ("import sys\nsys._getframe().f_globals['ROWS'].pop()\n", None, [(2, "ROWS")]),
+        ("def test_aaa(request):\n    request.module.ROWS.pop()\n", None, [(2, "ROWS")]),
+        ("BYOP.get('double').pop()\n", None, [(1, "BYOP")]),
+        ("for _v in BYOP.values():\n    _v.pop()\n", None, [(2, "BYOP")]),
+        ("for _r in ROWS:\n    _r['want'] = 0\n", None, [(2, "ROWS")]),
+        ("for i, _r in enumerate(ROWS):\n    _r.update(want=0)\n", None, [(2, "ROWS")]),
+        ("BYOP['double'].sort()\nBYOP['double'].__init__()\n", None, [(1, "BYOP"), (2, "BYOP")]),
+        ("_row = ROWS[0]\n_row.clear()\n", None, [(2, "ROWS")]),
+        ("import heapq\nheapq.heappop(SORTED)\n", None, [(2, "SORTED")]),
+        ("import random\nrandom.shuffle(JOINED)\nrandom.Random(0).shuffle(PAIR)\n", None, [(2, "JOINED"), (3, "PAIR")]),
+        # tables not made by a display, and a class's attribute naming the module's table
+        ("_c = LOADED\n_c.pop()\n", None, [(2, "LOADED")]),
+        ("def _trim(x):\n    x.clear()\n\n\n_trim(MAYBE)\n", None, [(2, "MAYBE")]),
+        ("class TestTable:\n    def test_x(self):\n        self.more.pop()\n", "TestTable", [(3, "self.more")]),
+        # reads: what honest tests do with them
+        ("cfg = {**DEFAULTS, 'offset': 1}\n", None, []),
+        ("import collections, heapq, bisect\ncollections.Counter(SORTED)\nheapq.nsmallest(1, SORTED)\n", None, []),
+        ("import bisect\nbisect.bisect_left(SORTED, (1, 2))\ndict.fromkeys(DEFAULTS)\n", None, []),
+        ("def test_x(monkeypatch):\n    monkeypatch.setitem(DEFAULTS, 'offset', 1)\n", None, []),
+        ("def test_x():\n    cases = SORTED\n    cases = cases[:1]\n    assert cases\n", None, []),
+        ("def test_x():\n    for r in ROWS:\n        assert r['n'] * 2 == r['want'] and str(r).upper()\n", None, []),
+        ("def test_x():\n    assert [n for n, want in JOINED] == [2, 3]\n", None, []),
+        ("def test_x(full=False):\n    cases = JOINED if full else []\n    assert cases == sorted(cases)\n", None, []),
+        ("def g():\n    yield from SORTED\n", None, []),
+        ("import contextlib\nwith contextlib.nullcontext(ROWS) as rows:\n    assert rows[0]['n']\n", None, []),
+        ("x = BYOP.get('double')\nassert x and x.index(2) == 0\n", None, []),
+        # an object of the project's made from a table (prettytable 3.18's own new test)
+        ("def test_x():\n    table = Table(ROWS)\n    table.add_row([1])\n    table.update()\n", None, []),
+    ],
+)
+def test_what_added_code_does_with_tables_built_other_ways(
+    source: str, owner: str | None, found: list[tuple[int, str]]
+) -> None:
+    """A review's probes: a call's value, a ``with`` or ``for`` target, an item of a table, a
+    table built by ``sorted`` or a loader -- each let added code trim the cases unseen; and
+    honest reads of them (``{**DEFAULTS}``, ``collections.Counter``) were findings."""
+    added = frozenset({"_c", "_trim", "_row", "_mp"})
+    assert _found(source, owner, added, datause.module_data(ast.parse(BUILT))) == found

@@ -350,6 +350,22 @@ CLASS = "\n\n\nclass TestTable:"
         ((CLASS, "\n\ndef _helper(x=CASES.pop()):\n    return x" + CLASS), None, (), [("modified_helper", 7)]),
         ((CLASS, "\n\ndef test_first():\n    CASES[1:] = []" + CLASS), None, (), [("modified_helper", 8)]),
         ((CLASS, "\n\ndef setup_module():\n    pass" + CLASS), None, (), [("modified_fixture", 7)]),
+        # a sixth review's: fixtures run around every existing test by the module's mark
+        (
+            (
+                CLASS,
+                "\n\n@pytest.fixture\ndef _env():\n    yield\n\n\npytestmark = pytest.mark.usefixtures('_env')" + CLASS,
+            ),
+            None,
+            (),
+            [("modified_fixture", 12)],
+        ),
+        (
+            (CLASS, "\n\npytestmark = [pytest.mark.usefixtures('tmp_path')]" + CLASS),
+            None,
+            ("tests/test_ops.py::pytestmark",),
+            [],
+        ),
         (
             ("    def test_more", "    def setup_method(self):\n        self.more = []\n\n    def test_more"),
             None,
