@@ -316,6 +316,7 @@ class _Walk:
         uses there -- a helper reading the cases, as tests share them, is no finding; one
         trimming them is, where it does."""
         defs = {n.name: n for n in stmts if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self._fixtures(list(defs.values()), stmts, names)
         for stmt in stmts:
             for call in (c for c in ast.walk(stmt) if isinstance(c, ast.Call)):
                 target = defs.get(call.func.id) if isinstance(call.func, ast.Name) else None
@@ -330,6 +331,27 @@ class _Walk:
                         self.followed.add(id(arg))
                         if self._part(arg):
                             self.parts.add(param)
+
+    def _fixtures(
+        self, defs: Sequence[ast.FunctionDef | ast.AsyncFunctionDef], stmts: Sequence[ast.AST], names: set[str]
+    ) -> None:
+        """A fixture the candidate added returning or yielding a table (``return CASES``): the
+        parameters requesting it in the functions the candidate added are the table, judged by
+        their uses there. An existing test requesting it by name is ``_takeovers``'s."""
+        given: dict[str, str] = {}
+        for fixture in defs:
+            name = pyscan.fixture_name(fixture)
+            values = [n.value for n in _own_body(fixture) if isinstance(n, (ast.Return, ast.Yield)) and n.value]
+            for value in values:
+                table = self._table(value, names) if name is not None else None
+                if name is not None and table is not None:
+                    given[name] = table
+                    self.followed.add(id(value))
+        requesting = (n for s in stmts for n in ast.walk(s) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        for function in requesting:
+            for param in (a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]):
+                if param in given:
+                    self.params.setdefault(id(function), {})[param] = given[param]
 
     def _part(self, expr: ast.expr) -> bool:
         """Whether ``expr`` is an item of a table rather than one: ``CASES[0]``, ``BYOP.get(k)``."""
@@ -687,6 +709,12 @@ def _locals(scope: ast.AST) -> set[str]:
             elif isinstance(sub, (ast.Global, ast.Nonlocal)):
                 declared |= set(sub.names)
     return found - declared
+
+
+def _own_body(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+    """What a function's body holds, not entering the scopes it defines."""
+    for stmt in function.body:
+        yield from _own_nodes(stmt)
 
 
 def _own_nodes(node: ast.AST) -> Iterator[ast.AST]:

@@ -123,6 +123,10 @@ BUILT = (
 )
 
 
+#: A fixture the candidate added, handing a table to the tests requesting it.
+FIXTURE = "import pytest\n\n@pytest.fixture\ndef rows():\n    return ROWS\n"
+
+
 def test_a_table_built_other_than_by_a_display_is_a_table() -> None:
     data = datause.module_data(ast.parse(BUILT))
     assert data.names == {"ROWS", "BYOP", "SORTED", "JOINED", "PAIR", "OTHER", "LOADED", "MAYBE", "DEFAULTS"}
@@ -153,6 +157,16 @@ def test_a_table_built_other_than_by_a_display_is_a_table() -> None:
         # tables not made by a display, and a class's attribute naming the module's table
         ("_c = LOADED\n_c.pop()\n", None, [(2, "LOADED")]),
         ("def _trim(x):\n    x.clear()\n\n\n_trim(MAYBE)\n", None, [(2, "MAYBE")]),
+        (
+            FIXTURE + "\n\ndef test_x(rows):\n    rows.pop()\n",
+            None,
+            [(9, "ROWS")],
+        ),
+        (
+            FIXTURE + "\n\nclass TestN:\n    def test_x(self, rows):\n        rows.clear()\n",
+            None,
+            [(10, "ROWS")],
+        ),
         ("class TestTable:\n    def test_x(self):\n        self.more.pop()\n", "TestTable", [(3, "self.more")]),
         # reads: what honest tests do with them
         ("cfg = {**DEFAULTS, 'offset': 1}\n", None, []),
@@ -166,6 +180,18 @@ def test_a_table_built_other_than_by_a_display_is_a_table() -> None:
         ("def g():\n    yield from SORTED\n", None, []),
         ("import contextlib\nwith contextlib.nullcontext(ROWS) as rows:\n    assert rows[0]['n']\n", None, []),
         ("x = BYOP.get('double')\nassert x and x.index(2) == 0\n", None, []),
+        # a fixture the candidate added handing a table to its new tests
+        (
+            FIXTURE + "\n\ndef test_x(rows):\n    assert rows\n",
+            None,
+            [],
+        ),
+        (
+            FIXTURE.replace("def rows():\n    return", "def _c():\n    yield").replace("fixture", "fixture(name='c')")
+            + "\n\ndef test_x(c):\n    assert c\n",
+            None,
+            [],
+        ),
         # an object of the project's made from a table (prettytable 3.18's own new test)
         ("def test_x():\n    table = Table(ROWS)\n    table.add_row([1])\n    table.update()\n", None, []),
     ],
