@@ -228,6 +228,8 @@ class _Plain(ast.NodeTransformer):
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         self.generic_visit(node)
+        if _this_module(node.value) and node.attr == "__dict__":  # its names as a dict: ``globals()``
+            return ast.copy_location(ast.Call(ast.Name("globals", ast.Load()), [], []), node)
         if _this_module(node.value):
             return ast.copy_location(ast.Name(node.attr, node.ctx), node)
         return node
@@ -315,22 +317,27 @@ class _Walk:
         with a table (``_check_all(CASES)``): aliases in the function's body, judged by their
         uses there -- a helper reading the cases, as tests share them, is no finding; one
         trimming them is, where it does."""
-        defs = {n.name: n for n in stmts if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        self._fixtures(list(defs.values()), stmts, names)
+        functions = [n for n in stmts if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        self._fixtures(functions, stmts, names)
         for stmt in stmts:
-            for call in (c for c in ast.walk(stmt) if isinstance(c, ast.Call)):
-                target = defs.get(call.func.id) if isinstance(call.func, ast.Name) else None
-                if target is None or any(isinstance(a, ast.Starred) for a in call.args):
+            for call in (c for c in ast.walk(stmt) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)):
+                if any(isinstance(a, ast.Starred) for a in call.args):
                     continue
-                params = [a.arg for a in [*target.args.posonlyargs, *target.args.args]]
-                given = [*zip(params, call.args, strict=False), *((k.arg, k.value) for k in call.keywords if k.arg)]
-                for param, arg in given:
-                    table = self._table(arg, names)
-                    if table is not None:
-                        self.params.setdefault(id(target), {})[param] = table
-                        self.followed.add(id(arg))
-                        if self._part(arg):
-                            self.parts.add(param)
+                called = [f for f in functions if isinstance(call.func, ast.Name) and f.name == call.func.id]
+                for target in called:  # every definition of the name: which one runs depends on when
+                    self._hand(target, call, names)
+
+    def _hand(self, target: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, names: set[str]) -> None:
+        """``target``'s parameters the table ``call`` hands it binds: aliases in its body."""
+        params = [a.arg for a in [*target.args.posonlyargs, *target.args.args]]
+        given = [*zip(params, call.args, strict=False), *((k.arg, k.value) for k in call.keywords if k.arg)]
+        for param, arg in given:
+            table = self._table(arg, names)
+            if table is not None:
+                self.params.setdefault(id(target), {})[param] = table
+                self.followed.add(id(arg))
+                if self._part(arg):
+                    self.parts.add(param)
 
     def _fixtures(
         self, defs: Sequence[ast.FunctionDef | ast.AsyncFunctionDef], stmts: Sequence[ast.AST], names: set[str]
@@ -436,12 +443,17 @@ class _Walk:
 
     def _judge(self, node: ast.AST, names: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
         line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.expr) and _this_module(node):  # not an attribute of it: ``_Plain`` took those
+            how = _use(*self._place(node, parent), self.data)
+            if how is not None and how != "hands it to a computed callable":  # ``loadTestsFromModule``
+                yield Misuse(line, "sys.modules", "%s: the module itself, its names out of sight" % how)
         if isinstance(node, ast.Name) and node.id in names:
             table = node.id in self.data.names or node.id in self.aliases
             if not table and isinstance(node.ctx, ast.Load):
                 return  # no table: read and handed on as tests do; changes are judged below
-            if node.id in self.aliases and not isinstance(node.ctx, ast.Load):
-                return  # an alias bound again (``cases = cases[:1]``): the table is as it was
+            grown = isinstance(parent, ast.AugAssign) and node.id not in self.parts  # ``c += [...]``: in place
+            if node.id in self.aliases and not isinstance(node.ctx, ast.Load) and not grown:
+                return  # an alias bound again (``cases = cases[:1]``, an item's ``n += 1``): the table is as it was
             place = self._place(node, parent)
             if id(place[1]) in self.binding and isinstance(node.ctx, ast.Load):
                 return  # an alias bound (``alias``): its uses are judged
@@ -492,8 +504,9 @@ class _Walk:
                 yield Misuse(line, name or func, "%s (getattr)" % how)
 
     def _holder(self, expr: ast.expr, names: set[str]) -> bool:
-        """Whether ``expr`` is the data, an existing class, another test module, or reaches into one."""
-        if self._root(expr, names) is not None:
+        """Whether ``expr`` is the data, an existing class, another test module, this module, or
+        reaches into one."""
+        if _this_module(expr) or self._root(expr, names) is not None:
             return True
         while isinstance(expr, (ast.Attribute, ast.Subscript)):
             expr = expr.value

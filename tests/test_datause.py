@@ -146,6 +146,10 @@ def test_a_table_built_other_than_by_a_display_is_a_table() -> None:
         ("globals().get('ROWS').pop()\n", None, [(1, "ROWS")]),
         ("import sys\nsys._getframe().f_globals['ROWS'].pop()\n", None, [(2, "ROWS")]),
         ("def test_aaa(request):\n    request.module.ROWS.pop()\n", None, [(2, "ROWS")]),
+        # the module object itself, its names out of sight
+        ("import sys\nsetattr(sys.modules[__name__], 'ROWS', [])\n", None, [(2, "setattr")]),
+        ("import sys\nm = sys.modules[__name__]\nm.ROWS.pop()\n", None, [(2, "sys.modules")]),
+        ("import sys\nsys.modules[__name__].__dict__['ROWS'].pop()\n", None, [(2, "ROWS")]),
         ("BYOP.get('double').pop()\n", None, [(1, "BYOP")]),
         ("for _v in BYOP.values():\n    _v.pop()\n", None, [(2, "BYOP")]),
         ("for _r in ROWS:\n    _r['want'] = 0\n", None, [(2, "ROWS")]),
@@ -157,6 +161,8 @@ def test_a_table_built_other_than_by_a_display_is_a_table() -> None:
         # tables not made by a display, and a class's attribute naming the module's table
         ("_c = LOADED\n_c.pop()\n", None, [(2, "LOADED")]),
         ("def _trim(x):\n    x.clear()\n\n\n_trim(MAYBE)\n", None, [(2, "MAYBE")]),
+        ("def _trim(x):\n    x.clear()\n\n\n_trim(MAYBE)\n\n\ndef _trim(x):\n    pass\n", None, [(2, "MAYBE")]),
+        ("def test_x():\n    c = SORTED\n    c += [(9, 9)]\n", None, [(3, "SORTED")]),
         (
             FIXTURE + "\n\ndef test_x(rows):\n    rows.pop()\n",
             None,
@@ -178,6 +184,7 @@ def test_a_table_built_other_than_by_a_display_is_a_table() -> None:
         ("def test_x():\n    assert [n for n, want in JOINED] == [2, 3]\n", None, []),
         ("def test_x(full=False):\n    cases = JOINED if full else []\n    assert cases == sorted(cases)\n", None, []),
         ("def g():\n    yield from SORTED\n", None, []),
+        ("def test_x():\n    for n, want in SORTED:\n        n += 1\n        assert n\n", None, []),
         ("import contextlib\nwith contextlib.nullcontext(ROWS) as rows:\n    assert rows[0]['n']\n", None, []),
         ("x = BYOP.get('double')\nassert x and x.index(2) == 0\n", None, []),
         # a fixture the candidate added handing a table to its new tests
