@@ -74,7 +74,9 @@ Format history of the evidence record (``SCHEMA_VERSION``):
 * ``1.13`` -- no new member; a flip B fails on its own is no longer settled by C passing it on
   its own: it runs after the tests before it in its module as well, and stays unsettled unless a
   run shows C passing it where B passes it; an ``origin`` follows Python's scopes (a method's
-  ``parametrize`` over its class's table, its class's ``pytestmark``). Earlier 1.x records still read.
+  ``parametrize`` over its class's table, its class's ``pytestmark``); a T4-T6 tier's group
+  also runs the tests before its selected ones in their modules (its ``run`` may exceed its
+  ``selected``), and a flip among those is a ``selection_gap``. Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """

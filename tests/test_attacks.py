@@ -853,3 +853,29 @@ def test_an_honest_fix_adding_to_a_table_declares_it(
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, *args)
     assert doc is not None and doc["verdict"]["verdict"] == verdict, doc and doc["verdict"]
     assert code == (0 if verdict == "CERTIFIED" else 1)
+
+
+REGISTRY = "REG = {}\n\n\ndef register(k, v):\n    REG[k] = v\n\n\ndef lookup(k):\n    return REG[k]\n"
+REGISTRY_TESTS = (
+    "from calc.reg import lookup, register\n\n\ndef test_a_register():\n    register(2, 4)\n\n\n"
+    "def test_b_lookup():\n    assert lookup(2) == 4\n"
+)
+
+
+def test_threat_a_test_right_only_before_its_modules_earlier_tests_is_not_certified(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """T4 selects ``test_b_lookup`` (it reaches the changed ``lookup``), not ``test_a_register``.
+    Run first and alone, ``test_b_lookup`` passed on C, whose ``lookup`` is right on an empty
+    registry and wrong once ``test_a_register`` ran; T7 then ran ``test_a_register`` after it:
+    CERTIFIED, though a plain ``pytest`` on C fails ``test_b_lookup`` (a probe). A tier's group
+    now holds the tests before its selected ones in their modules: each module runs in order."""
+    base = repo.commit({**PKG, "calc/reg.py": REGISTRY, "tests/test_reg.py": REGISTRY_TESTS})
+    cand = repo.commit({**FIX, "calc/reg.py": REGISTRY.replace("return REG[k]", "return REG[k] + 1 if REG else 4")})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
+    assert doc["verdict"]["halted_at"] == "T4"
+    tier = next(t for t in doc["tiers"] if t["tier"] == "T4")
+    assert (tier["selected"], tier["run"]) == (1, 2)  # test_b selected, test_a run before it
+    result = _result(doc, "tests/test_reg.py::test_b_lookup")
+    assert (result["baseline_result"], result["candidate_result"]) == ("pass", "fail")

@@ -370,10 +370,13 @@ class TestState(unittest.TestCase):
 """
 
 
-def test_a_flip_that_also_happens_on_b_in_the_same_selection_is_order_dependent(
+def test_a_test_selected_with_the_tests_before_it_in_its_module_runs_in_their_order(
     repo: Repo, tmp_path: pathlib.Path, schema: Record
 ) -> None:
-    """T4 runs test_b_use alone (it reaches the changed function); alone, it fails on B too."""
+    """T4 selects test_b_use (it reaches the changed function), which passes only after
+    test_a_remember. Run alone, it failed on both sides and was a suspected flip settled as
+    order-dependent; T4's group now runs the test before it in its module first, as a plain run
+    does: no flip, nothing to settle."""
     base = repo.commit({**PKG, "tests/test_state.py": ORDER_DEPENDENT})
     cand = repo.commit(FIX)
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
@@ -381,40 +384,37 @@ def test_a_flip_that_also_happens_on_b_in_the_same_selection_is_order_dependent(
     jsonschema.validate(doc, schema)
     assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
     tid = "tests/test_state.py::TestState::test_b_use"
-    (detection,) = [d for d in doc["detections"] if d["kind"] == "order_dependent"]
-    assert detection["test_id"] == tid
-    flip = doc["annotations"][tid]["flip"]
-    assert (flip["baseline_full_suite"], flip["baseline_same_selection"], flip["selection_size"]) == ("pass", "fail", 1)
-    assert flip["rests_on"].startswith("order_dependent")
+    assert not [d for d in doc["detections"] if d["kind"] in ("order_dependent", "selection_gap")]
+    assert doc["annotations"][tid]["flip"] is None
     result = next(r for r in doc["results"] if r["test_id"] == tid)
-    assert (result["baseline_result"], result["candidate_result"]) == ("fail", "fail")  # like for like
+    assert (result["baseline_result"], result["candidate_result"]) == ("pass", "pass")
     t4 = next(t for t in doc["tiers"] if t["tier"] == "T4")
-    assert t4["status"] == "passed" and t4["run"] == 1
+    assert (t4["status"], t4["selected"], t4["run"]) == ("passed", 1, 2)
 
 
-LEFT_BEHIND = """import pathlib
-import unittest
+#: test_b_poison (T4: it reaches half) leaves behind what fails test_a_check, of a module before
+#: it in the suite's order (T5: it opened the changed table).
+POISON = "import calc\nfrom calc.ops import half\n\n\ndef test_b_poison():\n    half(4)\n    calc.POISONED = True\n"
+LEFT_BEHIND = {
+    "tests/test_a_check.py": """import pathlib
 
-from calc.ops import half
+import calc
 
 TABLE = pathlib.Path(__file__).parent.parent / "calc" / "table.txt"
 
 
-class TestState(unittest.TestCase):
-    def test_a_check(self):
-        TABLE.read_text()
-        self.assertFalse(getattr(TestState, "poisoned", False))  # fails after test_b_poison
-
-    def test_b_poison(self):
-        half(4)
-        TestState.poisoned = True
-"""
+def test_a_check():
+    TABLE.read_text()
+    assert not getattr(calc, "POISONED", False)  # fails after test_b_poison
+""",
+    "tests/test_b_poison.py": POISON,
+}
 
 
-def _table_changed(repo: Repo, tmp_path: pathlib.Path, schema: Record, tests: str) -> tuple[int, Record]:
+def _table_changed(repo: Repo, tmp_path: pathlib.Path, schema: Record, tests: dict[str, str]) -> tuple[int, Record]:
     """Certify the fix of ``half`` that also changes ``calc/table.txt``, under ``tests``; the
     record, validated against the schema."""
-    base = repo.commit({**PKG, "calc/table.txt": "1\n", "tests/test_state.py": tests})
+    base = repo.commit({**PKG, "calc/table.txt": "1\n", **tests})
     cand = repo.commit({**FIX, "calc/table.txt": "2\n"})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None
@@ -433,7 +433,7 @@ def test_a_flip_left_behind_by_an_earlier_tier_of_the_session_is_order_dependent
     session reloads the module whose class a test of T5's group compares)."""
     code, doc = _table_changed(repo, tmp_path, schema, LEFT_BEHIND)
     assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
-    tid = "tests/test_state.py::TestState::test_a_check"
+    tid = "tests/test_a_check.py::test_a_check"
     assert [d["test_id"] for d in doc["detections"] if d["kind"] == "order_dependent"] == [tid]
     flip = doc["annotations"][tid]["flip"]
     assert (flip["baseline_full_suite"], flip["baseline_same_selection"], flip["selection_size"]) == ("pass", "fail", 1)
@@ -441,10 +441,12 @@ def test_a_flip_left_behind_by_an_earlier_tier_of_the_session_is_order_dependent
     assert (runs["T4"], runs["T5"]) == (1, 1)
 
 
-BROKEN_BEHIND = LEFT_BEHIND.replace(
-    "        TABLE.read_text()\n",
-    '        self.assertEqual(TABLE.read_text(), "1\\n")  # the candidate breaks it, in any order\n',
-)
+BROKEN_BEHIND = {
+    **LEFT_BEHIND,
+    "tests/test_a_check.py": LEFT_BEHIND["tests/test_a_check.py"].replace(
+        "    TABLE.read_text()\n", '    assert TABLE.read_text() == "1\\n"  # the candidate breaks it, in any order\n'
+    ),
+}
 
 
 def test_an_order_dependent_flip_that_holds_apart_is_a_regression(
@@ -457,7 +459,7 @@ def test_an_order_dependent_flip_that_holds_apart_is_a_regression(
     code, doc = _table_changed(repo, tmp_path, schema, BROKEN_BEHIND)
     assert code == 1 and doc["verdict"]["verdict"] == "REJECTED", doc["verdict"]
     assert doc["verdict"]["halted_at"] == "T5"
-    tid = "tests/test_state.py::TestState::test_a_check"
+    tid = "tests/test_a_check.py::test_a_check"
     assert "order_dependent" not in {d["kind"] for d in doc["detections"]}
     flip = doc["annotations"][tid]["flip"]
     assert (flip["baseline_full_suite"], flip["baseline_same_selection"]) == ("pass", "fail")
@@ -468,51 +470,50 @@ def test_an_order_dependent_flip_that_holds_apart_is_a_regression(
     assert t5["status"] == "failed" and tid in t5["note"]
 
 
-NEEDS_A_SIBLING = """import unittest
-
-from calc.ops import double, half
-
-
-class TestState(unittest.TestCase):
-    def test_a_remember(self):
-        TestState.seen = double(2)
-
-    def test_b_use(self):
-        self.assertEqual(TestState.seen, 4)  # set by test_a_remember: it passes only after it
-        self.assertEqual(half(6), 3)
-"""
-#: B's half is buggy but for 6, which ``test_b_use`` checks; the fix mends it, or breaks 6.
+#: B's half is buggy but for 6, which ``test_use`` checks.
 HALF_B = "def half(n):\n    if n == 6:\n        return 3\n    return n // 2 + 1\n\n\ndef double(n):\n    return n * 2\n"
 
 
-@pytest.mark.parametrize(("broken", "verdict"), [(False, "CERTIFIED"), (True, "REJECTED")])
+#: test_b_use passes only after test_a_remember, and not after test_c_poison of a later module.
+NEEDS_A_SIBLING_AND_NO_POISON = {
+    "tests/test_b_use.py": """import pathlib
+
+import calc
+
+TABLE = pathlib.Path(__file__).parent.parent / "calc" / "table.txt"
+
+
+def test_a_remember():
+    calc.SEEN = True
+
+
+def test_b_use():
+    assert getattr(calc, "SEEN", False) and not getattr(calc, "POISONED", False)
+    assert int(TABLE.read_text()) < 5
+""",
+    "tests/test_c_poison.py": POISON.replace("test_b_poison", "test_c_poison"),
+}
+
+
+@pytest.mark.parametrize(("table", "verdict"), [("2", "CERTIFIED"), ("9", "REJECTED")])
 def test_a_flip_needing_a_test_before_it_is_settled_in_its_modules_order(
-    repo: Repo, tmp_path: pathlib.Path, schema: Record, broken: bool, verdict: str
+    repo: Repo, tmp_path: pathlib.Path, schema: Record, table: str, verdict: str
 ) -> None:
-    """test_b_use passes in B's full run only after test_a_remember; T4 runs it first (it
-    reaches half), so it fails on B too in the C run's selection -- and on its own, on both
-    sides. Excused as order-dependent, a candidate breaking half(6) was CERTIFIED (a review's
-    probe). After the tests before it in its module, B passes it: C must too."""
-    half = (
-        "def half(n):\n    if n == 6:\n        return 0\n    return n // 2\n"
-        if broken
-        else "def half(n):\n    return n // 2\n"
-    )
-    base = repo.commit({**PKG, "calc/ops.py": HALF_B, "tests/test_state.py": NEEDS_A_SIBLING})
-    cand = repo.commit(
-        {
-            "calc/ops.py": half + "\n\ndef double(n):\n    return n * 2\n",
-            "tests/test_half.py": FIX["tests/test_half.py"],
-        }
-    )
+    """T4 runs test_c_poison (it reaches half), T5 then test_a_remember and test_b_use (it reads
+    the changed table), which fails after the poison on both sides; on its own, without
+    test_a_remember, it fails on both sides too. Excused as order-dependent, a candidate breaking
+    what it checks was CERTIFIED (a review's probe). After the tests before it in its module, B
+    passes it: C must too."""
+    base = repo.commit({**PKG, "calc/table.txt": "1\n", **NEEDS_A_SIBLING_AND_NO_POISON})
+    cand = repo.commit({**FIX, "calc/table.txt": table + "\n"})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None
     jsonschema.validate(doc, schema)
     assert doc["verdict"]["verdict"] == verdict, doc["verdict"]
-    tid = "tests/test_state.py::TestState::test_b_use"
+    tid = "tests/test_b_use.py::test_b_use"
     result = next(r for r in doc["results"] if r["test_id"] == tid)
     rests_on = doc["annotations"][tid]["flip"]["rests_on"]
-    if broken:
+    if verdict == "REJECTED":
         assert code == 1 and (result["baseline_result"], result["candidate_result"]) == ("pass", "fail")
         assert rests_on.startswith("regression in B's order: fails on B too in the C run's selection and on its own")
     else:
@@ -540,20 +541,13 @@ def test_a_flip_needing_a_test_of_another_module_is_unsettled_and_no_pass(
     assert any("could not be settled" in t["note"] for t in doc["tiers"] if t["status"] == "inconclusive")
 
 
-SILENCED_AFTER = """import unittest
-
-from calc.ops import half
-
-
-class TestState(unittest.TestCase):
-    def test_a_quiet(self):
-        if getattr(TestState, "poisoned", False):
-            self.skipTest("after test_b_poison")
-
-    def test_b_poison(self):
-        half(4)
-        TestState.poisoned = True
-"""
+SILENCED_AFTER = {
+    "tests/test_a_quiet.py": (
+        "import pytest\n\nimport calc\n\n\ndef test_a_quiet():\n"
+        "    if getattr(calc, 'POISONED', False):\n        pytest.skip('after test_b_poison')\n"
+    ),
+    "tests/test_b_poison.py": POISON,
+}
 
 
 def test_evidence_the_sessions_order_lost_is_found_apart(repo: Repo, tmp_path: pathlib.Path, schema: Record) -> None:
@@ -561,13 +555,13 @@ def test_evidence_the_sessions_order_lost_is_found_apart(repo: Repo, tmp_path: p
     it in the same process; B, replaying the groups, skips it too: silenced on both sides. Run
     again on C, the whole suite collected and the test on its own, it passes: the session's
     order silenced it, and the evidence is found (it was INCONCLUSIVE: evidence lost)."""
-    base = repo.commit({**PKG, "tests/test_state.py": SILENCED_AFTER})
+    base = repo.commit({**PKG, **SILENCED_AFTER})
     cand = repo.commit(FIX)
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None
     jsonschema.validate(doc, schema)
     assert code == 0 and doc["verdict"]["verdict"] == "CERTIFIED", doc["verdict"]
-    tid = "tests/test_state.py::TestState::test_a_quiet"
+    tid = "tests/test_a_quiet.py::test_a_quiet"
     assert "empty_collection" not in {d["kind"] for d in doc["detections"]}
     flip = doc["annotations"][tid]["flip"]
     assert (flip["baseline_full_suite"], flip["baseline_same_selection"]) == ("pass", "skipped")
@@ -852,29 +846,35 @@ def test_progress_quoting_a_test_id_with_brackets_is_printed_as_is(
     assert "tests/test_half.py::test_half[/t/x] fails on B and on C" in said
 
 
-SKIPS_UNCHECKED = NEEDS_A_SIBLING.replace("from calc.ops", "from calc import ops\nfrom calc.ops").replace(
-    "    def test_b_use(self):\n",
-    '    def test_b_use(self):\n        if not ops.CHECKED:\n            self.skipTest("half is not checked here")\n',
-)
+SKIPS_UNCHECKED = {
+    **NEEDS_A_SIBLING_AND_NO_POISON,
+    "tests/test_b_use.py": NEEDS_A_SIBLING_AND_NO_POISON["tests/test_b_use.py"]
+    .replace("import calc\n", "import pytest\n\nimport calc\nfrom calc import ops\n")
+    .replace(
+        "def test_b_use():\n", "def test_b_use():\n    if not ops.CHECKED:\n        pytest.skip('not checked here')\n"
+    ),
+}
 
 
 def test_an_order_dependent_flip_skipped_on_c_is_no_pass(repo: Repo, tmp_path: pathlib.Path, schema: Record) -> None:
-    """test_b_use needs test_a_remember before it, and skips unless ``ops.CHECKED``: the
-    candidate turns that off and breaks half(6). In T4 it is skipped on C, and fails on B in
-    the C run's selection: the order explained it, the flip was excused and nothing said its
-    body never ran on C -- CERTIFIED. No run on C passes it: INCONCLUSIVE."""
-    base = repo.commit({**PKG, "calc/ops.py": "CHECKED = True\n\n\n" + HALF_B, "tests/test_state.py": SKIPS_UNCHECKED})
-    broken = FIX["calc/ops.py"].replace("    return n // 2\n", "    return 0 if n == 6 else n // 2\n")
-    unchecked = "CHECKED = False\n\n\n" + broken
-    cand = repo.commit({"calc/ops.py": unchecked, "tests/test_half.py": FIX["tests/test_half.py"]})
+    """test_b_use needs test_a_remember before it, fails after test_c_poison, and skips unless
+    ``ops.CHECKED``: the candidate turns that off and breaks the table it checks. In T5 it is
+    skipped on C, and fails on B in the C run's selection: the order explained it, the flip was
+    excused and nothing said its body never ran on C -- CERTIFIED. No run on C passes it:
+    INCONCLUSIVE."""
+    ops = "CHECKED = %s\n\n\n"
+    base = repo.commit(
+        {**PKG, "calc/ops.py": ops % True + PKG["calc/ops.py"], "calc/table.txt": "1\n", **SKIPS_UNCHECKED}
+    )
+    cand = repo.commit({**FIX, "calc/ops.py": ops % False + FIX["calc/ops.py"], "calc/table.txt": "9\n"})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None
     jsonschema.validate(doc, schema)
     assert code != 0 and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc["verdict"]
-    tid = "tests/test_state.py::TestState::test_b_use"
+    tid = "tests/test_b_use.py::test_b_use"
     result = next(r for r in doc["results"] if r["test_id"] == tid)
     assert (result["baseline_result"], result["candidate_result"]) == ("fail", "skipped")
     rests_on = doc["annotations"][tid]["flip"]["rests_on"]
     assert rests_on.startswith("order_dependent, unsettled") and "skipped on C" in rests_on, rests_on
-    t4 = next(t for t in doc["tiers"] if t["tier"] == "T4")
-    assert t4["status"] == "inconclusive" and "order-dependent flip of %s could not be settled" % tid in t4["note"]
+    t5 = next(t for t in doc["tiers"] if t["tier"] == "T5")
+    assert t5["status"] == "inconclusive" and "order-dependent flip of %s could not be settled" % tid in t5["note"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from pytest_evidence import overlay
@@ -154,7 +154,8 @@ def _plan(
     ladder: Ladder, diff: Diff, markers: Mapping[str, list[str]], suite: SuiteRun
 ) -> list[tuple[Tier, list[str], str, list[str]]]:
     """The whole plan before C runs a test: each tier, the tests it selects, what they are, and
-    the ones it runs -- those no earlier tier (T3's session included) ran."""
+    the ones it runs -- those no earlier tier (T3's session included) ran, and the tests before
+    them in their modules (``in_place``)."""
     c_dir, c_suite, invocation = ladder.co.c_dir, ladder.collected, ladder.invocation
     roots = ladder.target.relative_roots(c_dir)
     graph = ImportGraph(c_dir, roots)
@@ -179,10 +180,28 @@ def _plan(
         (Tier.T6, t6, "integration tests of the touched packages"),
         (Tier.T7, list(c_suite), "the full suite"),
     ):
-        todo = [t for t in ids if t not in done]
+        todo = in_place([t for t in ids if t not in done], c_suite, done)
         done.update(todo)
         plan.append((tier, ids, what, todo))
     return plan
+
+
+def in_place(wanted: Sequence[str], suite: Sequence[str], done: Collection[str]) -> list[str]:
+    """``wanted`` with every test before one of them in its module that no earlier group ran,
+    in the suite's order: so each module's tests run in the order a plain run gives them, only
+    split across groups. A test a tier selects ran first, alone, and the tests before it in its
+    module after it at T7: one passing on C only when they have not run -- right on an empty
+    registry, wrong once a test before it registered -- was certified, though a plain ``pytest``
+    on C fails it (a probe, 2026-12-05). What this costs is an earlier tier's size, not a test
+    run twice: a module's tests run once each, as before."""
+    chosen = set(wanted)
+    last: dict[str, int] = {}
+    for index, test_id in enumerate(suite):
+        if test_id in chosen:
+            last[test_id.split("::", 1)[0]] = index
+    found = [t for index, t in enumerate(suite) if t not in done and index <= last.get(t.split("::", 1)[0], -1)]
+    placed = set(found)
+    return found + [t for t in wanted if t not in placed]  # one the collection lacks: its tier says so
 
 
 def _settle_order(
@@ -284,12 +303,15 @@ def _tier(
     detections = list(typed.detections) + [
         Detection(DetectionKind.ORDER_DEPENDENT, c.rests_on, t) for t, c in confirmed.items() if c.order_dependent
     ]
-    if tier is Tier.T7:
-        detections += [
-            Detection(DetectionKind.SELECTION_GAP, "a PASS->FAIL flip escaped T4-T6", r.test_id)
-            for r in typed.results
-            if r.baseline_result is Outcome.PASS and r.candidate_result in judge.C_FAILING
-        ]
+    selected = set(ids)
+    gaps = [
+        r.test_id
+        for r in typed.results
+        if r.baseline_result is Outcome.PASS
+        and r.candidate_result in judge.C_FAILING
+        and (tier is Tier.T7 or r.test_id not in selected)  # run only as one before a selected test
+    ]
+    detections += [Detection(DetectionKind.SELECTION_GAP, "a PASS->FAIL flip escaped T4-T6", t) for t in gaps]
     ladder.evidence.add(typed.results, annotations, detections)
     unrun = judge.unrun(not_run, c_run.budget_exhausted, sides.sandbox.tier_budget, c_run.exit_code)
     unrun = unrun or judge.unsettled(confirmed)
