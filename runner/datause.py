@@ -658,8 +658,12 @@ def _item_use(node: ast.expr, parent: ast.AST | None) -> str | None:
     """None when ``node``, an item of a table (``row`` of ``for row in ROWS``), is only read
     where it is: an item is a value of any type (a string's ``.upper()``), held and handed on
     as tests do; only setting into it, a method changing a container, or a mutator changes it."""
-    if isinstance(parent, (ast.Subscript, ast.Attribute)) and not isinstance(parent.ctx, ast.Load):
-        return "sets or deletes an item or attribute of it"
+    if (
+        isinstance(parent, (ast.Subscript, ast.Attribute))
+        and node is parent.value
+        and not isinstance(parent.ctx, ast.Load)
+    ):
+        return "sets or deletes an item or attribute of it"  # not as a key: ``seen[n] = ...``
     if isinstance(parent, ast.Attribute) and parent.attr in CHANGING:
         return "reaches its attribute %s" % parent.attr
     if isinstance(parent, ast.Call) and node is not parent.func and _mutator(pyscan.dotted(parent.func, calls=False)):
@@ -689,8 +693,8 @@ def _use(node: ast.expr, parent: ast.AST | None, data: Data) -> str | None:
         return "reaches its attribute %s" % parent.attr
     if isinstance(parent, ast.Call) and node is not parent.func:
         func = pyscan.dotted(parent.func, calls=False)
-        head, _, rest = func.partition(".")
-        added = head in data.added or (rest.split(".")[0] in data.added and head in ("self", "cls"))
+        head, _, rest = func.partition(".")  # not ``head`` alone: an added ``import pytest`` is pytest
+        added = func in data.added or (rest.split(".")[0] in data.added and head in ("self", "cls"))
         beside = [pyscan.dotted(a, calls=False) for a in parent.args if a is not node]
         if func and not added and not _mutator(func) and not any(_mutator(b) for b in beside if b):
             return None  # the project's code, pytest's, a reader: handed a table, as tests do
