@@ -77,6 +77,10 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   ``parametrize`` over its class's table, its class's ``pytestmark``); a T4-T6 tier's group
   also runs the tests before its selected ones in their modules (its ``run`` may exceed its
   ``selected``), and a flip among those is a ``selection_gap``. Earlier 1.x records still read.
+* ``1.14`` -- no new member; a flip passing on its own on both sides but coming after other
+  tests of its module is settled only by the run after those tests, where B passes it: C must
+  pass it there too (``rests_on`` "regression in B's order: ..." otherwise). Earlier 1.x
+  records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -88,10 +92,10 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.13"
+SCHEMA_VERSION = "1.14"
 
 #: Record versions this model reads: same major version.
-READABLE_VERSIONS = tuple("1.%d" % minor for minor in range(14))
+READABLE_VERSIONS = tuple("1.%d" % minor for minor in range(15))
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (

@@ -214,6 +214,13 @@ def test_an_order_dependent_flip_that_holds_apart_is_the_candidates(
     [
         # each side passes it on its own: the session's order did it
         ((P, P), (None, None), "excused", "order_dependent: passes in B's full run"),
+        # ... unless, after the tests before it in its module, B passes it and C does not: alone,
+        # nothing they set up was there for C to get wrong (a review's probe)
+        ((P, P), (P, F), "regression", "regression in B's order"),
+        ((P, P), (P, Outcome.SKIPPED), "inconclusive", "order_dependent, unsettled"),
+        ((P, P), (P, P), "excused", "order_dependent: passes in B's full run"),
+        # B fails it after them: not the order B passed it in; alone settles it
+        ((P, P), (F, F), "excused", "order_dependent: passes in B's full run"),
         # it needs a test before it in its module; after them B passes it and C does not: C broke it
         ((F, F), (P, F), "regression", "regression in B's order: fails on B too in the C run's selection"),
         ((F, F), (P, T), "regression", "regression in B's order"),
@@ -279,7 +286,7 @@ def test_an_order_dependent_flip_silent_on_c_is_excused_only_where_c_passes_it(
 ) -> None:
     """Skipped on C in the session, failing on B in its selection: no run on C ran its body, so
     the order excuses it only once C passes it where B does -- here, on its own."""
-    got = judge.Confirmation(P, F, 3, silent=True, apart_b=P, apart=apart, in_order_b=P, settling=True)
+    got = judge.Confirmation(P, F, 3, silent=True, apart_b=P, apart=apart, settling=True)
     assert got.order_dependent and got.unsettled is not settled
     assert (judge.unsettled({"t": got}) is None) is settled
 

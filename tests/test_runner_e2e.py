@@ -493,18 +493,39 @@ def test_b_use():
 """,
     "tests/test_c_poison.py": POISON.replace("test_b_poison", "test_c_poison"),
 }
+#: The same, but test_b_use checks the table only once test_a_remember has run: on its own it
+#: passes on both sides, checking nothing.
+CHECKS_AFTER_A_SIBLING = {
+    **NEEDS_A_SIBLING_AND_NO_POISON,
+    "tests/test_b_use.py": NEEDS_A_SIBLING_AND_NO_POISON["tests/test_b_use.py"].replace(
+        """    assert getattr(calc, "SEEN", False) and not getattr(calc, "POISONED", False)
+    assert int(TABLE.read_text()) < 5
+""",
+        """    if getattr(calc, "SEEN", False):
+        assert int(TABLE.read_text()) < 5
+    assert not getattr(calc, "POISONED", False)
+""",
+    ),
+}
 
 
 @pytest.mark.parametrize(("table", "verdict"), [("2", "CERTIFIED"), ("9", "REJECTED")])
-def test_a_flip_needing_a_test_before_it_is_settled_in_its_modules_order(
-    repo: Repo, tmp_path: pathlib.Path, schema: Record, table: str, verdict: str
+@pytest.mark.parametrize(
+    ("tests", "alone"),
+    [(NEEDS_A_SIBLING_AND_NO_POISON, "fail"), (CHECKS_AFTER_A_SIBLING, "pass")],
+    ids=["needs", "checks"],
+)
+def test_a_flip_after_a_test_of_its_module_is_settled_in_its_modules_order(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record, tests: dict[str, str], alone: str, table: str, verdict: str
 ) -> None:
     """T4 runs test_c_poison (it reaches half), T5 then test_a_remember and test_b_use (it reads
-    the changed table), which fails after the poison on both sides; on its own, without
-    test_a_remember, it fails on both sides too. Excused as order-dependent, a candidate breaking
-    what it checks was CERTIFIED (a review's probe). After the tests before it in its module, B
-    passes it: C must too."""
-    base = repo.commit({**PKG, "calc/table.txt": "1\n", **NEEDS_A_SIBLING_AND_NO_POISON})
+    the changed table), which fails after the poison on both sides. On its own, without
+    test_a_remember, it fails on both sides (it needs its sibling) or passes on both (it checks
+    the table only after its sibling): either way no run shows C in the state B's full run
+    checked it in, and excused as order-dependent, a candidate breaking what it checks was
+    CERTIFIED (two review probes). After the tests before it in its module, B passes it: C must
+    too."""
+    base = repo.commit({**PKG, "calc/table.txt": "1\n", **tests})
     cand = repo.commit({**FIX, "calc/table.txt": table + "\n"})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None
@@ -515,9 +536,13 @@ def test_a_flip_needing_a_test_before_it_is_settled_in_its_modules_order(
     rests_on = doc["annotations"][tid]["flip"]["rests_on"]
     if verdict == "REJECTED":
         assert code == 1 and (result["baseline_result"], result["candidate_result"]) == ("pass", "fail")
-        assert rests_on.startswith("regression in B's order: fails on B too in the C run's selection and on its own")
+        assert rests_on == (
+            "regression in B's order: fails on B too in the C run's selection%s, yet passes on B and fail on C "
+            "after the tests before it in its module" % (" and on its own" if alone == "fail" else "")
+        )
     else:
         assert code == 0 and (result["baseline_result"], result["candidate_result"]) == ("fail", "fail")
+        assert ("on its own, %s on B and %s on C" % (alone, alone)) in rests_on, rests_on
         assert rests_on.endswith("after the tests before it in its module, pass on B and pass on C"), rests_on
         assert [d["test_id"] for d in doc["detections"] if d["kind"] == "order_dependent"] == [tid]
 

@@ -267,9 +267,10 @@ class Confirmation:
 
     @property
     def broken_in_order(self) -> bool:
-        """Fails on B in the C run's selection and on B on its own too -- it needs a test before
-        it in its module, as in B's full run -- yet run after those tests it passes on B and
-        fails on C: the candidate broke it. Excused as order-dependent, a candidate breaking what
+        """Fails on B in the C run's selection -- and on its own too, needing a test before it
+        in its module as in B's full run, or passing there, where nothing those tests set up is
+        there to get wrong -- yet run after those tests it passes on B and fails on C: the
+        candidate broke it. Excused as order-dependent, a candidate breaking what
         such a test checks was CERTIFIED (a review's probe, 2026-12-05)."""
         return self.in_order_b in PASSED and self.in_order in C_FAILING
 
@@ -284,12 +285,15 @@ class Confirmation:
 
     @property
     def unsettled(self) -> bool:
-        """Order-dependent, and no run shows C passing it where B passes it too -- on its own,
-        or in B's order (after the tests before it in its module in B's full run; a run where B
-        fails it is not the order B passed it in): the referee cannot tell the order's doing
-        from the candidate's, and a question it cannot answer is never a pass."""
-        settled_in_order = self.in_order_b in PASSED and self.in_order in PASSED
-        return self.settling and self.order_dependent and not self.settled_apart and not settled_in_order
+        """Order-dependent, and no run shows C passing it where B passes it too: in B's order
+        (after the tests before it in its module in B's full run), or, where that run was not
+        made or B fails it there (not the order B passed it in), on its own. The run in B's
+        order comes first: passing on its own on both sides says nothing of C in the state the
+        tests before it leave (a review's probe: C's ``lookup`` right on an empty registry and
+        wrong after a test registers was excused). Unsettled, the referee cannot tell the
+        order's doing from the candidate's, and a question it cannot answer is never a pass."""
+        settled = self.in_order in PASSED if self.in_order_b in PASSED else self.settled_apart
+        return self.settling and self.order_dependent and not settled
 
     @property
     def broken_apart(self) -> bool:
@@ -356,8 +360,9 @@ class Confirmation:
         if self.broken_in_order:
             assert self.in_order is not None
             return (
-                "regression in B's order: fails on B too in the C run's selection and on its own, yet passes on B "
-                "and %s on C after the tests before it in its module" % self.in_order.value
+                "regression in B's order: fails on B too in the C run's selection%s, yet passes on B "
+                "and %s on C after the tests before it in its module"
+                % (" and on its own" if self.apart_b in FAILING else "", self.in_order.value)
             )
         if self.order_dependent:
             runs = [

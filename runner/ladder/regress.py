@@ -213,14 +213,14 @@ def _settle_order(
     """Each flip that fails on B too in the C run's selection (``order_dependent``) run again on
     each side, until a run shows where C stands: first on its own (``_alone``: one that passes on
     B and fails on C so is the candidate's, ``judge.Confirmation.broken_apart``); then, for one
-    not passing alone on both sides -- a test needing a test before it, as in B's full run -- after the
-    tests before it in its module in B's full run (``b_order``), one process per module and side
-    (``broken_in_order``). B's order, not C's collection: a test the candidate added before it
-    could leave C the state that hides what it broke. B's outcome where it passes is the one it
-    is judged against; a flip no run settles leaves the tier inconclusive (``judge.unsettled``).
-    One silent on C (skipped, xfailed) is settled too: its body never ran on C, and the order
-    excuses it only where it passes there. Processes only when the session's order upset a test
-    on both sides."""
+    not passing alone on both sides or coming after other tests of its module -- a test needing
+    a test before it, or checking what they set up -- after the tests before it in its module in
+    B's full run (``b_order``), one process per module and side (``broken_in_order``). B's
+    order, not C's collection: a test the candidate added before it could leave C the state
+    that hides what it broke. B's outcome where it passes is the one it is judged against; a
+    flip no run settles leaves the tier inconclusive (``judge.unsettled``). One silent on C
+    (skipped, xfailed) is settled too: its body never ran on C, and the order excuses it only
+    where it passes there. Processes only when the session's order upset a test on both sides."""
     ids = [t for t, c in confirmed.items() if c.order_dependent]
     if not ids:
         return
@@ -236,7 +236,7 @@ def _settle_order(
         )
         if confirmed[tid].broken_apart:
             baseline[tid] = b
-    for module, suspects in _unsettled_by_module(ids, confirmed).items():
+    for module, suspects in _unsettled_by_module(ids, confirmed, b_order).items():
         run = _in_module_order(b_order, ladder.collected, module, suspects)
         ladder.progress("%s: run on each side after the tests before it in %s" % (", ".join(suspects), module))
         on_b, on_c = _alone(ladder, ladder.sides.b_dir, run), _alone(ladder, ladder.co.c_dir, run)
@@ -251,12 +251,23 @@ def _settle_order(
         ladder.progress("%s: %s" % (tid, confirmed[tid].rests_on.split(":")[0]))
 
 
-def _unsettled_by_module(ids: Sequence[str], confirmed: Mapping[str, judge.Confirmation]) -> dict[str, list[str]]:
-    """The suspects not passing on each side on their own, by the module they are in."""
+def _unsettled_by_module(
+    ids: Sequence[str], confirmed: Mapping[str, judge.Confirmation], b_order: Sequence[str]
+) -> dict[str, list[str]]:
+    """The suspects a run in their module's order may settle, by the module they are in: those
+    not passing on each side on their own, and those that do but come after other tests of
+    their module in B's full run (``b_order``) -- alone, nothing those tests set up was there,
+    and C may break only what they set up (``judge.Confirmation.unsettled``). A suspect first
+    in its module, passing alone on both sides, is settled: alone is its module's order."""
+    first: dict[str, str] = {}
+    for tid in b_order:
+        first.setdefault(tid.split("::")[0], tid)
     found: dict[str, list[str]] = {}
     for tid in ids:
-        if confirmed[tid].order_dependent and not confirmed[tid].settled_apart:
-            found.setdefault(tid.split("::")[0], []).append(tid)
+        module = tid.split("::")[0]
+        follows = first.get(module, tid) != tid
+        if confirmed[tid].order_dependent and (follows or not confirmed[tid].settled_apart):
+            found.setdefault(module, []).append(tid)
     return found
 
 
