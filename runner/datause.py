@@ -26,7 +26,7 @@ import copy
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from runner import pyscan
+from runner import pyscan, reaching
 
 #: Methods that change a container in place, called on it or as ``list.pop(CASES)``.
 CHANGING = pyscan.IN_PLACE | {
@@ -130,10 +130,12 @@ def module_data(tree: ast.Module) -> Data:
     each class's class-level tables."""
     level = [n for n in pyscan.module_level(tree) if not isinstance(n, (ast.Import, ast.ImportFrom))]
     imported = set(pyscan.bindings([n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]))
-    readers = frozenset(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    tables = _tables(level, frozenset(), readers) - imported  # ``os.environ[...] = ...``: a module's
+    functions = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    readers = frozenset(f.name for f in functions)
+    makers = frozenset(f.name for f in functions if _makes_container(f))
+    tables = _tables(level, frozenset(), makers) - imported  # ``os.environ[...] = ...``: a module's
     members = {
-        c.name: _tables([s for s in c.body if not isinstance(s, _DEFS)], tables, readers)
+        c.name: _tables([s for s in c.body if not isinstance(s, _DEFS)], tables, makers)
         for c in tree.body
         if isinstance(c, ast.ClassDef)
     }
@@ -141,9 +143,18 @@ def module_data(tree: ast.Module) -> Data:
     return Data(tables, None, members, readers, loose)
 
 
-def _tables(body: Sequence[ast.stmt], tables: frozenset[str], readers: frozenset[str]) -> frozenset[str]:
+def _makes_container(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``function`` returns a container it builds (``return [(4, 8)]``): what a module
+    binds by calling it is a table. Not a factory of the module's (``_make_parser()``): a
+    parser, a client, an app, whose methods tests call as they please."""
+    returned = [n.value for n in _own_body(function) if isinstance(n, ast.Return)]
+    return any(_container(value, frozenset(), frozenset()) for value in returned)
+
+
+def _tables(body: Sequence[ast.stmt], tables: frozenset[str], makers: frozenset[str]) -> frozenset[str]:
     """The names ``body`` binds to a container (``_container``), or changes in place itself.
-    ``tables``: the module's, which a class body may bind again (``more = CASES``)."""
+    ``tables``: the module's, which a class body may bind again (``more = CASES``); ``makers``:
+    the module's functions returning a container they build."""
     found: set[str] = set()
     for node in body:
         value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
@@ -154,7 +165,7 @@ def _tables(body: Sequence[ast.stmt], tables: frozenset[str], readers: frozenset
             if isinstance(target, ast.Tuple) and isinstance(made, ast.Tuple) and len(target.elts) == len(made.elts):
                 pairs += zip(target.elts, made.elts, strict=True)
         for target, made in pairs:
-            if isinstance(target, ast.Name) and _container(made, tables | found, readers):
+            if isinstance(target, ast.Name) and _container(made, tables | found, makers):
                 found.add(target.id)
         for sub in ast.walk(node):
             changed = _changed_root(sub)
@@ -165,11 +176,11 @@ def _tables(body: Sequence[ast.stmt], tables: frozenset[str], readers: frozenset
     return frozenset(found)
 
 
-def _container(value: ast.expr | None, tables: frozenset[str], readers: frozenset[str]) -> bool:
+def _container(value: ast.expr | None, tables: frozenset[str], makers: frozenset[str]) -> bool:
     """Whether ``value`` is a container the tests may iterate for their cases: a display or a
     comprehension; made by a container's constructor, ``sorted``, a copy, a loader or the
-    module's own function (``_load()``); combined from one (``[...] + [...]``); either branch of
-    a conditional; a table by another name (``more = CASES`` in a class body). Built any of
+    module's own function building one (``_load()``, ``makers``); combined from one (``[...] +
+    [...]``); either branch of a conditional; a table by another name (``more = CASES`` in a class body). Built any of
     these ways, an alias of it, or a helper handed it, trims it as well as a display's."""
     if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
         return True
@@ -177,7 +188,7 @@ def _container(value: ast.expr | None, tables: frozenset[str], readers: frozense
         return value.id in tables
     if isinstance(value, ast.Call):
         func = pyscan.dotted(value.func, calls=False)
-        return func in CONTAINERS or func in BUILDERS or func in readers
+        return func in CONTAINERS or func in BUILDERS or func in makers
     parts: list[ast.expr] = []
     if isinstance(value, ast.BinOp):
         parts = [value.left, value.right]
@@ -185,7 +196,7 @@ def _container(value: ast.expr | None, tables: frozenset[str], readers: frozense
         parts = [value.body, value.orelse]
     elif isinstance(value, ast.BoolOp):
         parts = list(value.values)
-    return any(_container(part, tables, readers) for part in parts)
+    return any(_container(part, tables, makers) for part in parts)
 
 
 def misuses(
@@ -202,8 +213,10 @@ def misuses(
     module = set(data.names | data.loose | data.readers)
     mine_of = {id(n): (owners or {}).get(id(n), owner) for n in nodes}
     plain = [(_Plain().visit(copy.deepcopy(n)), mine_of[id(n)]) for n in nodes]
-    first.alias([n for n, mine in plain if mine is None], module)
-    first.follow([n for n, mine in plain if mine is None], module)
+    at_module = [n for n, mine in plain if mine is None]
+    first.scopes = reaching.Scopes([n for n, _ in plain], at_module)
+    first.alias(at_module, module)
+    first.follow(at_module, module)
     for node, mine in plain:
         walk = walks.get(mine) or walks.setdefault(mine, first.sharing(mine))
         names = module
@@ -276,25 +289,26 @@ class _Walk:
     def __init__(self, data: Data, owner: str | None) -> None:
         self.data = data
         self.owner = owner
-        self.up: dict[int, ast.AST | None] = {}  # each visited node's parent: ``_place`` climbs it
-        self.aliases: dict[str, str] = {}  # a name bound to a table in a function or at module level: the table
+        self.scopes = reaching.Scopes([], [])  # the walked code's: each node's parent, each name's bindings
+        # each binding of a name to a table (a ``Name`` stored, a parameter handed one): the table,
+        # and whether it is an item of it (``for row in ROWS``) rather than it
+        self.tables: dict[int, tuple[str, bool]] = {}
         self.binding: set[int] = set()  # the statements binding them: no finding, their names are judged
-        self.params: dict[int, dict[str, str]] = {}  # an added function's parameters handed a table
-        self.followed: set[int] = set()  # the arguments so handed: judged in the function, not here
-        self.parts: set[str] = set()  # aliases of an item of a table (``for row in ROWS``), not of it
+        self.followed: set[int] = set()  # the arguments handed to an added function: judged in it, not here
 
     def sharing(self, owner: str | None) -> _Walk:
-        """A walk of ``owner``'s code that knows what this one found: parents, aliases."""
+        """A walk of ``owner``'s code that knows what this one found: scopes, aliases."""
         other = _Walk(self.data, owner)
-        other.up, other.aliases, other.binding = self.up, self.aliases, self.binding
-        other.params, other.followed, other.parts = self.params, self.followed, self.parts
+        other.scopes, other.tables = self.scopes, self.tables
+        other.binding, other.followed = self.binding, self.followed
         return other
 
     def alias(self, stmts: Sequence[ast.AST], names: set[str]) -> None:
         """Names ``stmts`` bind to a table, plainly (``cases = CASES``, ``c = cases``), found
-        before their scope is walked (a function defined above the alias may use it): added to
-        ``names``, and judged by their uses as the table is -- reading through a local name is
-        what tests do; ``_c.pop()`` through it is what a candidate trimming the table did."""
+        before their scope is walked (a function defined above the alias may use it): each such
+        binding is the table (``tables``), and the uses it reaches (``reaching``) are judged as
+        the table's -- reading through a local name is what tests do; ``_c.pop()`` through it is
+        what a candidate trimming the table did."""
         grew = True
         module = self.data.names | self.data.loose | self.data.readers
         while grew:
@@ -304,47 +318,54 @@ class _Walk:
                     for binder, targets, value, items in _binds(sub):
                         table = None if id(binder) in self.binding else self._table(value, names)
                         if table is not None and all(isinstance(t, ast.Name) for t in targets):
-                            bound = [t.id for t in targets if isinstance(t, ast.Name) and t.id not in module]
-                            names.update(bound)
-                            self.aliases.update(dict.fromkeys(bound, table))
-                            if items or self._part(value):
-                                self.parts.update(bound)
+                            for target in (t for t in targets if isinstance(t, ast.Name)):
+                                if target.id not in module or self.scopes.scope(target)[0] is not None:
+                                    self.tables[id(target)] = (table, items or self._part(value))
                             self.binding.add(id(binder))
                             grew = True
 
     def follow(self, stmts: Sequence[ast.AST], names: set[str]) -> None:
-        """The parameters of the functions the candidate added at module level that it calls
-        with a table (``_check_all(CASES)``): aliases in the function's body, judged by their
-        uses there -- a helper reading the cases, as tests share them, is no finding; one
-        trimming them is, where it does."""
+        """The parameters of the functions the candidate added in ``stmts`` (at module level, or
+        in a function's body) that it calls with a table (``_check_all(CASES)``): aliases in the
+        function's body, judged by their uses there -- a helper reading the cases, as tests
+        share them, is no finding; one trimming them is, where it does. Only where the call
+        surely runs that code: not a decorated function (its name is the decorator's value), nor
+        a name bound otherwise too (``_h = list.pop`` after the ``def``)."""
         functions = [n for n in stmts if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         self._fixtures(functions, stmts, names)
         for stmt in stmts:
             for call in (c for c in ast.walk(stmt) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)):
-                if any(isinstance(a, ast.Starred) for a in call.args):
+                if any(isinstance(a, ast.Starred) for a in call.args) or not isinstance(call.func, ast.Name):
                     continue
-                called = [f for f in functions if isinstance(call.func, ast.Name) and f.name == call.func.id]
-                for target in called:  # every definition of the name: which one runs depends on when
-                    self._hand(target, call, names)
+                bound = [b.node for b in self.scopes.reaching(call.func)]
+                called = [f for f in functions if any(f is b for b in bound) and not f.decorator_list]
+                if len(called) == len(bound):  # every definition that may be it: which runs depends on when
+                    for target in called:
+                        self._hand(target, call, names)
 
     def _hand(self, target: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, names: set[str]) -> None:
-        """``target``'s parameters the table ``call`` hands it binds: aliases in its body."""
-        params = [a.arg for a in [*target.args.posonlyargs, *target.args.args]]
-        given = [*zip(params, call.args, strict=False), *((k.arg, k.value) for k in call.keywords if k.arg)]
+        """``target``'s parameters the table ``call`` hands it binds: aliases in its body. A
+        keyword naming none of them (``**kw``) is not followed: the call hands it on unseen."""
+        args = target.args
+        by_keyword = {a.arg: a for a in [*args.args, *args.kwonlyargs]}
+        given = [*zip([*args.posonlyargs, *args.args], call.args, strict=False)]
+        given += [(by_keyword[k.arg], k.value) for k in call.keywords if k.arg in by_keyword]
         for param, arg in given:
             table = self._table(arg, names)
             if table is not None:
-                self.params.setdefault(id(target), {})[param] = table
+                self.tables[id(param)] = (table, self._part(arg))
                 self.followed.add(id(arg))
-                if self._part(arg):
-                    self.parts.add(param)
 
     def _fixtures(
         self, defs: Sequence[ast.FunctionDef | ast.AsyncFunctionDef], stmts: Sequence[ast.AST], names: set[str]
     ) -> None:
         """A fixture the candidate added returning or yielding a table (``return CASES``): the
         parameters requesting it in the functions the candidate added are the table, judged by
-        their uses there. An existing test requesting it by name is ``_takeovers``'s."""
+        their uses there. An existing test requesting it by name is ``_takeovers``'s. Not
+        followed where added code asks for a fixture by a computed name
+        (``request.getfixturevalue``): its value reaches what no parameter shows."""
+        if any(pyscan.dotted(n, calls=False).endswith(".getfixturevalue") for s in stmts for n in ast.walk(s)):
+            return
         given: dict[str, str] = {}
         for fixture in defs:
             name = pyscan.fixture_name(fixture)
@@ -356,14 +377,29 @@ class _Walk:
                     self.followed.add(id(value))
         requesting = (n for s in stmts for n in ast.walk(s) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
         for function in requesting:
-            for param in (a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]):
-                if param in given:
-                    self.params.setdefault(id(function), {})[param] = given[param]
+            for param in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]:
+                if param.arg in given:
+                    self.tables[id(param)] = (given[param.arg], False)
+
+    def _alias(self, node: ast.Name) -> tuple[str, bool] | None:
+        """The table ``node`` is by a binding that may reach it, and whether it is an item of the
+        table (every such binding an item's) rather than it; None when none does."""
+        found = [self.tables[id(b.node)] for b in self.scopes.reaching(node) if id(b.node) in self.tables]
+        if not found:
+            return None
+        return found[0][0], all(part for _, part in found)
+
+    def _rebound(self, node: ast.Name) -> bool:
+        """Whether ``node``, a name stored or deleted, is a name its scope binds to a table (an
+        alias bound again: ``cases = cases[:1]``, an item's ``n += 1``), not the module's table."""
+        scope, _ = self.scopes.scope(node)
+        return any(id(b.node) in self.tables for b in self.scopes.bindings(scope).get(node.id, []))
 
     def _part(self, expr: ast.expr) -> bool:
         """Whether ``expr`` is an item of a table rather than one: ``CASES[0]``, ``BYOP.get(k)``."""
         if isinstance(expr, ast.Name):
-            return expr.id in self.parts
+            alias = self._alias(expr)
+            return alias is not None and alias[1]
         if isinstance(expr, ast.Call):
             item = isinstance(expr.func, ast.Attribute) and expr.func.attr in ITEM_METHODS
             return item or pyscan.dotted(expr.func, calls=False) in ITEMS_BACK
@@ -373,8 +409,11 @@ class _Walk:
         """The table ``expr`` is or is part of, by the name it is known by (``CASES``,
         ``self.cases``), or None: an item of it (``CASES[0]``, ``BYOP.get("double")``), either
         branch of a conditional, what a call handed it may hand back (``_passed_on``)."""
-        if isinstance(expr, ast.Name) and expr.id in names:
-            return self.aliases.get(expr.id) or (expr.id if expr.id in self.data.names else None)
+        if isinstance(expr, ast.Name):
+            alias = self._alias(expr)
+            if alias is not None:
+                return alias[0]
+            return expr.id if expr.id in names and expr.id in self.data.names else None
         if isinstance(expr, ast.Attribute):
             return _member(expr, self.data, self.owner)
         parts: list[ast.expr] = []
@@ -390,18 +429,37 @@ class _Walk:
             parts = _passed_on(expr)
         return next((t for t in (self._table(part, names) for part in parts) if t is not None), None)
 
+    def _added(self, parent: ast.AST | None) -> bool:
+        """Whether ``parent`` calls code the candidate added: a function of its at module level
+        (``data.added``), a method of it (``_keep.append``, ``self._trim``) -- not of a module it
+        imports (``json.dumps``, ``pytest.mark.parametrize``) -- or a function or lambda its own
+        code binds in a function (a nested ``def trim(c)``)."""
+        if not isinstance(parent, ast.Call):
+            return False
+        func = pyscan.dotted(parent.func, calls=False)
+        head, _, rest = func.partition(".")
+        if head in ("self", "cls"):
+            return rest.split(".")[0] in self.data.added
+        if func in self.data.added:
+            return True
+        if rest and head in self.data.added:  # ``_keep.append``; not ``pytest.mark...`` of an added import
+            bound = self.scopes.bindings(None).get(head, [])
+            return not any(isinstance(b.statement, (ast.Import, ast.ImportFrom)) for b in bound)
+        if not isinstance(parent.func, ast.Name):
+            return False
+        scope, _ = self.scopes.scope(parent.func)
+        bound = self.scopes.bindings(scope).get(parent.func.id, []) if scope is not None else []
+        return any(_made_here(b) for b in bound)
+
     def visit(self, node: ast.AST, names: set[str], outer: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
-        """``names``: visible here; ``outer``: visible in a function defined here."""
-        self.up[id(node)] = parent
+        """``names``: the module's visible here; ``outer``: visible in a function defined here."""
         if isinstance(node, _SCOPES):
             for part in _header(node):  # decorators, defaults, annotations: run where it is defined
                 yield from self.visit(part, names, outer, node)
             inner = outer - _locals(node)
-            given = self.params.get(id(node), {})  # handed a table where it is called (``follow``)
-            inner |= given.keys()
-            self.aliases.update(given)
             body = node.body if isinstance(node.body, list) else [node.body]
             self.alias(body, inner)
+            self.follow(body, inner)
             for stmt in body:
                 yield from self.visit(stmt, inner, inner, node)
             return
@@ -426,7 +484,7 @@ class _Walk:
         branches, which hand on an operand itself (``x = CASES or []`` holds the table; ``assert
         CASES and ...`` reads it)."""
         while isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.IfExp) and node is not parent.test):
-            node, parent = parent, self.up.get(id(parent))
+            node, parent = parent, self.scopes.up.get(id(parent))
         if isinstance(parent, ast.IfExp):  # its test: read
             return node, ast.Expr(node)
         return node, parent
@@ -444,26 +502,29 @@ class _Walk:
     def _judge(self, node: ast.AST, names: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.expr) and _this_module(node):  # not an attribute of it: ``_Plain`` took those
-            how = _use(*self._place(node, parent), self.data)
+            place = self._place(node, parent)
+            how = _use(*place, self._added(place[1]))
             if how is not None and how != "hands it to a computed callable":  # ``loadTestsFromModule``
                 yield Misuse(line, "sys.modules", "%s: the module itself, its names out of sight" % how)
-        if isinstance(node, ast.Name) and node.id in names:
-            table = node.id in self.data.names or node.id in self.aliases
-            if not table and isinstance(node.ctx, ast.Load):
+        alias = self._alias(node) if isinstance(node, ast.Name) else None
+        if isinstance(node, ast.Name) and (alias is not None or node.id in names):
+            table = alias[0] if alias is not None else node.id if node.id in self.data.names else None
+            part = alias is not None and alias[1]
+            if table is None and isinstance(node.ctx, ast.Load):
                 return  # no table: read and handed on as tests do; changes are judged below
-            grown = isinstance(parent, ast.AugAssign) and node.id not in self.parts  # ``c += [...]``: in place
-            if node.id in self.aliases and not isinstance(node.ctx, ast.Load) and not grown:
+            grown = isinstance(parent, ast.AugAssign) and not part  # ``c += [...]``: in place
+            if not isinstance(node.ctx, ast.Load) and not grown and self._rebound(node):
                 return  # an alias bound again (``cases = cases[:1]``, an item's ``n += 1``): the table is as it was
             place = self._place(node, parent)
             if id(place[1]) in self.binding and isinstance(node.ctx, ast.Load):
                 return  # an alias bound (``alias``): its uses are judged
             if id(node) not in self.followed:
-                yield from _judged(node, self.aliases.get(node.id, node.id), place, self.data, node.id in self.parts)
+                yield from _judged(node, table or node.id, place, self._added(place[1]), part)
         elif isinstance(node, ast.Attribute):
             name = _member(node, self.data, self.owner)
             place = self._place(node, parent)
             if name is not None and not (id(place[1]) in self.binding and isinstance(node.ctx, ast.Load)):
-                yield from _judged(node, name, place, self.data)
+                yield from _judged(node, name, place, self._added(place[1]))
             elif not isinstance(node.ctx, ast.Load) and self._holder(node.value, names):
                 yield Misuse(line, pyscan.dotted(node, calls=False) or node.attr, "sets or deletes an attribute of it")
             if node.attr == "__dict__" and self._holder(node.value, names):
@@ -484,7 +545,8 @@ class _Walk:
         line = call.lineno
         given = len(call.args) + len(call.keywords)
         if func in ("globals", "locals") or (func == "vars" and not given):
-            how = _use(*self._place(call, parent), self.data)
+            place = self._place(call, parent)
+            how = _use(*place, self._added(place[1]))
             if how is not None:
                 yield Misuse(line, func, "%s: the module's names, by a computed key (%s)" % (how, func))
         elif func in ("exec", "eval") and given < 2:
@@ -496,7 +558,8 @@ class _Walk:
             name = None if reached is None else _member(reached, self.data, self.owner)
             how = "reads an attribute by a computed key" if reached is None else None
             if name is not None:
-                how = _use(*self._place(call, parent), self.data)
+                place = self._place(call, parent)
+                how = _use(*place, self._added(place[1]))
             elif reached is not None and reached.attr not in READING_METHODS:  # ``getattr(CASES, "pop")()``
                 name = self._table(call.args[0], names)
                 how = None if name is None else "reaches its attribute %s" % reached.attr
@@ -525,7 +588,8 @@ class _Walk:
                 if found is not None:
                     return found
             if isinstance(expr, ast.Name):
-                return self.aliases.get(expr.id, expr.id) if expr.id in names else None
+                alias = self._alias(expr)
+                return alias[0] if alias is not None else expr.id if expr.id in names else None
             if not isinstance(expr, (ast.Attribute, ast.Subscript)):
                 return None
             expr = expr.value
@@ -565,7 +629,8 @@ def _passed_on(call: ast.Call) -> list[ast.expr]:
     if reached is not None:
         return [reached]
     if isinstance(call.func, ast.Attribute) and call.func.attr in ITEM_METHODS:
-        return [call.func.value]
+        unbound = pyscan.dotted(call.func.value, calls=False) in _TYPES  # ``dict.get(GROUPS, k)``
+        return call.args[:1] if unbound else [call.func.value]
     if pyscan.dotted(call.func, calls=False) not in HANDING_BACK | ITEMS_BACK:
         return []
     return [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
@@ -641,15 +706,15 @@ def _holder_name(expr: ast.expr) -> str:
 
 
 def _judged(
-    node: ast.expr, name: str, place: tuple[ast.expr, ast.AST | None], data: Data, part: bool = False
+    node: ast.expr, name: str, place: tuple[ast.expr, ast.AST | None], added: bool, part: bool = False
 ) -> Iterator[Misuse]:
     """``node`` naming the data ``name`` (or an item of it: ``part``), its value ending up at
-    ``place`` (``_Walk._place``)."""
+    ``place`` (``_Walk._place``), which may call code the candidate added (``added``)."""
     line = getattr(node, "lineno", 0)
     if not isinstance(getattr(node, "ctx", None), ast.Load):
         yield Misuse(line, name, "rebinds or deletes it")
         return
-    how = _item_use(*place) if part else _use(*place, data)
+    how = _item_use(*place) if part else _use(*place, added)
     if how is not None:
         yield Misuse(line, name, how)
 
@@ -666,13 +731,15 @@ def _item_use(node: ast.expr, parent: ast.AST | None) -> str | None:
         return "sets or deletes an item or attribute of it"  # not as a key: ``seen[n] = ...``
     if isinstance(parent, ast.Attribute) and parent.attr in CHANGING:
         return "reaches its attribute %s" % parent.attr
-    if isinstance(parent, ast.Call) and node is not parent.func and _mutator(pyscan.dotted(parent.func, calls=False)):
+    changed = parent.args[0] if isinstance(parent, ast.Call) and parent.args else None  # not ``heappush(heap, n)``
+    if changed is node and isinstance(parent, ast.Call) and _mutator(pyscan.dotted(parent.func, calls=False)):
         return "hands it to %s" % pyscan.dotted(parent.func, calls=False)
     return None
 
 
-def _use(node: ast.expr, parent: ast.AST | None, data: Data) -> str | None:
-    """None when ``node``'s place in ``parent`` only reads it; else what it does."""
+def _use(node: ast.expr, parent: ast.AST | None, added: bool) -> str | None:
+    """None when ``node``'s place in ``parent`` only reads it; else what it does. ``added``:
+    ``parent`` calls code the candidate added (``_Walk._added``)."""
     if isinstance(parent, ast.Starred):
         return None  # unpacked into a display or a call's arguments: a copy (judged as the call)
     if isinstance(parent, ast.Dict) and node in parent.values and parent.keys[parent.values.index(node)] is None:
@@ -693,8 +760,6 @@ def _use(node: ast.expr, parent: ast.AST | None, data: Data) -> str | None:
         return "reaches its attribute %s" % parent.attr
     if isinstance(parent, ast.Call) and node is not parent.func:
         func = pyscan.dotted(parent.func, calls=False)
-        head, _, rest = func.partition(".")  # not ``head`` alone: an added ``import pytest`` is pytest
-        added = func in data.added or (rest.split(".")[0] in data.added and head in ("self", "cls"))
         beside = [pyscan.dotted(a, calls=False) for a in parent.args if a is not node]
         if func and not added and not _mutator(func) and not any(_mutator(b) for b in beside if b):
             return None  # the project's code, pytest's, a reader: handed a table, as tests do
@@ -704,6 +769,13 @@ def _use(node: ast.expr, parent: ast.AST | None, data: Data) -> str | None:
     if isinstance(parent, ast.ClassDef) and node in parent.bases:
         return None  # a class made from it: its own attributes are its own
     return "holds it (%s)" % type(parent).__name__ if parent is not None else "holds it"
+
+
+def _made_here(binding: reaching.Binding) -> bool:
+    """Whether ``binding`` binds a name to code written where it is: a ``def``, a class, a lambda."""
+    if isinstance(binding.node, _DEFS):
+        return True
+    return isinstance(binding.statement, ast.Assign) and isinstance(binding.statement.value, ast.Lambda)
 
 
 def _locals(scope: ast.AST) -> set[str]:
@@ -728,9 +800,9 @@ def _locals(scope: ast.AST) -> set[str]:
     return found - declared
 
 
-def _own_body(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+def _own_body(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> Iterator[ast.AST]:
     """What a function's body holds, not entering the scopes it defines."""
-    for stmt in function.body:
+    for stmt in function.body if isinstance(function.body, list) else [function.body]:
         yield from _own_nodes(stmt)
 
 
@@ -773,17 +845,22 @@ def imported_data(tree: ast.Module, modules: Mapping[str, Data]) -> Data:
     return Data(frozenset(names), bound or None, members or None)
 
 
-def string_reach(tree: ast.AST, stems: Collection[str]) -> Iterator[Misuse]:
+def string_reach(tree: ast.AST, stems: Mapping[str, Data]) -> Iterator[Misuse]:
     """A test module reached by its name in a string (``sys.modules["test_tables"]``,
     ``importlib.import_module("tests.test_tables")``, ``pytest.importorskip(...)``): its data,
-    out of any name's sight; and the loaded modules scanned (``sys.modules.values()``), which
-    reach every test module without naming one."""
+    out of any name's sight; and the loaded modules scanned (``sys.modules.values()``) where
+    the same function reaches attributes by a computed name or by a test module's data name
+    (``getattr(m, "CASES")``, ``m.CASES``), which reach every test module without naming one.
+    A scan alone is what honest tests do: a fixture restoring ``sys.modules.copy()``, a leak
+    test counting ``gc.get_objects()``."""
+    scanning = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and pyscan.dotted(n.func, calls=False) in SCANS]
+    if scanning:
+        data_names = {n for stem in stems for n in {*stems[stem].names, *(stems[stem].members or {})}}
+        yield from _scans(tree, scanning, data_names)
     for node in ast.walk(tree):
         key: ast.expr | None = None
         if isinstance(node, ast.Subscript) and pyscan.dotted(node.value, calls=False) == "sys.modules":
             key = node.slice
-        elif isinstance(node, ast.Call) and pyscan.dotted(node.func, calls=False) in SCANS:
-            yield Misuse(node.lineno, pyscan.dotted(node.func, calls=False), "scans the loaded modules")
         elif isinstance(node, ast.Call) and node.args:
             func = pyscan.dotted(node.func, calls=False)
             if func.split(".")[-1] in ("import_module", "__import__", "importorskip") or func == "sys.modules.get":
@@ -792,3 +869,21 @@ def string_reach(tree: ast.AST, stems: Collection[str]) -> Iterator[Misuse]:
             stem = key.value.split(".")[-1]
             if stem in stems and not stem.startswith("__"):
                 yield Misuse(getattr(node, "lineno", 0), key.value, "names a test module by a string")
+
+
+def _scans(tree: ast.AST, scanning: Sequence[ast.Call], data_names: Collection[str]) -> Iterator[Misuse]:
+    """The scans of ``scanning`` whose function (or ``tree``, outside any) reaches attributes by
+    a computed name or by one of ``data_names``."""
+    within: dict[int, list[ast.AST]] = {}
+    for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, _SCOPES))]:
+        nodes = list(_own_body(scope) if isinstance(scope, _SCOPES) else _own_nodes(scope))
+        within.update((id(n), nodes) for n in nodes)
+    for call in scanning:
+        nodes = within[id(call)]
+        computed = any(
+            isinstance(n, ast.Call) and pyscan.dotted(n.func, calls=False) in {"getattr", "hasattr", "vars", *SETTERS}
+            for n in nodes
+        )
+        named = any(isinstance(n, ast.Attribute) and (n.attr in data_names or n.attr == "__dict__") for n in nodes)
+        if computed or named:
+            yield Misuse(call.lineno, pyscan.dotted(call.func, calls=False), "scans the loaded modules")

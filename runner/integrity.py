@@ -284,10 +284,11 @@ class _Check:
             return
         yield from self._module_data(path, old, trusted, new, tamper)
         added = _added(old, trusted, new)
+        marks = _fixture_marks([*pyscan.module_level(old), *added])
         for node in added:
             if pyscan.skips(node):
                 yield tamper("skip_marker", node.lineno, "a module-level skip, xfail or importorskip")
-            elif _uses_fixtures(node) and (path, ("pytestmark",)) not in self.expected:
+            elif _uses_fixtures(node, marks) and (path, ("pytestmark",)) not in self.expected:
                 message = "a module-level pytestmark (line %d) runs fixtures around every existing test of the "
                 message += "module, as an autouse fixture would (declare it with --expected-change %s::pytestmark)"
                 yield tamper("modified_fixture", node.lineno, message % (node.lineno, path))
@@ -754,12 +755,24 @@ def _added(old: ast.Module, trusted: ast.Module | None, new: ast.Module) -> list
     return _unaccounted(pyscan.module_level(new), left)
 
 
-def _uses_fixtures(node: ast.stmt) -> bool:
+def _uses_fixtures(node: ast.stmt, marks: Collection[str] = ()) -> bool:
     """Whether ``node`` sets the module's ``pytestmark`` to, or grows it by, a ``usefixtures``
-    mark: every test of the module then runs the fixtures it names."""
+    mark, written there or by a name of ``marks`` (``pytestmark = USE``): every test of the
+    module then runs the fixtures it names."""
     nodes = list(ast.walk(node))
     marked = any(isinstance(n, ast.Name) and n.id == "pytestmark" for n in nodes)
-    return marked and any(isinstance(n, ast.Attribute) and n.attr == "usefixtures" for n in nodes)
+    named = any(isinstance(n, ast.Name) and n.id in marks and isinstance(n.ctx, ast.Load) for n in nodes)
+    return marked and (named or any(isinstance(n, ast.Attribute) and n.attr == "usefixtures" for n in nodes))
+
+
+def _fixture_marks(nodes: Sequence[ast.stmt]) -> set[str]:
+    """The names ``nodes`` bind to a ``usefixtures`` mark (``USE = pytest.mark.usefixtures("x")``)."""
+    return {
+        name
+        for node in nodes
+        if any(isinstance(n, ast.Attribute) and n.attr == "usefixtures" for n in ast.walk(node))
+        for name in pyscan.bindings([node])
+    }
 
 
 def _bound(nodes: Sequence[ast.stmt]) -> frozenset[str]:
@@ -865,8 +878,9 @@ def _docstring(node: ast.stmt) -> bool:
 def _reshaped(old: ast.AST, new: ast.AST) -> bool:
     """Whether the class ``new`` changes what ``old``'s tests read at the class's own level: its
     bases, keywords or decorators, a class-level statement changed or gone, or one added that
-    rebinds or changes in place what ``old`` bound there. A statement binding a new name -- a
-    new test method's own data -- is none of these."""
+    rebinds or changes in place what ``old`` bound there, or binds ``pytestmark`` (a mark on
+    every test of the class: ``usefixtures`` runs a fixture around them). A statement binding
+    a new name -- a new test method's own data -- is none of these."""
     assert isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef)
 
     def head(c: ast.ClassDef) -> list[str]:
@@ -881,6 +895,7 @@ def _reshaped(old: ast.AST, new: ast.AST) -> bool:
         return True
     bound = set(pyscan.bindings(before))
     added = [s for s in after if ast.dump(s) not in kept]
+    bound.add("pytestmark")
     return any(bound & (set(pyscan.bindings([s])) | _changed_in_place(s)) for s in added)
 
 

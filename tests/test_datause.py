@@ -213,3 +213,90 @@ def test_what_added_code_does_with_tables_built_other_ways(
     honest reads of them (``{**DEFAULTS}``, ``collections.Counter``) were findings."""
     added = frozenset({"_c", "_trim", "_row", "_mp"})
     assert _found(source, owner, added, datause.module_data(ast.parse(BUILT))) == found
+
+
+#: A baseline module with a table of groups, a config and a factory's object (no table).
+GROUPED = (
+    "import argparse\n\nCASES = [(2, 4)]\nGROUPS = {'small': [(2, 4)]}\nCONFIG = {'opts': {'strict': True}}\n\n\n"
+    "def _make_parser():\n    parser = argparse.ArgumentParser()\n    return parser\n\n\nPARSER = _make_parser()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        # a name bound to a table is the table only where that binding may reach (a review's probes)
+        ("def test_x():\n    ids = [c[0] for c in CASES]\n    c = {}\n    c['x'] = ids\n", []),
+        ("def test_x():\n    for r in CASES:\n        pass\n    for r in [{'a': 1}]:\n        r['b'] = 2\n", []),
+        ("def test_x():\n    for k, v in GROUPS.items():\n        v = list(v)\n        v.append((3, 6))\n", []),
+        ("def test_x():\n    o = CONFIG.get('opts')\n    o = dict(o)\n    o['strict'] = False\n", []),
+        ("def _check(cases):\n    assert cases\n\n\ndef test_x():\n    _check(CASES)\n    cases = []\n", []),
+        (
+            "def test_x(flag):\n    if flag:\n        c = CASES\n    else:\n        c = {}\n    c.pop()\n",
+            [(6, "CASES")],
+        ),
+        ("def test_x():\n    c = []\n    for i in range(2):\n        c.clear()\n        c = CASES\n", [(4, "CASES")]),
+        (
+            "def test_x():\n    c = []\n    try:\n        c = CASES\n    except E:\n        pass\n    c.pop()\n",
+            [(7, "CASES")],
+        ),
+        ("def _setup():\n    global _c\n    _c = CASES\n\n\ndef test_x():\n    _c.pop()\n", [(7, "CASES")]),
+        # a parameter named like the table is its function's own, not the module's table
+        (
+            "def _check(CASES):\n    assert CASES\n\n\ndef test_a():\n    global CASES\n    _check(CASES)\n"
+            "    CASES = CASES[:1]\n",
+            [(8, "CASES")],
+        ),
+        # a helper is followed only where the call surely runs its body
+        ("def _h(**kw):\n    kw['c'].pop()\n\n\ndef test_x():\n    _h(c=CASES)\n", [(6, "CASES")]),
+        ("def _h(a, /, **kw):\n    kw['a'].pop()\n\n\ndef test_x():\n    _h(1, a=CASES)\n", [(6, "CASES")]),
+        (
+            "def _w(f):\n    return lambda c: c.pop()\n\n\n@_w\ndef _h(c):\n    assert c\n\n\n_h(CASES)\n",
+            [(10, "CASES")],
+        ),
+        ("def _h(c):\n    assert c\n\n\n_h = list.pop\n_h(CASES)\n", [(6, "CASES")]),
+        ("def _h(c=None):\n    c.pop()\n\n\ndef test_x():\n    _h(c=CASES)\n", [(2, "CASES")]),
+        # code written in a test, handed the table or an item of it
+        ("def test_x():\n    def trim(c):\n        c.pop()\n    trim(CASES)\n", [(3, "CASES")]),
+        ("def test_x():\n    trim = lambda c: c.pop()\n    trim(CASES)\n", [(3, "CASES")]),
+        (
+            "def test_x():\n    def trim(c):\n        c.pop()\n    for v in GROUPS.values():\n        trim(v)\n",
+            [(3, "GROUPS")],
+        ),
+        # handed to an object the candidate added, not to a module it imports
+        ("_keep = []\n\n\ndef test_x():\n    _keep.append(CASES)\n", [(5, "CASES")]),
+        ("import json\n\n\ndef test_x():\n    assert json.dumps(CASES)\n", []),
+        # an unbound method reading an item, a fixture asked for by a computed name
+        ("def test_x():\n    dict.get(GROUPS, 'small').pop()\n", [(2, "GROUPS")]),
+        (
+            "import pytest\n\n\n@pytest.fixture\ndef cases():\n    return CASES\n\n\n"
+            "def test_x(request):\n    request.getfixturevalue('cases').pop()\n",
+            [(6, "CASES")],
+        ),
+        # a loop's item handed to a mutator as what it adds, not what it changes
+        ("import heapq\n\n\ndef test_x():\n    heap = []\n    for c in CASES:\n        heapq.heappush(heap, c)\n", []),
+        # the module's factory's object is no table: its methods are the project's
+        ("def test_x():\n    assert PARSER.parse_args(['--n', '3']) and PARSER.__class__\n", []),
+    ],
+)
+def test_a_name_is_the_table_where_its_binding_reaches(source: str, found: list[tuple[int, str]]) -> None:
+    """A seventh review's probes: aliases kept by name, not by scope and order, made honest
+    reuse of a name a finding and let a parameter named like the table hide its rebinding; the
+    helper-following trusted a ``def`` where the call may run other code."""
+    added = frozenset({"_check", "_h", "_w", "_keep", "cases", "json"})
+    assert _found(source, added=added, baseline=datause.module_data(ast.parse(GROUPED))) == found
+
+
+def test_a_scan_of_the_loaded_modules_is_a_finding_where_it_reaches_their_names() -> None:
+    """A fixture restoring ``sys.modules`` and a leak test counting objects scan without reaching
+    a test module's data; a loop over them reaching ``CASES`` does."""
+    modules = {"test_tables": DATA}
+    honest = (
+        "import gc, sys, pytest\n\n\n@pytest.fixture\ndef clean():\n    saved = sys.modules.copy()\n    yield\n"
+        "    sys.modules.clear()\n    sys.modules.update(saved)\n\n\n"
+        "def test_leak():\n    assert len([o for o in gc.get_objects() if isinstance(o, int)]) >= 0\n"
+    )
+    assert not list(datause.string_reach(ast.parse(honest), modules))
+    for reach in ("m.CASES.pop()", "vars(m).get('CASES', []).clear()", "m.__dict__.get('CASES', []).clear()"):
+        source = "import sys\n\n\ndef test_x():\n    for m in sys.modules.copy().values():\n        %s\n" % reach
+        assert [m.name for m in datause.string_reach(ast.parse(source), modules)] == ["sys.modules.copy"], reach

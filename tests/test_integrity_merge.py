@@ -366,6 +366,19 @@ CLASS = "\n\n\nclass TestTable:"
             ("tests/test_ops.py::pytestmark",),
             [],
         ),
+        # a seventh review's: the class's own mark, and the module's mark by another name
+        (
+            ("    more = [(5, 10)]\n", "    more = [(5, 10)]\n    pytestmark = pytest.mark.usefixtures('tmp_path')\n"),
+            None,
+            (),
+            [("modified_test", 8)],
+        ),
+        (
+            (CLASS, "\n\nUSE = pytest.mark.usefixtures('tmp_path')\npytestmark = USE" + CLASS),
+            None,
+            (),
+            [("modified_fixture", 8)],
+        ),
         (
             ("    def test_more", "    def setup_method(self):\n        self.more = []\n\n    def test_more"),
             None,
