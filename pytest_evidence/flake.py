@@ -63,6 +63,14 @@ class FlakePolicy:
 
     def __init__(self, reruns: int) -> None:
         self.reruns = min(reruns, MAX_RERUNS)
+        # the subtests' failed call reports of the attempt running: pytest logs them itself as
+        # they end, outside what ``runtestprotocol`` returns (``reports.merge``)
+        self._subtests: Optional[List[Any]] = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        if self._subtests is not None and report.when == "call" and report.failed:
+            self._subtests.append(report)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: Optional[pytest.Item]) -> bool:
@@ -72,8 +80,12 @@ class FlakePolicy:
         first_failing: Optional[List[Any]] = None
         reports: List[Any] = []
         while True:
-            reports = _attempt(item, nextitem, again=first_failing is not None)
-            outcome = merge(reports)[0]
+            self._subtests = []
+            try:
+                reports = _attempt(item, nextitem, again=first_failing is not None)
+            finally:
+                subtests, self._subtests = self._subtests, None
+            outcome = merge([*subtests, *reports])[0]
             attempts.append(outcome)
             if outcome in FAILING and first_failing is None:
                 first_failing = reports

@@ -74,7 +74,11 @@ def _plain_pass(reports: Sequence[Any]) -> bool:
 
 
 def merge(reports: Sequence[Any]) -> Tuple[Outcome, Optional[Failure]]:
-    """Fold a test's phase reports into one outcome and its diagnostic."""
+    """Fold a test's phase reports into one outcome and its diagnostic. A test may report its
+    call more than once: each subtest (``self.subTest`` in a ``unittest.TestCase``, pytest's
+    ``subtests`` fixture) is a call report of its own, logged as it ends, before the test's.
+    One failed fails the test: on pytest 9 a ``TestCase`` whose subtest fails still reports its
+    own call as passed, and that report, taken last, made a broken function's test a pass."""
     if _plain_pass(reports):
         return Outcome.PASS, None
     outcome: Optional[Outcome] = None
@@ -88,6 +92,8 @@ def merge(reports: Sequence[Any]) -> Tuple[Outcome, Optional[Failure]]:
                 outcome = Outcome.XFAILED if wasxfail else Outcome.SKIPPED
                 failure = failure_of(rep, FailureKind.XFAILED if wasxfail else FailureKind.SKIPPED)
         elif rep.when == "call":
+            if outcome in (Outcome.FAIL, Outcome.TIMEOUT):
+                continue  # a subtest failed before the test's own report: the test failed
             if rep.passed:
                 outcome = Outcome.XPASSED if wasxfail else Outcome.PASS
                 failure = Failure(FailureKind.XPASSED, str(rep.wasxfail)) if wasxfail else None

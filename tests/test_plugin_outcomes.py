@@ -11,6 +11,49 @@ from conftest import Record, RunEvidence, by_name
 from pytest_evidence.stream import read
 
 
+def test_a_failed_subtest_fails_its_test(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+    """A ``unittest.TestCase`` looping over cases with ``self.subTest``: on pytest 9 a failing
+    case is a subtest report of its own, and the test's own call report still says passed --
+    taken last, it made a broken function's test a pass (a real project's data test, tomli's,
+    certified a regression). A subtest failing in every attempt fails the test; so does one of
+    pytest's ``subtests`` fixture where pytest has it."""
+    fixture = hasattr(pytest, "Subtests")
+    pytester.makepyfile(
+        test_cases="""
+        import unittest
+
+        import pytest
+
+        class TestData(unittest.TestCase):
+            def test_valid(self):
+                for n in range(3):
+                    with self.subTest(msg=str(n)):
+                        assert n != 1
+
+            def test_all_pass(self):
+                for n in range(3):
+                    with self.subTest(msg=str(n)):
+                        assert n < 3
+
+        @pytest.mark.skipif(not hasattr(pytest, "Subtests"), reason="no subtests fixture")
+        def test_fixture(request):
+            subtests = request.getfixturevalue("subtests")
+            for n in range(3):
+                with subtests.test(msg=str(n)):
+                    assert n != 1
+        """
+    )
+    result, doc = run_evidence()
+    assert result.ret == 1
+    res = by_name(doc)
+    got = {name: r["candidate_result"] for name, r in res.items()}
+    assert got == {"test_valid": "fail", "test_all_pass": "pass", "test_fixture": "fail" if fixture else "skipped"}
+    failure = res["test_valid"]["failure"]
+    assert failure["kind"] == "assertion" and "1 != 1" in failure["message"], failure
+    attempts = doc["annotations"][res["test_valid"]["test_id"]]["attempts"]
+    assert attempts == ["fail", "fail", "fail"]  # re-run as any failure is, never passing
+
+
 def test_each_outcome_is_merged_into_one_result(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
     pytester.makepyfile(
         test_mix="""

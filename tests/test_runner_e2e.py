@@ -338,6 +338,37 @@ def test_sigterm_removes_the_worktrees_kills_the_tests_and_records_what_ran(
     assert [status[t] for t in ("T0", "T1", "T2", "T3")] == ["passed", "passed", "passed", "not_run"]
 
 
+#: A table of cases checked case by case with ``self.subTest``, as data-driven suites do.
+SUBTESTS = """import unittest
+
+from calc.ops import double
+
+
+class TestTable(unittest.TestCase):
+    def test_table(self):
+        for n, want in [(1, 2), (3, 6), (5, 10)]:
+            with self.subTest(n=n):
+                self.assertEqual(double(n), want)
+"""
+
+
+def test_a_regression_only_a_subtest_sees_is_rejected(repo: Repo, tmp_path: pathlib.Path, schema: Record) -> None:
+    """The fix of ``half`` breaks ``double(3)``, which only one case of a ``subTest`` loop
+    checks. On pytest 9 the test's own report still said passed, and the candidate was
+    CERTIFIED (an independent check on a real project's data test). The failed subtest fails
+    the test: a regression at T4."""
+    base = repo.commit({**PKG, "tests/test_table.py": SUBTESTS})
+    broken = FIX["calc/ops.py"].replace("return n * 2", "return n * 2 if n != 3 else 0")
+    cand = repo.commit({**FIX, "calc/ops.py": broken})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    assert code == 1 and doc["verdict"]["verdict"] == "REJECTED" and doc["verdict"]["halted_at"] == "T4", doc["verdict"]
+    result = next(r for r in doc["results"] if r["test_id"] == "tests/test_table.py::TestTable::test_table")
+    assert (result["baseline_result"], result["candidate_result"]) == ("pass", "fail")
+    assert "0 != 6" in result["failure"]["message"], result["failure"]
+
+
 def test_full_climbs_every_tier_after_a_failure(repo: Repo, tmp_path: pathlib.Path) -> None:
     base = repo.commit(PKG)
     cand = repo.commit(
