@@ -437,10 +437,12 @@ def _dump(value: object) -> str:
 
 
 def split_test_id(test_id: str) -> Tuple[str, Tuple[str, ...]]:
-    """``"a/test_x.py::C::test_f[1]"`` -> ``("a/test_x.py", ("C", "test_f"))``."""
-    parts = test_id.split("::")
-    names = [p.split("[", 1)[0] for p in parts[1:]]
-    return parts[0], tuple(n for n in names if n and n != "()")
+    """``"a/test_x.py::C::test_f[1]"`` -> ``("a/test_x.py", ("C", "test_f"))``. The parameters
+    are cut before the names are split: an id may hold ``::`` (``test_url[http://[::1]/]``, an
+    IPv6 address), which made a name of half of it and left the test without an origin."""
+    path, _, rest = test_id.partition("::")
+    names = rest.split("[", 1)[0].split("::")
+    return path, tuple(n for n in names if n and n != "()")
 
 
 def _compare(old: Dict[Tuple[str, ...], str], new: Dict[Tuple[str, ...], str], names: Tuple[str, ...]) -> Origin:

@@ -54,13 +54,6 @@ def parse(source: bytes) -> ast.Module | None:
         return None
 
 
-def node_names(test_id: str) -> tuple[str, tuple[str, ...]]:
-    """A node id's file and the names of the definitions it runs, its parametrization dropped:
-    ``tests/a.py::T::test[1]`` -> ``("tests/a.py", ("T", "test"))`` (the keys of ``definitions``)."""
-    path, _, rest = test_id.partition("::")
-    return path, tuple(re.sub(r"\[.*$", "", part) for part in rest.split("::")) if rest else ()
-
-
 def definitions(tree: ast.Module) -> dict[tuple[str, ...], ast.AST]:
     """Every function and class, by qualified name parts (methods under their class)."""
     found: dict[tuple[str, ...], ast.AST] = {}

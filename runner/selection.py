@@ -24,6 +24,7 @@ import fnmatch
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from pytest_evidence import overlay
 from pytest_evidence.store import SuiteRun
 from runner.codeindex import Project
 from runner.diff import Diff, FileKind, Span
@@ -115,9 +116,10 @@ class _Judge:
         """Whether the test's class changed or may run changed code -- pytest itself makes the
         class, under its bases, marks and setups, which no test's code names -- or its function's
         name is bound anew (``test_x = _check``, an import of another ``test_x``)."""
-        path, _, rest = tid.partition("::")
-        top, _, method = rest.partition("::")
-        top = top.partition("[")[0]
+        path, names = overlay.split_test_id(tid)
+        if not names:
+            return None
+        top, method = names[0], len(names) > 1
         why = (self.impact.bound if method else self.impact.rebound).get(path, {}).get(top)
         return "its %s %s changed: %s" % ("class" if method else "name", top, why) if why is not None else None
 

@@ -80,6 +80,8 @@ def test_each_test_takes_the_origin_of_its_own_definition(repo: Repo) -> None:
             "TestBox::test_shared",
             "test_plain",
             "TestMade::test_made",
+            "test_plain[http://[::1]:80/]",  # a parameter id holding ``::`` (an IPv6 address)
+            "TestBox::test_kept[a::b]",
         )
     }
     assert origins == {
@@ -90,6 +92,8 @@ def test_each_test_takes_the_origin_of_its_own_definition(repo: Repo) -> None:
         "TestBox::test_shared": Origin.CHANGED,  # inherited from the changed mixin
         "test_plain": Origin.UNCHANGED,
         "TestMade::test_made": Origin.CHANGED,  # a class made inside a changed factory
+        "test_plain[http://[::1]:80/]": Origin.UNCHANGED,  # was ``unknown``: untyped, a false detection
+        "TestBox::test_kept[a::b]": Origin.CHANGED,
     }
     # An unchanged file's test inheriting the changed mixin's method is changed too.
     assert resolver.origin("tests/test_other.py::TestOther::test_shared") is Origin.CHANGED

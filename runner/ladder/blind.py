@@ -20,6 +20,7 @@ import ast
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from pytest_evidence import overlay
 from pytest_evidence.model import Detection, DetectionKind
 from runner import blindness, pyscan
 from runner.diff import Diff, FileKind
@@ -34,7 +35,7 @@ def scan(ladder: Ladder, diff: Diff, reproducing: Sequence[str]) -> None:
         return
     names: dict[str, set[tuple[str, ...]]] = {}
     for test_id in reproducing:
-        path, defined = pyscan.node_names(test_id)
+        path, defined = overlay.split_test_id(test_id)
         names.setdefault(path, set()).add(defined)
     changed = {c.path: c for c in diff.files}
     seen: list[blindness.Finding] = []

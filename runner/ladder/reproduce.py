@@ -331,7 +331,7 @@ def _killed(
 
 def _defines(ladder: Ladder, commit: str, spec: str) -> bool:
     """Whether ``commit`` (the candidate as submitted, or as tested) defines the test ``spec`` names."""
-    path, names = pyscan.node_names(spec)
+    path, names = overlay.split_test_id(spec)
     try:
         tree = pyscan.parse(gitops.show(str(ladder.co.repo), commit, path))
     except EvidenceError:
@@ -343,7 +343,7 @@ def _data(ladder: Ladder, spec: str) -> bool:
     """Whether ``spec`` (``path::NAME``) names what a test module binds at module level in the
     tree tested -- its tests' data, which ``--expected-change`` may declare changed (the
     integrity check) -- rather than a test."""
-    path, names = pyscan.node_names(spec)
+    path, names = overlay.split_test_id(spec)
     try:
         tree = pyscan.parse(gitops.show(str(ladder.co.repo), ladder.co.tested, path))
     except EvidenceError:
