@@ -369,6 +369,18 @@ def test_a_regression_only_a_subtest_sees_is_rejected(repo: Repo, tmp_path: path
     assert "0 != 6" in result["failure"]["message"], result["failure"]
 
 
+def test_a_fix_bringing_no_test_is_inconclusive_and_says_how_to_name_one(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """Nothing proves the fix: T3 says so, and how to name the test that should (an independent
+    check: a fix whose test is a new data file read by an existing test was told only that the
+    candidate added no test)."""
+    base = repo.commit(PKG)
+    cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"]})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and code == 3 and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
+    t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
+    assert t3["status"] == "inconclusive" and t3["note"].endswith("(name one with --reproducer NODEID)"), t3
+
+
 def test_full_climbs_every_tier_after_a_failure(repo: Repo, tmp_path: pathlib.Path) -> None:
     base = repo.commit(PKG)
     cand = repo.commit(

@@ -65,6 +65,8 @@ def test_a_certified_record_carrying_a_detection_mentions_it(
     record = dataclasses.replace(EvidenceRecord.from_dict(example_records["honest-fix"][1]), detections=(drift,))
     assert "it carries 1 detection(s), listed above" in summary.sentence(record)
     assert summary.detection_line(drift) == "environment_drift: B ran in one environment, C in another"
+    passing = Detection(DetectionKind.REPRODUCER_NOT_FAILING_ON_BASELINE, "passes on B too", "tests/t.py::test_x")
+    assert summary.detection_line(passing) == "reproducer_not_failing_on_baseline: tests/t.py::test_x: passes on B too"
 
 
 def test_summary_lists_are_capped() -> None:

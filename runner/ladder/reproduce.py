@@ -33,6 +33,13 @@ if TYPE_CHECKING:
     from runner.ladder.climb import Ladder
 
 
+#: T3's note when there is no test to prove the fix with. A test made from a data file the
+#: candidate added (a parametrize over a directory) is no test it added: naming it is the way.
+NO_REPRODUCER = (
+    "no reproducer: none designated, and the candidate added or changed no test (name one with --reproducer NODEID)"
+)
+
+
 def matches(specs: Sequence[str], ids: Sequence[str]) -> list[str]:
     """Collected ids a node-id spec names: itself, its parametrizations, or the tests of a class."""
     return [t for t in ids if any(t == s or t.startswith(s + "[") or t.startswith(s + "::") for s in specs)]
@@ -379,8 +386,7 @@ def reproducers(
     tampered_collection(ladder)
     files = t3_files(ladder)
     if not files:
-        note = "no reproducer: none designated, and the candidate added or changed no test"
-        ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, note)
+        ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, NO_REPRODUCER)
         return
     resolver.read_ahead(files)  # before T3's processes run anything: the texts the origins are judged from
     with contextlib.ExitStack() as sessions:
@@ -415,8 +421,7 @@ def reproducers(
         chosen = _chosen(ladder, resolver, c_suite)
         if not chosen.ids:
             sides.checked(session.close(), ladder.co.c_dir)
-            note = "no reproducer: none designated, and the candidate added or changed no test"
-            ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, note)
+            ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, NO_REPRODUCER)
             return
         groups = _groups(chosen)
         sides.all_collected([] if b_session is None else [b_session])  # before C's first group starts

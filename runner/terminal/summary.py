@@ -89,12 +89,15 @@ def capped(lines: Sequence[str], cap: int = CAP) -> list[str]:
 
 
 def detection_line(detection: Detection) -> str:
+    """The detection's kind, the test it is about (ten of one kind said nothing apart without
+    it), its message, and where."""
     where = ""
     if detection.path:
         where = " (%s%s)" % (detection.path, "" if detection.line is None else ":%d" % detection.line)
-    return "%s%s: %s%s" % (
+    return "%s%s: %s%s%s" % (
         detection.kind.value,
         "" if detection.detail is None else "/" + detection.detail,
+        "" if detection.test_id is None else detection.test_id + ": ",
         detection.message,
         where,
     )
