@@ -78,10 +78,10 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   also runs the tests before its selected ones in their modules (its ``run`` may exceed its
   ``selected``), and a flip among those is a ``selection_gap``. Earlier 1.x records still read.
 * ``1.14`` -- no new member; a flip passing on its own on both sides but coming after other
-  tests of its module is settled only by the run after those tests, where B passes it: C must
-  pass it there too (``rests_on`` "regression in B's order: ..." otherwise); a test whose
-  subtest failed is ``fail`` (on pytest 9 a ``TestCase``'s own report said passed). Earlier 1.x
-  records still read.
+  tests is settled only by the run after the tests before it in B's full run (1.13: those of
+  its module), where B passes it: C must pass it there too (``rests_on`` "regression in B's
+  order: ..." otherwise); a test whose subtest failed is ``fail`` (on pytest 9 a ``TestCase``'s
+  own report said passed). Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """

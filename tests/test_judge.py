@@ -214,14 +214,14 @@ def test_an_order_dependent_flip_that_holds_apart_is_the_candidates(
     [
         # each side passes it on its own: the session's order did it
         ((P, P), (None, None), "excused", "order_dependent: passes in B's full run"),
-        # ... unless, after the tests before it in its module, B passes it and C does not: alone,
+        # ... unless, after the tests before it in B's full run, B passes it and C does not: alone,
         # nothing they set up was there for C to get wrong (a review's probe)
         ((P, P), (P, F), "regression", "regression in B's order"),
         ((P, P), (P, Outcome.SKIPPED), "inconclusive", "order_dependent, unsettled"),
         ((P, P), (P, P), "excused", "order_dependent: passes in B's full run"),
         # B fails it after them: not the order B passed it in; alone settles it
         ((P, P), (F, F), "excused", "order_dependent: passes in B's full run"),
-        # it needs a test before it in its module; after them B passes it and C does not: C broke it
+        # it needs a test before it in B's full run; after them B passes it and C does not: C broke it
         ((F, F), (P, F), "regression", "regression in B's order: fails on B too in the C run's selection"),
         ((F, F), (P, T), "regression", "regression in B's order"),
         # after the tests before it, both pass it: settled
@@ -237,7 +237,7 @@ def test_an_order_dependent_flip_that_holds_apart_is_the_candidates(
         # nothing of C in the state B's full run checked it in (a review's probe) ...
         ((F, P), (None, None), "inconclusive", "order_dependent, unsettled"),
         ((None, P), (None, None), "inconclusive", "order_dependent, unsettled"),
-        # ... which the run after the tests before it in its module settles
+        # ... which the run after the tests before it in B's full run settles
         ((F, P), (P, F), "regression", "regression in B's order"),
         ((F, P), (P, P), "excused", "order_dependent: passes in B's full run"),
         # silent on C after the tests before it: its body never ran there
@@ -252,7 +252,7 @@ def test_an_order_dependent_flip_is_excused_only_where_c_passes_it(
 ) -> None:
     """A test that needs an earlier test of its module fails on B on its own too: the run on its
     own says nothing, and the flip was excused -- a candidate breaking what it checks was
-    CERTIFIED. It is settled after the tests before it in its module; unsettled, no pass."""
+    CERTIFIED. It is settled after the tests before it in B's full run; unsettled, no pass."""
     got = judge.Confirmation(
         P, F, 3, apart_b=alone[0], apart=alone[1], in_order_b=in_order[0], in_order=in_order[1], settling=True
     )
@@ -275,7 +275,7 @@ def test_an_unsettled_flip_names_the_test_and_what_was_run() -> None:
     assert note == (
         "order-dependent flip of b could not be settled: order_dependent, unsettled: passes in B's full run, "
         "fails on B in the C run's selection too; on its own, fail on B and fail on C; after the tests before it "
-        "in its module, fail on B and fail on C: no run shows C passing it where B passes it"
+        "in B's full run, fail on B and fail on C: no run shows C passing it where B passes it"
     )
     assert left.to_dict()["rests_on"] == note.partition("could not be settled: ")[2]  # the record says it too
 

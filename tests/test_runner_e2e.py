@@ -552,13 +552,27 @@ CHECKS_AFTER_A_SIBLING = {
 }
 
 
+#: The same, the test it checks after in an earlier module.
+CHECKS_AFTER_AN_EARLIER_MODULE = {
+    **CHECKS_AFTER_A_SIBLING,
+    "tests/test_a_remember.py": "import calc\n\n\ndef test_a_remember():\n    calc.SEEN = True\n",
+    "tests/test_b_use.py": CHECKS_AFTER_A_SIBLING["tests/test_b_use.py"].replace(
+        "def test_a_remember():\n    calc.SEEN = True\n\n\n", ""
+    ),
+}
+
+
 @pytest.mark.parametrize(("table", "verdict"), [("2", "CERTIFIED"), ("9", "REJECTED")])
 @pytest.mark.parametrize(
     ("tests", "alone"),
-    [(NEEDS_A_SIBLING_AND_NO_POISON, "fail"), (CHECKS_AFTER_A_SIBLING, "pass")],
-    ids=["needs", "checks"],
+    [
+        (NEEDS_A_SIBLING_AND_NO_POISON, "fail"),
+        (CHECKS_AFTER_A_SIBLING, "pass"),
+        (CHECKS_AFTER_AN_EARLIER_MODULE, "pass"),
+    ],
+    ids=["needs", "checks", "checks-across"],
 )
-def test_a_flip_after_a_test_of_its_module_is_settled_in_its_modules_order(
+def test_a_flip_after_another_test_is_settled_in_bs_order(
     repo: Repo, tmp_path: pathlib.Path, schema: Record, tests: dict[str, str], alone: str, table: str, verdict: str
 ) -> None:
     """T4 runs test_c_poison (it reaches half), T5 then test_a_remember and test_b_use (it reads
@@ -566,8 +580,8 @@ def test_a_flip_after_a_test_of_its_module_is_settled_in_its_modules_order(
     test_a_remember, it fails on both sides (it needs its sibling) or passes on both (it checks
     the table only after its sibling): either way no run shows C in the state B's full run
     checked it in, and excused as order-dependent, a candidate breaking what it checks was
-    CERTIFIED (two review probes). After the tests before it in its module, B passes it: C must
-    too."""
+    CERTIFIED (three review probes: the last with the test it checks after in an earlier
+    module). After the tests before it in B's full run, B passes it: C must too."""
     base = repo.commit({**PKG, "calc/table.txt": "1\n", **tests})
     cand = repo.commit({**FIX, "calc/table.txt": table + "\n"})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
@@ -581,32 +595,37 @@ def test_a_flip_after_a_test_of_its_module_is_settled_in_its_modules_order(
         assert code == 1 and (result["baseline_result"], result["candidate_result"]) == ("pass", "fail")
         assert rests_on == (
             "regression in B's order: fails on B too in the C run's selection%s, yet passes on B and fail on C "
-            "after the tests before it in its module" % (" and on its own" if alone == "fail" else "")
+            "after the tests before it in B's full run" % (" and on its own" if alone == "fail" else "")
         )
     else:
         assert code == 0 and (result["baseline_result"], result["candidate_result"]) == ("fail", "fail")
         assert ("on its own, %s on B and %s on C" % (alone, alone)) in rests_on, rests_on
-        assert rests_on.endswith("after the tests before it in its module, pass on B and pass on C"), rests_on
+        assert rests_on.endswith("after the tests before it in B's full run, pass on B and pass on C"), rests_on
         assert [d["test_id"] for d in doc["detections"] if d["kind"] == "order_dependent"] == [tid]
 
 
-def test_a_flip_needing_a_test_of_another_module_is_unsettled_and_no_pass(
-    repo: Repo, tmp_path: pathlib.Path, schema: Record
+@pytest.mark.parametrize(("half", "verdict"), [("n // 2", "CERTIFIED"), ("0 if n == 6 else n // 2", "REJECTED")])
+def test_a_flip_needing_a_test_of_another_module_is_settled_in_bs_order(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record, half: str, verdict: str
 ) -> None:
-    """test_use passes in B's full run only after test_remember, in another module: no run the
-    referee makes -- on its own, after the tests before it in its module -- shows C passing it.
-    It may be the order's doing or the candidate's; a question left open is no pass."""
+    """test_use passes in B's full run only after test_remember, in another module: T4 runs it
+    alone, and it fails on both sides, on its own too. After the tests before it in B's full
+    run B passes it, and C must: it was left unsettled, INCONCLUSIVE, where a run in B's order
+    answers."""
     remember = "import calc\n\n\ndef test_remember():\n    calc.SEEN = True\n"
     use = "import calc\nfrom calc.ops import half\n\n\ndef test_use():\n    assert calc.SEEN and half(6) == 3\n"
     base = repo.commit({**PKG, "calc/ops.py": HALF_B, "tests/test_a_remember.py": remember, "tests/test_b_use.py": use})
-    cand = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_half.py": FIX["tests/test_half.py"]})
+    ops = FIX["calc/ops.py"].replace("return n // 2\n", "return %s\n" % half)
+    cand = repo.commit({"calc/ops.py": ops, "tests/test_half.py": FIX["tests/test_half.py"]})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None
     jsonschema.validate(doc, schema)
-    assert code != 0 and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc["verdict"]
-    tid = "tests/test_b_use.py::test_use"
-    assert doc["annotations"][tid]["flip"]["rests_on"].startswith("order_dependent, unsettled")
-    assert any("could not be settled" in t["note"] for t in doc["tiers"] if t["status"] == "inconclusive")
+    assert doc["verdict"]["verdict"] == verdict, doc["verdict"]
+    rests_on = doc["annotations"]["tests/test_b_use.py::test_use"]["flip"]["rests_on"]
+    if verdict == "CERTIFIED":
+        assert code == 0 and rests_on.endswith("after the tests before it in B's full run, pass on B and pass on C")
+    else:
+        assert code == 1 and rests_on.startswith("regression in B's order: fails on B too in the C run's selection and")
 
 
 SILENCED_AFTER = {

@@ -249,7 +249,7 @@ class Confirmation:
     silent: bool = False  # skipped or xfailed on C (``C_SILENT``), not failing: evidence lost
     apart: Outcome | None = None  # on C once more, the whole suite collected, run on its own
     apart_b: Outcome | None = None  # on B likewise: an order-dependent suspect's (``broken_apart``)
-    in_order: Outcome | None = None  # on C after the tests before it in its module, in B's order (``broken_in_order``)
+    in_order: Outcome | None = None  # on C after the tests before it in B's full run (``broken_in_order``)
     in_order_b: Outcome | None = None  # on B likewise
     settling: bool = False  # the runs above were made: an order-dependent flip left unsettled is no pass
 
@@ -257,7 +257,7 @@ class Confirmation:
     def order_dependent(self) -> bool:
         """Passes on B in the full run and fails on B in C's selection: the order did it -- unless
         the test fails on C where B passes it, on its own (``broken_apart``) or after the tests
-        before it in its module (``broken_in_order``)."""
+        before it in B's full run (``broken_in_order``)."""
         return (
             self.full_suite in PASSED
             and self.same_selection in FAILING
@@ -268,10 +268,11 @@ class Confirmation:
     @property
     def broken_in_order(self) -> bool:
         """Fails on B in the C run's selection -- and on its own too, needing a test before it
-        in its module as in B's full run, or passing there, where nothing those tests set up is
-        there to get wrong -- yet run after those tests it passes on B and fails on C: the
-        candidate broke it. Excused as order-dependent, a candidate breaking what
-        such a test checks was CERTIFIED (a review's probe, 2026-12-05)."""
+        as in B's full run, or passing there, where nothing those tests set up is there to get
+        wrong -- yet run after the tests before it in B's full run it passes on B and fails on
+        C: the candidate broke it. Excused as order-dependent, a candidate breaking what such a
+        test checks was CERTIFIED (reviews' probes, 2026-12-05: the test setting up what it
+        checks in its module, then in an earlier one)."""
         return self.in_order_b in PASSED and self.in_order in C_FAILING
 
     @property
@@ -286,7 +287,7 @@ class Confirmation:
     @property
     def unsettled(self) -> bool:
         """Order-dependent, and no run shows C passing it where B passes it too: in B's order
-        (after the tests before it in its module in B's full run), or, where that run was not
+        (after the tests before it in B's full run), or, where that run was not
         made or B fails it there (not the order B passed it in), on its own. The run in B's
         order comes first: passing on its own on both sides says nothing of C in the state the
         tests before it leave (a review's probe: C's ``lookup`` right on an empty registry and
@@ -361,7 +362,7 @@ class Confirmation:
             assert self.in_order is not None
             return (
                 "regression in B's order: fails on B too in the C run's selection%s, yet passes on B "
-                "and %s on C after the tests before it in its module"
+                "and %s on C after the tests before it in B's full run"
                 % (" and on its own" if self.apart_b in FAILING else "", self.in_order.value)
             )
         if self.order_dependent:
@@ -369,7 +370,7 @@ class Confirmation:
                 "%s, %s on B and %s on C" % (where, "none" if b is None else b.value, "none" if c is None else c.value)
                 for where, b, c in (
                     ("on its own", self.apart_b, self.apart),
-                    ("after the tests before it in its module", self.in_order_b, self.in_order),
+                    ("after the tests before it in B's full run", self.in_order_b, self.in_order),
                 )
                 if b is not None or c is not None
             ]

@@ -213,14 +213,14 @@ def _settle_order(
     """Each flip that fails on B too in the C run's selection (``order_dependent``) run again on
     each side, until a run shows where C stands: first on its own (``_alone``: one that passes on
     B and fails on C so is the candidate's, ``judge.Confirmation.broken_apart``); then, for one
-    not passing alone on both sides or coming after other tests of its module -- a test needing
-    a test before it, or checking what they set up -- after the tests before it in its module in
-    B's full run (``b_order``), one process per module and side (``broken_in_order``). B's
-    order, not C's collection: a test the candidate added before it could leave C the state
-    that hides what it broke. B's outcome where it passes is the one it is judged against; a
-    flip no run settles leaves the tier inconclusive (``judge.unsettled``). One silent on C
-    (skipped, xfailed) is settled too: its body never ran on C, and the order excuses it only
-    where it passes there. Processes only when the session's order upset a test on both sides."""
+    not passing alone on both sides or coming after other tests -- a test needing a test before
+    it, or checking what they set up -- after the tests before it in B's full run (``b_order``),
+    one process per side for all of them (``broken_in_order``). B's order, not C's
+    collection: a test the candidate added before it could leave C the state that hides what
+    it broke. B's outcome where it passes is the one it is judged against; a flip no run
+    settles leaves the tier inconclusive (``judge.unsettled``). One silent on C (skipped,
+    xfailed) is settled too: its body never ran on C, and the order excuses it only where it
+    passes there. Processes only when the session's order upset a test on both sides."""
     ids = [t for t, c in confirmed.items() if c.order_dependent]
     if not ids:
         return
@@ -236,9 +236,10 @@ def _settle_order(
         )
         if confirmed[tid].broken_apart:
             baseline[tid] = b
-    for module, suspects in _unsettled_by_module(ids, confirmed, b_order).items():
-        run = _in_module_order(b_order, ladder.collected, module, suspects)
-        ladder.progress("%s: run on each side after the tests before it in %s" % (", ".join(suspects), module))
+    suspects = _unsettled(ids, confirmed, b_order)
+    if suspects:
+        run = _in_b_order(b_order, ladder.collected, suspects)
+        ladder.progress("%s: run on each side after the tests before them in B's full run" % ", ".join(suspects))
         on_b, on_c = _alone(ladder, ladder.sides.b_dir, run), _alone(ladder, ladder.co.c_dir, run)
         for tid in suspects:
             b, c = on_b.observation(tid), on_c.observation(tid)
@@ -251,34 +252,24 @@ def _settle_order(
         ladder.progress("%s: %s" % (tid, confirmed[tid].rests_on.split(":")[0]))
 
 
-def _unsettled_by_module(
-    ids: Sequence[str], confirmed: Mapping[str, judge.Confirmation], b_order: Sequence[str]
-) -> dict[str, list[str]]:
-    """The suspects a run in their module's order may settle, by the module they are in: those
-    not passing on each side on their own, and those that do but come after other tests of
-    their module in B's full run (``b_order``) -- alone, nothing those tests set up was there,
-    and C may break only what they set up (``judge.Confirmation.unsettled``). A suspect first
-    in its module, passing alone on both sides, is settled: alone is its module's order."""
-    first: dict[str, str] = {}
-    for tid in b_order:
-        first.setdefault(tid.split("::")[0], tid)
-    found: dict[str, list[str]] = {}
-    for tid in ids:
-        module = tid.split("::")[0]
-        follows = first.get(module, tid) != tid
-        if confirmed[tid].order_dependent and (follows or not confirmed[tid].settled_apart):
-            found.setdefault(module, []).append(tid)
-    return found
+def _unsettled(ids: Sequence[str], confirmed: Mapping[str, judge.Confirmation], b_order: Sequence[str]) -> list[str]:
+    """The suspects a run in B's order may settle: those not passing on each side on their
+    own, and those that do but come after other tests in B's full run (``b_order``) -- alone,
+    nothing those tests set up was there, and C may break only what they set up
+    (``judge.Confirmation.unsettled``; a review's probes: a test checking a table only once
+    another registered, in its module or an earlier one). B's first test, passing alone on
+    both sides, is settled: alone is its order."""
+    first = b_order[0] if b_order else None
+    return [t for t in ids if confirmed[t].order_dependent and (t != first or not confirmed[t].settled_apart)]
 
 
-def _in_module_order(
-    b_order: Sequence[str], collected: Sequence[str], module: str, suspects: Sequence[str]
-) -> list[str]:
-    """The tests of ``module`` in B's full run's order through the last of ``suspects``: only
-    those C collects too, as both sides run C's test files -- and none B did not have."""
+def _in_b_order(b_order: Sequence[str], collected: Sequence[str], suspects: Sequence[str]) -> list[str]:
+    """B's full run's tests in its order through the last of ``suspects``: only those C
+    collects too, as both sides run C's test files -- and none B did not have."""
     on_c = set(collected)
-    tests = [t for t in b_order if t.split("::")[0] == module and t in on_c]
-    last = max((tests.index(t) for t in suspects if t in tests), default=len(tests) - 1)
+    tests = [t for t in b_order if t in on_c]
+    at = {t: i for i, t in enumerate(tests)}
+    last = max((at[t] for t in suspects if t in at), default=len(tests) - 1)
     return tests[: last + 1]
 
 
