@@ -72,6 +72,7 @@ SETTERS = frozenset({"setattr", "delattr"})
 #: Values that are a new mutable container: a table the tests iterate.
 CONTAINERS = frozenset({"list", "dict", "set", "defaultdict", "OrderedDict", "deque", "collections.OrderedDict"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -215,8 +216,17 @@ def misuses(
     plain = [(_Plain().visit(copy.deepcopy(n)), mine_of[id(n)]) for n in nodes]
     at_module = [n for n, mine in plain if mine is None]
     first.scopes = reaching.Scopes([n for n, _ in plain], at_module)
-    first.alias(at_module, module)
-    first.follow(at_module, module)
+    known = -1
+    while known != len(first.tables):  # aliases bound anywhere, before any use is judged
+        known = len(first.tables)  # (``_setup()`` binding ``global _c`` is defined below its caller)
+        first.alias(at_module, module)
+        first.follow(at_module, module)
+        for node, mine in plain:
+            walk = walks.get(mine) or walks.setdefault(mine, first.sharing(mine))
+            for function in (n for n in ast.walk(node) if isinstance(n, _SCOPES)):
+                body = function.body if isinstance(function.body, list) else [function.body]
+                walk.alias(body, module - _locals(function))
+                walk.follow(body, module - _locals(function))
     for node, mine in plain:
         walk = walks.get(mine) or walks.setdefault(mine, first.sharing(mine))
         names = module
@@ -295,6 +305,7 @@ class _Walk:
         self.tables: dict[int, tuple[str, bool]] = {}
         self.binding: set[int] = set()  # the statements binding them: no finding, their names are judged
         self.followed: set[int] = set()  # the arguments handed to an added function: judged in it, not here
+        self.own: frozenset[str] = frozenset()  # in a class the candidate added: what its body binds
 
     def sharing(self, owner: str | None) -> _Walk:
         """A walk of ``owner``'s code that knows what this one found: scopes, aliases."""
@@ -315,6 +326,11 @@ class _Walk:
             grew = False
             for stmt in stmts:
                 for sub in _own_nodes(stmt):
+                    target = sub.target if isinstance(sub, ast.AugAssign) else None
+                    kept = self._alias(target) if isinstance(target, ast.Name) else None
+                    if target is not None and kept is not None and id(target) not in self.tables:
+                        self.tables[id(target)] = kept  # ``c += []``: what it was, changed in place
+                        grew = True
                     for binder, targets, value, items in _binds(sub):
                         table = None if id(binder) in self.binding else self._table(value, names)
                         if table is not None and all(isinstance(t, ast.Name) for t in targets):
@@ -329,26 +345,71 @@ class _Walk:
         in a function's body) that it calls with a table (``_check_all(CASES)``): aliases in the
         function's body, judged by their uses there -- a helper reading the cases, as tests
         share them, is no finding; one trimming them is, where it does. Only where the call
-        surely runs that code: not a decorated function (its name is the decorator's value), nor
-        a name bound otherwise too (``_h = list.pop`` after the ``def``)."""
+        surely runs that code: not a decorated function (its name is the decorator's value) but
+        under ``contextlib.contextmanager`` and the like, which call it with what they are given;
+        nor a name bound otherwise too (``_h = list.pop`` after the ``def``)."""
         functions = [n for n in stmts if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         self._fixtures(functions, stmts, names)
+        patched = self._patched()
         for stmt in stmts:
-            for call in (c for c in ast.walk(stmt) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)):
-                if any(isinstance(a, ast.Starred) for a in call.args) or not isinstance(call.func, ast.Name):
+            for call in (c for c in ast.walk(stmt) if isinstance(c, ast.Call)):
+                if any(isinstance(a, ast.Starred) for a in call.args):
+                    continue
+                if _on_self(call):  # ``self._check(CASES)``: a method of the class the call is in
+                    for target, skip in self._method(call):
+                        self._hand(target, call, names, skip)
+                    continue
+                if not isinstance(call.func, ast.Name) or call.func.id in patched:
                     continue
                 bound = [b.node for b in self.scopes.reaching(call.func)]
-                called = [f for f in functions if any(f is b for b in bound) and not f.decorator_list]
+                called = [f for f in functions if any(f is b for b in bound) and _plain_decorators(f)]
                 if len(called) == len(bound):  # every definition that may be it: which runs depends on when
                     for target in called:
                         self._hand(target, call, names)
 
-    def _hand(self, target: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, names: set[str]) -> None:
+    def _patched(self) -> set[str]:
+        """Names of the walked code's functions it may not follow: an attribute of theirs set
+        (``_h.__code__ = ...``), or any name where a star import may rebind it."""
+        roots = self.scopes.roots
+        found = {
+            n.value.id
+            for root in roots
+            for n in ast.walk(root)
+            if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
+        }
+        star = any(isinstance(n, ast.ImportFrom) and n.names[0].name == "*" for r in roots for n in ast.walk(r))
+        if star:
+            found |= {n.name for r in roots for n in ast.walk(r) if isinstance(n, _DEFS)}
+        return found
+
+    def _method(self, call: ast.Call) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, int]]:
+        """The method ``call`` (``self.X(...)``, ``cls.X(...)``) runs, when the class the call is
+        in defines it once, plainly or as a ``staticmethod`` or ``classmethod``, and binds ``X``
+        nothing else; with the parameters the call does not fill (``self``, ``cls``)."""
+        assert isinstance(call.func, ast.Attribute)
+        up = self.scopes.up.get(id(call))
+        while up is not None and not isinstance(up, ast.ClassDef):
+            up = self.scopes.up.get(id(up))
+        if up is None:
+            return
+        named = call.func.attr
+        bound = [s for s in up.body if named in _bound_by(s)]
+        target = bound[0] if len(bound) == 1 else None
+        if not isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) or named in self._patched():
+            return
+        kinds = [pyscan.dotted(d, calls=False) for d in target.decorator_list]
+        if all(k in ("staticmethod", "classmethod") for k in kinds) and len(kinds) <= 1:
+            yield target, 0 if kinds == ["staticmethod"] else 1
+
+    def _hand(
+        self, target: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, names: set[str], skip: int = 0
+    ) -> None:
         """``target``'s parameters the table ``call`` hands it binds: aliases in its body. A
-        keyword naming none of them (``**kw``) is not followed: the call hands it on unseen."""
+        keyword naming none of them (``**kw``) is not followed: the call hands it on unseen.
+        ``skip``: its first parameters the call does not fill (a method's ``self``)."""
         args = target.args
-        by_keyword = {a.arg: a for a in [*args.args, *args.kwonlyargs]}
-        given = [*zip([*args.posonlyargs, *args.args], call.args, strict=False)]
+        by_keyword = {a.arg: a for a in [*args.args, *args.kwonlyargs][skip:]}
+        given = [*zip([*args.posonlyargs, *args.args][skip:], call.args, strict=False)]
         given += [(by_keyword[k.arg], k.value) for k in call.keywords if k.arg in by_keyword]
         for param, arg in given:
             table = self._table(arg, names)
@@ -362,20 +423,24 @@ class _Walk:
         """A fixture the candidate added returning or yielding a table (``return CASES``): the
         parameters requesting it in the functions the candidate added are the table, judged by
         their uses there. An existing test requesting it by name is ``_takeovers``'s. Not
-        followed where added code asks for a fixture by a computed name
-        (``request.getfixturevalue``): its value reaches what no parameter shows."""
-        if any(pyscan.dotted(n, calls=False).endswith(".getfixturevalue") for s in stmts for n in ast.walk(s)):
-            return
+        followed where added code asks for it by name (``request.getfixturevalue("cases")``, or
+        a computed name): its value reaches what no parameter shows."""
+        asked = [n for s in stmts for n in ast.walk(s) if isinstance(n, ast.Call) and _asks_for_fixture(n)]
+        keys = {a.args[0].value if a.args and isinstance(a.args[0], ast.Constant) else None for a in asked}
         given: dict[str, str] = {}
         for fixture in defs:
             name = pyscan.fixture_name(fixture)
+            if name in keys or None in keys:  # a computed name may be any fixture's
+                continue
             values = [n.value for n in _own_body(fixture) if isinstance(n, (ast.Return, ast.Yield)) and n.value]
             for value in values:
                 table = self._table(value, names) if name is not None else None
                 if name is not None and table is not None:
                     given[name] = table
                     self.followed.add(id(value))
-        requesting = (n for s in stmts for n in ast.walk(s) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        requesting = (
+            n for s in self.scopes.roots for n in ast.walk(s) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        )
         for function in requesting:
             for param in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]:
                 if param.arg in given:
@@ -439,17 +504,41 @@ class _Walk:
         func = pyscan.dotted(parent.func, calls=False)
         head, _, rest = func.partition(".")
         if head in ("self", "cls"):
-            return rest.split(".")[0] in self.data.added
+            return rest.split(".")[0] in self.data.added | self.own
         if func in self.data.added:
             return True
-        if rest and head in self.data.added:  # ``_keep.append``; not ``pytest.mark...`` of an added import
-            bound = self.scopes.bindings(None).get(head, [])
-            return not any(isinstance(b.statement, (ast.Import, ast.ImportFrom)) for b in bound)
-        if not isinstance(parent.func, ast.Name):
+        root = parent.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or not func:
             return False
-        scope, _ = self.scopes.scope(parent.func)
-        bound = self.scopes.bindings(scope).get(parent.func.id, []) if scope is not None else []
-        return any(_made_here(b) for b in bound)
+        scope, _ = self.scopes.scope(root)
+        bound = self.scopes.bindings(scope).get(root.id, [])
+        if scope is None and root.id not in self.data.added:
+            return False
+        return any(self._candidates(b, method=bool(rest)) for b in bound)
+
+    def _candidates(self, binding: reaching.Binding, method: bool) -> bool:
+        """Whether what ``binding`` binds is the candidate's code to call (``method``: a method
+        of it): a ``def``, a class, a lambda; a container it made (``_keep.append``) or an
+        object of its own class (``client.post`` of ``client = _Client()``); called itself, a
+        name bound to anything but an import or a parameter (``f = list.pop``: a computed
+        callable). Not an object a module it imports made (``log = logging.getLogger()``)."""
+        statement = binding.statement
+        if isinstance(binding.node, _DEFS) or isinstance(statement, (ast.Import, ast.ImportFrom)):
+            return isinstance(binding.node, _DEFS)
+        if statement is None:  # a parameter: a fixture's value, or what a caller hands
+            return False
+        value = getattr(statement, "value", None)
+        if isinstance(value, ast.Lambda) or not method:
+            return True
+        if _container(value, frozenset(), frozenset()) and not isinstance(value, ast.Call):
+            return True
+        made = value.func if isinstance(value, ast.Call) else None
+        if not isinstance(made, ast.Name):
+            return False
+        scope, _ = self.scopes.scope(made)
+        return any(isinstance(b.node, _DEFS) for b in self.scopes.bindings(scope).get(made.id, []))
 
     def visit(self, node: ast.AST, names: set[str], outer: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
         """``names``: the module's visible here; ``outer``: visible in a function defined here."""
@@ -469,6 +558,8 @@ class _Walk:
             own = set(pyscan.bindings([s for s in node.body if not isinstance(s, _DEFS)]))
             own |= {s.name for s in node.body if isinstance(s, _DEFS)}
             inside = self.sharing(self._heir(node))  # ``self.cases`` of a subclass is its base's
+            if node.name not in (self.data.members or {}):  # a new class: ``self._trim`` is its own
+                inside.own = frozenset(own)
             for stmt in node.body:
                 yield from inside.visit(stmt, names - own, names, node)
             return
@@ -507,7 +598,9 @@ class _Walk:
             if how is not None and how != "hands it to a computed callable":  # ``loadTestsFromModule``
                 yield Misuse(line, "sys.modules", "%s: the module itself, its names out of sight" % how)
         alias = self._alias(node) if isinstance(node, ast.Name) else None
-        if isinstance(node, ast.Name) and (alias is not None or node.id in names):
+        if isinstance(node, ast.Name) and alias is None and isinstance(self.scopes.scope(node)[0], _COMPREHENSIONS):
+            pass  # a comprehension's own variable (``[CASES for CASES in ...]``), not the module's
+        elif isinstance(node, ast.Name) and (alias is not None or node.id in names):
             table = alias[0] if alias is not None else node.id if node.id in self.data.names else None
             part = alias is not None and alias[1]
             if table is None and isinstance(node.ctx, ast.Load):
@@ -608,6 +701,32 @@ def _binds(node: ast.AST) -> Iterator[tuple[ast.AST, list[ast.expr], ast.expr, b
                 yield item, list(_targets(item.optional_vars)), item.context_expr, False
     elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
         yield node, list(_targets(node.target)), node.iter, True
+
+
+#: Decorators calling the function they decorate with what its callers give: followed through.
+PASSING = frozenset(
+    {"contextlib.contextmanager", "contextmanager", "contextlib.asynccontextmanager", "asynccontextmanager"}
+)
+
+
+def _plain_decorators(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return all(pyscan.dotted(d, calls=False) in PASSING for d in function.decorator_list)
+
+
+def _on_self(call: ast.Call) -> bool:
+    func = call.func
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
+
+
+def _bound_by(statement: ast.stmt) -> set[str]:
+    """The names a class-level statement binds."""
+    if isinstance(statement, _DEFS):
+        return {statement.name}
+    return set(pyscan.bindings([statement]))
+
+
+def _asks_for_fixture(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "getfixturevalue"
 
 
 def _targets(target: ast.expr) -> Iterator[ast.expr]:
@@ -771,13 +890,6 @@ def _use(node: ast.expr, parent: ast.AST | None, added: bool) -> str | None:
     return "holds it (%s)" % type(parent).__name__ if parent is not None else "holds it"
 
 
-def _made_here(binding: reaching.Binding) -> bool:
-    """Whether ``binding`` binds a name to code written where it is: a ``def``, a class, a lambda."""
-    if isinstance(binding.node, _DEFS):
-        return True
-    return isinstance(binding.statement, ast.Assign) and isinstance(binding.statement.value, ast.Lambda)
-
-
 def _locals(scope: ast.AST) -> set[str]:
     """Names a function or lambda binds itself (parameters, assignments, imports, nested
     definitions) and does not declare ``global``: in its body they are not the module's."""
@@ -787,16 +899,17 @@ def _locals(scope: ast.AST) -> set[str]:
     found |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
     declared: set[str] = set()
     body = scope.body if isinstance(scope.body, list) else [scope.body]
-    for stmt in body:
-        for sub in _own_nodes(stmt):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
-                found.add(sub.id)
-            elif isinstance(sub, (ast.Import, ast.ImportFrom)):
-                found |= {(a.asname or a.name).split(".")[0] for a in sub.names}
-            elif isinstance(sub, _DEFS):
-                found.add(sub.name)
-            elif isinstance(sub, (ast.Global, ast.Nonlocal)):
-                declared |= set(sub.names)
+    nodes = [sub for stmt in body for sub in _own_nodes(stmt)]
+    own = {id(n) for c in nodes if isinstance(c, ast.comprehension) for n in ast.walk(c.target)}  # the comprehension's
+    for sub in nodes:
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)) and id(sub) not in own:
+            found.add(sub.id)
+        elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+            found |= {(a.asname or a.name).split(".")[0] for a in sub.names}
+        elif isinstance(sub, _DEFS):
+            found.add(sub.name)
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            declared |= set(sub.names)
     return found - declared
 
 

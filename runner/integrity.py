@@ -288,10 +288,9 @@ class _Check:
         for node in added:
             if pyscan.skips(node):
                 yield tamper("skip_marker", node.lineno, "a module-level skip, xfail or importorskip")
-            elif _uses_fixtures(node, marks) and (path, ("pytestmark",)) not in self.expected:
-                message = "a module-level pytestmark (line %d) runs fixtures around every existing test of the "
-                message += "module, as an autouse fixture would (declare it with --expected-change %s::pytestmark)"
-                yield tamper("modified_fixture", node.lineno, message % (node.lineno, path))
+            elif _marking(node, marks) and (path, ("pytestmark",)) not in self.expected:
+                message = "a module-level pytestmark (line %d) %s (declare it with --expected-change %s::pytestmark)"
+                yield tamper("modified_fixture", node.lineno, message % (node.lineno, _marking(node, marks), path))
         new_defs = [n for key, n in c_defs.items() if len(key) == 1 and key not in b_defs]
         methods = [n for key, n in c_defs.items() if len(key) > 1 and key not in b_defs and key[:-1] in b_defs]
         for hit in pyscan.hostile([*added, *new_defs], top_level=True):  # type: ignore[list-item]
@@ -755,14 +754,35 @@ def _added(old: ast.Module, trusted: ast.Module | None, new: ast.Module) -> list
     return _unaccounted(pyscan.module_level(new), left)
 
 
-def _uses_fixtures(node: ast.stmt, marks: Collection[str] = ()) -> bool:
-    """Whether ``node`` sets the module's ``pytestmark`` to, or grows it by, a ``usefixtures``
-    mark, written there or by a name of ``marks`` (``pytestmark = USE``): every test of the
-    module then runs the fixtures it names."""
+def _marking(node: ast.stmt, marks: Collection[str] = ()) -> str | None:
+    """What ``node`` does to every test of its module or class by binding ``pytestmark``, when
+    more than plain marks (``pytest.mark.filterwarnings(...)``, a list of such; skips are
+    judged apart): a ``usefixtures`` mark, written there or by a name of ``marks``
+    (``pytestmark = USE``), runs fixtures around them as an autouse fixture would; a value the
+    check cannot read (``getattr(pytest.mark, "usefixtures")("fx")``, ``_marks()``) may too."""
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    if not any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
+        return None
     nodes = list(ast.walk(node))
-    marked = any(isinstance(n, ast.Name) and n.id == "pytestmark" for n in nodes)
     named = any(isinstance(n, ast.Name) and n.id in marks and isinstance(n.ctx, ast.Load) for n in nodes)
-    return marked and (named or any(isinstance(n, ast.Attribute) and n.attr == "usefixtures" for n in nodes))
+    if named or any(isinstance(n, ast.Attribute) and n.attr == "usefixtures" for n in nodes):
+        return "runs fixtures around every existing test, as an autouse fixture would"
+    value = getattr(node, "value", None)
+    if value is not None and not _plain_marks(value):
+        return "marks every existing test with what the check cannot read"
+    return None
+
+
+def _plain_marks(value: ast.expr) -> bool:
+    """``pytest.mark.NAME``, called or not, a list, tuple or sum of them, or ``pytestmark`` itself."""
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return all(_plain_marks(v) for v in value.elts)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        return _plain_marks(value.left) and _plain_marks(value.right)
+    if isinstance(value, ast.Name):
+        return value.id == "pytestmark"
+    mark = value.func if isinstance(value, ast.Call) else value
+    return isinstance(mark, ast.Attribute) and pyscan.dotted(mark.value, calls=False).endswith("mark")
 
 
 def _fixture_marks(nodes: Sequence[ast.stmt]) -> set[str]:
@@ -878,9 +898,9 @@ def _docstring(node: ast.stmt) -> bool:
 def _reshaped(old: ast.AST, new: ast.AST) -> bool:
     """Whether the class ``new`` changes what ``old``'s tests read at the class's own level: its
     bases, keywords or decorators, a class-level statement changed or gone, or one added that
-    rebinds or changes in place what ``old`` bound there, or binds ``pytestmark`` (a mark on
-    every test of the class: ``usefixtures`` runs a fixture around them). A statement binding
-    a new name -- a new test method's own data -- is none of these."""
+    rebinds or changes in place what ``old`` bound there, or binds ``pytestmark`` to more than
+    plain marks (``_marking``: ``usefixtures`` runs a fixture around every test of the class).
+    A statement binding a new name -- a new test method's own data -- is none of these."""
     assert isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef)
 
     def head(c: ast.ClassDef) -> list[str]:
@@ -895,8 +915,7 @@ def _reshaped(old: ast.AST, new: ast.AST) -> bool:
         return True
     bound = set(pyscan.bindings(before))
     added = [s for s in after if ast.dump(s) not in kept]
-    bound.add("pytestmark")
-    return any(bound & (set(pyscan.bindings([s])) | _changed_in_place(s)) for s in added)
+    return any(bound & (set(pyscan.bindings([s])) | _changed_in_place(s)) or _marking(s) for s in added)
 
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

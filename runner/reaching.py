@@ -52,6 +52,7 @@ class Scopes:
                     # an argument by keyword belongs to its call, as ``datause`` walks it
                     for node in [child.value] if isinstance(child, ast.keyword) else [child]:
                         self.up[id(node)] = parent
+        self.roots = roots
         self.module = module
         self._bound: dict[int, dict[str, list[Binding]]] = {}
 
@@ -99,6 +100,15 @@ class Scopes:
     def _reaches(self, binding: Binding, node: ast.AST, at: tuple[int, int], every: list[Binding]) -> bool:
         if binding.anywhere:
             return True
+        statement = binding.statement
+        if statement is not None and binding.after > at and self._inside(node, statement):
+            # in its own statement, where Python's order of evaluation is not the text's -- but
+            # an assignment's value runs before its target is bound
+            value = getattr(statement, "value", None)
+            assigned = isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and not isinstance(
+                self.up.get(id(binding.node)), ast.NamedExpr
+            )
+            return not (assigned and value is not None and self._inside(node, value))
         hiding = [k for k in every if k is not binding and not k.anywhere and k.after <= at]
         if binding.after <= at:  # none bound since that surely runs before ``node``
             return not any(binding.after < k.after and self._dominates(k, node) for k in hiding)
@@ -116,6 +126,8 @@ class Scopes:
         statement = binding.statement
         if statement is None:
             return True
+        if not self._evaluated(binding.node, statement):
+            return False
         held = [s for b in _blocks(statement) for s in b]
         if not self._inside(binding.node, statement, through=held) and self._inside(node, statement):
             runs = [statement.body, statement.orelse] if isinstance(statement, ast.If) else _blocks(statement)[:1]
@@ -131,11 +143,29 @@ class Scopes:
             below = self.up.get(id(below))
         return False
 
+    def _evaluated(self, node: ast.AST, statement: ast.stmt) -> bool:
+        """Whether ``node`` is surely evaluated when ``statement`` runs: not in an operand of
+        ``and``/``or`` but the first, a branch of a conditional expression, an ``assert``'s
+        message, a comprehension or a lambda."""
+        child, up = node, self.up.get(id(node))
+        while up is not None and child is not statement:
+            if isinstance(up, ast.BoolOp) and child is not up.values[0]:
+                return False
+            if isinstance(up, ast.IfExp) and child is not up.test:
+                return False
+            if isinstance(up, ast.Assert) and child is up.msg:
+                return False
+            if isinstance(up, (*_COMPREHENSIONS, ast.Lambda)):
+                return False
+            child, up = up, self.up.get(id(up))
+        return True
+
     def _loops(self, node: ast.AST) -> Iterator[ast.AST]:
-        """The loops whose body holds ``node``, in its function."""
+        """The loops whose body holds ``node`` -- or whose test, run again after each round -- in
+        its function."""
         child, up = node, self.up.get(id(node))
         while up is not None and not isinstance(up, (*_FUNCTIONS, ast.ClassDef)):
-            if isinstance(up, _LOOPS) and any(s is child for s in up.body):
+            if isinstance(up, _LOOPS) and (any(s is child for s in up.body) or child is getattr(up, "test", None)):
                 yield up
             child, up = up, self.up.get(id(up))
 
@@ -173,15 +203,20 @@ class Scopes:
         for root in roots:
             for node, statement in _own(root, root if isinstance(root, ast.stmt) else None):
                 for name, binder in _binds(node):
-                    if statement is not None:
-                        end = self.up.get(id(binder)) if isinstance(self.up.get(id(binder)), ast.NamedExpr) else None
-                        after = _after(end or binder, statement)
-                        found.setdefault(name, []).append(Binding(binder, after, statement))
+                    parent = self.up.get(id(binder))
+                    if statement is None or (isinstance(parent, ast.AnnAssign) and parent.value is None):
+                        continue  # ``c: list`` binds nothing
+                    after = _after(parent if isinstance(parent, ast.NamedExpr) else binder, statement)
+                    found.setdefault(name, []).append(Binding(binder, after, statement))
                 if isinstance(node, (ast.Global, ast.Nonlocal)):
                     declared |= set(node.names)
+                if isinstance(node, _COMPREHENSIONS):  # its ``:=`` binds here, whenever it runs
+                    for walrus in _comprehension_walruses(node):
+                        found.setdefault(walrus.id, []).append(Binding(walrus, (0, 0), None, anywhere=True))
         found = {k: v for k, v in found.items() if k not in declared}
         kind = ast.Global if scope is None else ast.Nonlocal
-        for function in (n for root in roots for n in ast.walk(root) if isinstance(n, _FUNCTIONS) and n is not scope):
+        inner = self.roots if scope is None else roots  # a method of another class may declare it ``global``
+        for function in (n for root in inner for n in ast.walk(root) if isinstance(n, _FUNCTIONS) and n is not scope):
             names = {name for n in _own_body(function) if isinstance(n, kind) for name in n.names}
             for node in _own_body(function):  # bound from inside it, whenever it is called
                 for name, binder in _binds(node):
@@ -198,6 +233,10 @@ def _binds(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
     elif isinstance(node, (ast.Import, ast.ImportFrom)):
         for alias in node.names:
             yield (alias.asname or alias.name).split(".")[0], node
+    elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:  # ``case x:``
+        yield node.name, node
+    elif isinstance(node, ast.MatchMapping) and node.rest:
+        yield node.rest, node
 
 
 def _after(binder: ast.AST, statement: ast.stmt) -> tuple[int, int]:
@@ -221,6 +260,16 @@ def _own_body(function: ast.AST) -> Iterator[ast.AST]:
     body = getattr(function, "body", [])
     for stmt in body if isinstance(body, list) else [body]:
         yield from (node for node, _ in _own(stmt, None))
+
+
+def _comprehension_walruses(node: ast.AST) -> Iterator[ast.Name]:
+    """The targets of the ``:=`` in a comprehension, nested ones included, not in a lambda or
+    function: they bind the scope around the comprehension."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.NamedExpr) and isinstance(child.target, ast.Name):
+            yield child.target
+        if not isinstance(child, _FUNCTIONS):
+            yield from _comprehension_walruses(child)
 
 
 def _comprehension_names(node: ast.AST) -> set[str]:

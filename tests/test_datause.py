@@ -277,13 +277,67 @@ GROUPED = (
         ("import heapq\n\n\ndef test_x():\n    heap = []\n    for c in CASES:\n        heapq.heappush(heap, c)\n", []),
         # the module's factory's object is no table: its methods are the project's
         ("def test_x():\n    assert PARSER.parse_args(['--n', '3']) and PARSER.__class__\n", []),
+        # a name bound where Python may not evaluate it, or evaluates it in another order
+        ("def test_x():\n    [c := CASES for _ in [0]]\n    c.pop()\n", [(3, "CASES")]),
+        ("[_c := CASES for _ in [0]]\n\n\ndef test_x():\n    _c.pop()\n", [(5, "CASES")]),
+        (
+            "def test_x():\n    c = CASES\n    if False and (c := []):\n        pass\n    else:\n        c.pop()\n",
+            [(6, "CASES")],
+        ),
+        ("def test_x():\n    c = CASES\n    x = 1 if True else (c := [])\n    c.pop()\n", [(4, "CASES")]),
+        ("def test_x():\n    c = CASES\n    assert True, (c := [])\n    c.pop()\n", [(4, "CASES")]),
+        ("def test_x():\n    c.pop() if (c := CASES) else None\n", [(2, "CASES")]),
+        ("def test_x():\n    d = {}\n    d[c.pop()] = (c := CASES)\n", [(3, "CASES")]),
+        ("def test_x():\n    c = [1]\n    while c.pop() == 1:\n        c = CASES\n", [(3, "CASES")]),
+        ("def test_x():\n    c = CASES\n    c: list\n    c.pop()\n", [(4, "CASES")]),
+        ("def test_x():\n    for v in GROUPS.values():\n        v += []\n        del v[:]\n", [(4, "GROUPS")]),
+        # bound by a function defined below its caller, or by a method's ``global``
+        (
+            "def test_x():\n    _setup()\n    _c.pop()\n\n\ndef _setup():\n    global _c\n    _c = CASES\n",
+            [(3, "CASES")],
+        ),
+        # a comprehension's variable named like the table is the comprehension's
+        ("def test_x():\n    assert [CASES for CASES in [1]]\n    CASES.pop()\n", [(3, "CASES")]),
+        # a callable the check cannot read, a method of a class the candidate wrote
+        ("def test_x():\n    f = list.pop\n    f(CASES)\n", [(3, "CASES")]),
+        (
+            "class TestNew:\n    def _trim(self, c):\n        c.pop()\n\n"
+            "    def test_x(self):\n        self._trim(CASES)\n",
+            [(3, "CASES")],
+        ),
+        (
+            "def test_x():\n    class T:\n        @staticmethod\n        def go(c):\n"
+            "            c.pop()\n\n    T.go(CASES)\n",
+            [(7, "CASES")],
+        ),
+        ("def _h(c):\n    assert c\n\n\n_h.__code__ = (lambda c: c.pop()).__code__\n_h(CASES)\n", [(6, "CASES")]),
+        # honest: a method reading the cases, a library's object, a context manager, a fixture
+        (
+            "class TestNew:\n    def _check(self, cases):\n        assert len(cases)\n\n"
+            "    def test_x(self):\n        self._check(CASES)\n",
+            [],
+        ),
+        ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef test_x():\n    log.info('%s', CASES)\n", []),
+        (
+            "import contextlib\n\n\n@contextlib.contextmanager\ndef _ctx(cases):\n    yield list(cases)\n\n\n"
+            "def test_x():\n    with _ctx(CASES) as c:\n        assert c\n",
+            [],
+        ),
+        (
+            "import pytest\n\n\n@pytest.fixture\ndef cases():\n    return CASES\n\n\n"
+            "def test_x(cases):\n    assert cases\n\n\n"
+            "def test_y(request):\n    assert request.getfixturevalue('num')\n",
+            [],
+        ),
     ],
 )
 def test_a_name_is_the_table_where_its_binding_reaches(source: str, found: list[tuple[int, str]]) -> None:
     """A seventh review's probes: aliases kept by name, not by scope and order, made honest
     reuse of a name a finding and let a parameter named like the table hide its rebinding; the
-    helper-following trusted a ``def`` where the call may run other code."""
-    added = frozenset({"_check", "_h", "_w", "_keep", "cases", "json"})
+    helper-following trusted a ``def`` where the call may run other code. An eighth's: bindings
+    Python may skip or evaluates out of the text's order, aliases bound by code below their use,
+    callables the check cannot read; and honest code the seventh's rules refused."""
+    added = frozenset({"_check", "_h", "_w", "_keep", "cases", "json", "_setup", "_c", "log", "_ctx"})
     assert _found(source, added=added, baseline=datause.module_data(ast.parse(GROUPED))) == found
 
 

@@ -379,6 +379,25 @@ CLASS = "\n\n\nclass TestTable:"
             (),
             [("modified_fixture", 8)],
         ),
+        # an eighth review's: marks the check cannot read; a plain mark of the class's is none
+        (
+            (CLASS, "\n\npytestmark = getattr(pytest.mark, 'usefixtures')('tmp_path')" + CLASS),
+            None,
+            (),
+            [("modified_fixture", 7)],
+        ),
+        (
+            (CLASS, "\n\ndef _m():\n    return pytest.mark.usefixtures('tmp_path')\n\n\npytestmark = _m()" + CLASS),
+            None,
+            (),
+            [("modified_fixture", 11)],
+        ),
+        (
+            ("    more = [(5, 10)]\n", "    more = [(5, 10)]\n    pytestmark = pytest.mark.filterwarnings('ignore')\n"),
+            None,
+            (),
+            [],
+        ),
         (
             ("    def test_more", "    def setup_method(self):\n        self.more = []\n\n    def test_more"),
             None,
