@@ -349,7 +349,7 @@ class _Walk:
         under ``contextlib.contextmanager`` and the like, which call it with what they are given;
         nor a name bound otherwise too (``_h = list.pop`` after the ``def``)."""
         functions = [n for n in stmts if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        self._fixtures(functions, stmts, names)
+        self._fixtures(functions, names)
         patched = self._patched()
         for stmt in stmts:
             for call in (c for c in ast.walk(stmt) if isinstance(c, ast.Call)):
@@ -367,19 +367,43 @@ class _Walk:
                     for target in called:
                         self._hand(target, call, names)
 
+    def _inherited(self, node: ast.ClassDef, seen: set[int]) -> set[str]:
+        """What the bases of ``node`` the walked code defines bind in their bodies: a method a
+        new class inherits from a class the candidate wrote is the candidate's too."""
+        found: set[str] = set()
+        for base in (b for b in node.bases if isinstance(b, ast.Name)):
+            scope, _ = self.scopes.scope(base)
+            for binding in self.scopes.bindings(scope).get(base.id, []):
+                if isinstance(binding.node, ast.ClassDef) and id(binding.node) not in seen:
+                    seen.add(id(binding.node))
+                    found |= {name for s in binding.node.body for name in _bound_by(s)}
+                    found |= self._inherited(binding.node, seen)
+        return found
+
     def _patched(self) -> set[str]:
-        """Names of the walked code's functions it may not follow: an attribute of theirs set
-        (``_h.__code__ = ...``), or any name where a star import may rebind it."""
-        roots = self.scopes.roots
-        found = {
-            n.value.id
-            for root in roots
-            for n in ast.walk(root)
-            if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
-        }
-        star = any(isinstance(n, ast.ImportFrom) and n.names[0].name == "*" for r in roots for n in ast.walk(r))
-        if star:
-            found |= {n.name for r in roots for n in ast.walk(r) if isinstance(n, _DEFS)}
+        """Names of the walked code's functions and methods it may not follow: one whose name
+        is used other than to call it (``_f = _h``, ``setattr(_h, ...)``, ``[_h][0]``), an
+        attribute of it set (``_h.__code__ = ...``), a method set (``self._check = ...``,
+        ``TestNew._check = ...``) or defined again in another class (a subclass's), or any name
+        where a star import may rebind it."""
+        nodes = [n for root in self.scopes.roots for n in ast.walk(root)]
+        defs = [n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        names = {d.name for d in defs}
+        methods = [d.name for d in defs if isinstance(self.scopes.up.get(id(d)), ast.ClassDef)]
+        found = {name for name in methods if methods.count(name) > 1}
+        for node in nodes:
+            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                found.add(node.attr)
+                if isinstance(node.value, ast.Name):
+                    found.add(node.value.id)
+            elif isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+                call = self.scopes.up.get(id(node))
+                if not (isinstance(call, ast.Call) and call.func is node):
+                    found.add(node.id)  # escaped: what it is when called is not its ``def``
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names:
+                found.add(node.value)  # ``setattr(TestNew, "_check", ...)``
+            elif isinstance(node, ast.ImportFrom) and node.names[0].name == "*":
+                found |= names
         return found
 
     def _method(self, call: ast.Call) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, int]]:
@@ -417,16 +441,13 @@ class _Walk:
                 self.tables[id(param)] = (table, self._part(arg))
                 self.followed.add(id(arg))
 
-    def _fixtures(
-        self, defs: Sequence[ast.FunctionDef | ast.AsyncFunctionDef], stmts: Sequence[ast.AST], names: set[str]
-    ) -> None:
+    def _fixtures(self, defs: Sequence[ast.FunctionDef | ast.AsyncFunctionDef], names: set[str]) -> None:
         """A fixture the candidate added returning or yielding a table (``return CASES``): the
         parameters requesting it in the functions the candidate added are the table, judged by
         their uses there. An existing test requesting it by name is ``_takeovers``'s. Not
         followed where added code asks for it by name (``request.getfixturevalue("cases")``, or
         a computed name): its value reaches what no parameter shows."""
-        asked = [n for s in stmts for n in ast.walk(s) if isinstance(n, ast.Call) and _asks_for_fixture(n)]
-        keys = {a.args[0].value if a.args and isinstance(a.args[0], ast.Constant) else None for a in asked}
+        keys = {self._asked(n) for s in self.scopes.roots for n in ast.walk(s) if _names_getfixturevalue(n)}
         given: dict[str, str] = {}
         for fixture in defs:
             name = pyscan.fixture_name(fixture)
@@ -445,6 +466,16 @@ class _Walk:
             for param in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]:
                 if param.arg in given:
                     self.tables[id(param)] = (given[param.arg], False)
+
+    def _asked(self, node: ast.AST) -> str | None:
+        """The fixture ``node`` (naming ``getfixturevalue``) asks for, when it is called at once
+        with a name (``request.getfixturevalue("cases")``); None: any fixture (``g =
+        request.getfixturevalue``, a computed name)."""
+        call = self.scopes.up.get(id(node))
+        if not isinstance(call, ast.Call) or call.func is not node or not call.args:
+            return None
+        key = call.args[0]
+        return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
 
     def _alias(self, node: ast.Name) -> tuple[str, bool] | None:
         """The table ``node`` is by a binding that may reach it, and whether it is an item of the
@@ -521,24 +552,25 @@ class _Walk:
     def _candidates(self, binding: reaching.Binding, method: bool) -> bool:
         """Whether what ``binding`` binds is the candidate's code to call (``method``: a method
         of it): a ``def``, a class, a lambda; a container it made (``_keep.append``) or an
-        object of its own class (``client.post`` of ``client = _Client()``); called itself, a
-        name bound to anything but an import or a parameter (``f = list.pop``: a computed
-        callable). Not an object a module it imports made (``log = logging.getLogger()``)."""
+        object of its own class (``client.post`` of ``client = _Client()``); a value held as it
+        is, which may be any callable (``f = list.pop``, ``L = list``). Not an object a call
+        made (``log = logging.getLogger()``, ``check = functools.partial(_check)``,
+        ``spy = mock.Mock()``) but of its own class, nor a parameter's or a loop's value."""
         statement = binding.statement
         if isinstance(binding.node, _DEFS) or isinstance(statement, (ast.Import, ast.ImportFrom)):
             return isinstance(binding.node, _DEFS)
-        if statement is None:  # a parameter: a fixture's value, or what a caller hands
-            return False
+        if statement is None or isinstance(statement, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            return False  # what a caller, a fixture or an iterable hands
         value = getattr(statement, "value", None)
-        if isinstance(value, ast.Lambda) or not method:
-            return True
-        if _container(value, frozenset(), frozenset()) and not isinstance(value, ast.Call):
-            return True
-        made = value.func if isinstance(value, ast.Call) else None
+        if not isinstance(value, ast.Call):
+            return value is not None
+        if method and _container(value, frozenset(), frozenset()):
+            return True  # ``_keep = list()``
+        made = value.func
         if not isinstance(made, ast.Name):
             return False
         scope, _ = self.scopes.scope(made)
-        return any(isinstance(b.node, _DEFS) for b in self.scopes.bindings(scope).get(made.id, []))
+        return method and any(isinstance(b.node, ast.ClassDef) for b in self.scopes.bindings(scope).get(made.id, []))
 
     def visit(self, node: ast.AST, names: set[str], outer: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
         """``names``: the module's visible here; ``outer``: visible in a function defined here."""
@@ -559,7 +591,7 @@ class _Walk:
             own |= {s.name for s in node.body if isinstance(s, _DEFS)}
             inside = self.sharing(self._heir(node))  # ``self.cases`` of a subclass is its base's
             if node.name not in (self.data.members or {}):  # a new class: ``self._trim`` is its own
-                inside.own = frozenset(own)
+                inside.own = frozenset(own | self._inherited(node, set()))
             for stmt in node.body:
                 yield from inside.visit(stmt, names - own, names, node)
             return
@@ -725,8 +757,11 @@ def _bound_by(statement: ast.stmt) -> set[str]:
     return set(pyscan.bindings([statement]))
 
 
-def _asks_for_fixture(call: ast.Call) -> bool:
-    return isinstance(call.func, ast.Attribute) and call.func.attr == "getfixturevalue"
+def _names_getfixturevalue(node: ast.AST) -> bool:
+    """``request.getfixturevalue``, or its name in a string (``getattr(request, "getfixturevalue")``)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "getfixturevalue"
+    return isinstance(node, ast.Constant) and node.value == "getfixturevalue"
 
 
 def _targets(target: ast.expr) -> Iterator[ast.expr]:

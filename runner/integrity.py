@@ -284,13 +284,13 @@ class _Check:
             return
         yield from self._module_data(path, old, trusted, new, tamper)
         added = _added(old, trusted, new)
-        marks = _fixture_marks([*pyscan.module_level(old), *added])
+        values = _values([*pyscan.module_level(old), *added])
         for node in added:
             if pyscan.skips(node):
                 yield tamper("skip_marker", node.lineno, "a module-level skip, xfail or importorskip")
-            elif _marking(node, marks) and (path, ("pytestmark",)) not in self.expected:
+            elif _marking(node, values) and (path, ("pytestmark",)) not in self.expected:
                 message = "a module-level pytestmark (line %d) %s (declare it with --expected-change %s::pytestmark)"
-                yield tamper("modified_fixture", node.lineno, message % (node.lineno, _marking(node, marks), path))
+                yield tamper("modified_fixture", node.lineno, message % (node.lineno, _marking(node, values), path))
         new_defs = [n for key, n in c_defs.items() if len(key) == 1 and key not in b_defs]
         methods = [n for key, n in c_defs.items() if len(key) > 1 and key not in b_defs and key[:-1] in b_defs]
         for hit in pyscan.hostile([*added, *new_defs], top_level=True):  # type: ignore[list-item]
@@ -754,45 +754,59 @@ def _added(old: ast.Module, trusted: ast.Module | None, new: ast.Module) -> list
     return _unaccounted(pyscan.module_level(new), left)
 
 
-def _marking(node: ast.stmt, marks: Collection[str] = ()) -> str | None:
-    """What ``node`` does to every test of its module or class by binding ``pytestmark``, when
-    more than plain marks (``pytest.mark.filterwarnings(...)``, a list of such; skips are
-    judged apart): a ``usefixtures`` mark, written there or by a name of ``marks``
-    (``pytestmark = USE``), runs fixtures around them as an autouse fixture would; a value the
-    check cannot read (``getattr(pytest.mark, "usefixtures")("fx")``, ``_marks()``) may too."""
-    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-    if not any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
+def _marking(node: ast.stmt, values: Mapping[str, ast.expr] | None = None) -> str | None:
+    """What ``node`` does to every test of its module or class through ``pytestmark``, when more
+    than plain marks (``pytest.mark.filterwarnings(...)``, a list of such; skips are judged
+    apart): a ``usefixtures`` mark -- written there, or by a name ``values`` binds to one
+    (``pytestmark = USE``) -- runs fixtures around them as an autouse fixture would; a value the
+    check cannot read (``getattr(pytest.mark, "usefixtures")("fx")``, ``_marks()``), or marks
+    changed other than by binding them (``pytestmark.append(...)``), may too."""
+    values = values or {}
+    if isinstance(node, _DEFS) or not any(isinstance(n, ast.Name) and n.id == "pytestmark" for n in ast.walk(node)):
         return None
-    nodes = list(ast.walk(node))
-    named = any(isinstance(n, ast.Name) and n.id in marks and isinstance(n.ctx, ast.Load) for n in nodes)
-    if named or any(isinstance(n, ast.Attribute) and n.attr == "usefixtures" for n in nodes):
-        return "runs fixtures around every existing test, as an autouse fixture would"
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    bound = len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id == "pytestmark"
     value = getattr(node, "value", None)
-    if value is not None and not _plain_marks(value):
+    if _uses_fixtures(value if bound and value is not None else node, values, set()):
+        return "runs fixtures around every existing test, as an autouse fixture would"
+    if not bound or not isinstance(value, ast.expr) or not _plain_marks(value, values, set()):
         return "marks every existing test with what the check cannot read"
     return None
 
 
-def _plain_marks(value: ast.expr) -> bool:
-    """``pytest.mark.NAME``, called or not, a list, tuple or sum of them, or ``pytestmark`` itself."""
+def _uses_fixtures(value: ast.AST, values: Mapping[str, ast.expr], seen: set[str]) -> bool:
+    """Whether ``value`` names a ``usefixtures`` mark, itself or through a name ``values`` binds."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Attribute) and node.attr == "usefixtures":
+            return True
+        if isinstance(node, ast.Name) and node.id in values and node.id not in seen:
+            if _uses_fixtures(values[node.id], values, seen | {node.id}):
+                return True
+    return False
+
+
+def _plain_marks(value: ast.expr, values: Mapping[str, ast.expr], seen: set[str]) -> bool:
+    """``pytest.mark.NAME``, called or not, a list, tuple or sum of them, ``pytestmark`` itself,
+    or a name ``values`` binds to such (``MARKS = [pytest.mark.slow]``)."""
     if isinstance(value, (ast.List, ast.Tuple)):
-        return all(_plain_marks(v) for v in value.elts)
+        return all(_plain_marks(v, values, seen) for v in value.elts)
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
-        return _plain_marks(value.left) and _plain_marks(value.right)
+        return _plain_marks(value.left, values, seen) and _plain_marks(value.right, values, seen)
     if isinstance(value, ast.Name):
+        if value.id in values and value.id not in seen:
+            return _plain_marks(values[value.id], values, seen | {value.id})
         return value.id == "pytestmark"
     mark = value.func if isinstance(value, ast.Call) else value
     return isinstance(mark, ast.Attribute) and pyscan.dotted(mark.value, calls=False).endswith("mark")
 
 
-def _fixture_marks(nodes: Sequence[ast.stmt]) -> set[str]:
-    """The names ``nodes`` bind to a ``usefixtures`` mark (``USE = pytest.mark.usefixtures("x")``)."""
-    return {
-        name
-        for node in nodes
-        if any(isinstance(n, ast.Attribute) and n.attr == "usefixtures" for n in ast.walk(node))
-        for name in pyscan.bindings([node])
-    }
+def _values(nodes: Sequence[ast.stmt]) -> dict[str, ast.expr]:
+    """What ``nodes`` bind a name to plainly (``USE = pytest.mark.usefixtures("x")``)."""
+    found: dict[str, ast.expr] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            found[node.targets[0].id] = node.value
+    return found
 
 
 def _bound(nodes: Sequence[ast.stmt]) -> frozenset[str]:

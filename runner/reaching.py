@@ -146,7 +146,7 @@ class Scopes:
     def _evaluated(self, node: ast.AST, statement: ast.stmt) -> bool:
         """Whether ``node`` is surely evaluated when ``statement`` runs: not in an operand of
         ``and``/``or`` but the first, a branch of a conditional expression, an ``assert``'s
-        message, a comprehension or a lambda."""
+        message, a comprehension or a lambda, a ``case``'s pattern or guard."""
         child, up = node, self.up.get(id(node))
         while up is not None and child is not statement:
             if isinstance(up, ast.BoolOp) and child is not up.values[0]:
@@ -157,6 +157,8 @@ class Scopes:
                 return False
             if isinstance(up, (*_COMPREHENSIONS, ast.Lambda)):
                 return False
+            if isinstance(up, ast.match_case) and all(child is not s for s in up.body):
+                return False  # a pattern binds only if it matches, a guard runs only then
             child, up = up, self.up.get(id(up))
         return True
 

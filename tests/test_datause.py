@@ -311,6 +311,33 @@ GROUPED = (
             [(7, "CASES")],
         ),
         ("def _h(c):\n    assert c\n\n\n_h.__code__ = (lambda c: c.pop()).__code__\n_h(CASES)\n", [(6, "CASES")]),
+        # a ninth review's: a pattern that need not match, a type held in a name, a fixture
+        # asked for through an alias of getfixturevalue, a method replaced or inherited
+        (
+            "def test_x():\n    c = CASES\n    match 1:\n        case [] as c:\n            pass\n    c.pop()\n",
+            [(6, "CASES")],
+        ),
+        ("L = list\n\n\ndef test_x():\n    L.pop(CASES)\n", [(5, "CASES")]),
+        (
+            "import pytest\n\n\n@pytest.fixture\ndef cases():\n    return CASES\n\n\n"
+            "def test_x(request):\n    g = request.getfixturevalue\n    g('cases').pop()\n",
+            [(6, "CASES")],
+        ),
+        (
+            "class TestNew:\n    def _check(self, c):\n        assert c\n\n    def test_x(self):\n"
+            "        self._check(CASES)\n\n\nclass TestNewer(TestNew):\n    def _check(self, c):\n        c.pop()\n",
+            [(6, "CASES")],
+        ),
+        (
+            "class _Base:\n    def _trim(self, c):\n        c.pop()\n\n\nclass TestNew(_Base):\n"
+            "    def test_x(self):\n        self._trim(CASES)\n",
+            [(8, "CASES")],
+        ),
+        ("def _h(c):\n    assert c\n\n\nsetattr(_h, '__code__', None)\n_h(CASES)\n", [(6, "CASES")]),
+        # honest: a partial, a mock, a closure of the candidate's, its checks in a loop
+        ("import functools\n\n\ndef test_x():\n    check = functools.partial(sorted, key=str)\n    check(CASES)\n", []),
+        ("from unittest import mock\n\n\ndef test_x():\n    spy = mock.Mock()\n    spy(CASES)\n", []),
+        ("def test_x():\n    for check in (len, sorted):\n        check(CASES)\n", []),
         # honest: a method reading the cases, a library's object, a context manager, a fixture
         (
             "class TestNew:\n    def _check(self, cases):\n        assert len(cases)\n\n"
@@ -337,7 +364,7 @@ def test_a_name_is_the_table_where_its_binding_reaches(source: str, found: list[
     helper-following trusted a ``def`` where the call may run other code. An eighth's: bindings
     Python may skip or evaluates out of the text's order, aliases bound by code below their use,
     callables the check cannot read; and honest code the seventh's rules refused."""
-    added = frozenset({"_check", "_h", "_w", "_keep", "cases", "json", "_setup", "_c", "log", "_ctx"})
+    added = frozenset({"_check", "_h", "_w", "_keep", "cases", "json", "_setup", "_c", "log", "_ctx", "L"})
     assert _found(source, added=added, baseline=datause.module_data(ast.parse(GROUPED))) == found
 
 

@@ -393,6 +393,13 @@ CLASS = "\n\n\nclass TestTable:"
             [("modified_fixture", 11)],
         ),
         (
+            (CLASS, "\n\npytestmark = []\npytestmark.append(pytest.mark.usefixtures('tmp_path'))" + CLASS),
+            None,
+            (),
+            [("modified_fixture", 8)],
+        ),
+        ((CLASS, "\n\nMARKS = [pytest.mark.filterwarnings('ignore')]\npytestmark = MARKS" + CLASS), None, (), []),
+        (
             ("    more = [(5, 10)]\n", "    more = [(5, 10)]\n    pytestmark = pytest.mark.filterwarnings('ignore')\n"),
             None,
             (),
