@@ -381,49 +381,73 @@ class _Walk:
         return found
 
     def _patched(self) -> set[str]:
-        """Names of the walked code's functions and methods it may not follow: one whose name
-        is used other than to call it (``_f = _h``, ``setattr(_h, ...)``, ``[_h][0]``), an
-        attribute of it set (``_h.__code__ = ...``), a method set (``self._check = ...``,
-        ``TestNew._check = ...``) or defined again in another class (a subclass's), or any name
-        where a star import may rebind it."""
+        """Names of the walked code's functions and methods it may not follow: a function held
+        or aliased (``_f = _h``, ``[_h][0]``) or handed to ``setattr``, an attribute of it set
+        (``_h.__code__ = ...``), a method set (``self._check = ...``, ``TestNew._check = ...``,
+        ``setattr(TestNew, "_check", ...)``) or bound again in a subclass, or any name where a
+        star import may rebind it. Handed to a call (``map(_check, ...)``, ``pytest.raises(E,
+        _check, ...)``) it is still what its ``def`` says."""
         nodes = [n for root in self.scopes.roots for n in ast.walk(root)]
-        defs = [n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        names = {d.name for d in defs}
-        methods = [d.name for d in defs if isinstance(self.scopes.up.get(id(d)), ast.ClassDef)]
-        found = {name for name in methods if methods.count(name) > 1}
+        names = {d.name for d in nodes if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        classes = {c.name: c for c in nodes if isinstance(c, ast.ClassDef)}
+        found: set[str] = set()
+        for cls in classes.values():  # an override: what a subclass binds of its base's
+            for base in (b for b in cls.bases if isinstance(b, ast.Name) and b.id in classes):
+                found |= _class_names(classes[base.id]) & _class_names(cls)
+        methods = {name for cls in classes.values() for name in _class_names(cls)}
         for node in nodes:
             if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
-                found.add(node.attr)
+                found |= {node.attr} & methods
                 if isinstance(node.value, ast.Name):
-                    found.add(node.value.id)
+                    found |= {node.value.id} & names
             elif isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
-                call = self.scopes.up.get(id(node))
-                if not (isinstance(call, ast.Call) and call.func is node):
-                    found.add(node.id)  # escaped: what it is when called is not its ``def``
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names:
-                found.add(node.value)  # ``setattr(TestNew, "_check", ...)``
+                if isinstance(self.scopes.up.get(id(node)), _HOLDING):
+                    found.add(node.id)  # held: what it is when called is not surely its ``def``
+            elif isinstance(node, ast.Call) and pyscan.dotted(node.func, calls=False) in SETTERS and node.args:
+                key = node.args[1] if len(node.args) > 1 else None
+                if isinstance(node.args[0], ast.Name):
+                    found |= {node.args[0].id} & names
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    found.add(key.value)
+                else:
+                    found |= methods  # a computed name: any of them
             elif isinstance(node, ast.ImportFrom) and node.names[0].name == "*":
                 found |= names
         return found
 
     def _method(self, call: ast.Call) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, int]]:
         """The method ``call`` (``self.X(...)``, ``cls.X(...)``) runs, when the class the call is
-        in defines it once, plainly or as a ``staticmethod`` or ``classmethod``, and binds ``X``
-        nothing else; with the parameters the call does not fill (``self``, ``cls``)."""
+        in -- or the nearest of its bases the walked code defines -- defines it once, plainly or
+        as a ``staticmethod`` or ``classmethod``, and binds ``X`` nothing else; with the
+        parameters the call does not fill (``self``, ``cls``)."""
         assert isinstance(call.func, ast.Attribute)
         up = self.scopes.up.get(id(call))
         while up is not None and not isinstance(up, ast.ClassDef):
             up = self.scopes.up.get(id(up))
-        if up is None:
-            return
         named = call.func.attr
-        bound = [s for s in up.body if named in _bound_by(s)]
+        holder = self._binding_class(up, named, set()) if up is not None else None
+        bound = [s for s in holder.body if named in _bound_by(s)] if holder is not None else []
         target = bound[0] if len(bound) == 1 else None
         if not isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) or named in self._patched():
             return
         kinds = [pyscan.dotted(d, calls=False) for d in target.decorator_list]
         if all(k in ("staticmethod", "classmethod") for k in kinds) and len(kinds) <= 1:
             yield target, 0 if kinds == ["staticmethod"] else 1
+
+    def _binding_class(self, cls: ast.ClassDef, named: str, seen: set[int]) -> ast.ClassDef | None:
+        """``cls`` when it binds ``named``, else the first of its bases the walked code defines
+        that does (depth first, as a single chain of bases resolves)."""
+        if named in _class_names(cls):
+            return cls
+        seen.add(id(cls))
+        for base in (b for b in cls.bases if isinstance(b, ast.Name)):
+            scope, _ = self.scopes.scope(base)
+            for binding in self.scopes.bindings(scope).get(base.id, []):
+                if isinstance(binding.node, ast.ClassDef) and id(binding.node) not in seen:
+                    found = self._binding_class(binding.node, named, seen)
+                    if found is not None:
+                        return found
+        return None
 
     def _hand(
         self, target: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, names: set[str], skip: int = 0
@@ -549,28 +573,57 @@ class _Walk:
             return False
         return any(self._candidates(b, method=bool(rest)) for b in bound)
 
-    def _candidates(self, binding: reaching.Binding, method: bool) -> bool:
+    def _candidates(self, binding: reaching.Binding, method: bool, seen: frozenset[int] = frozenset()) -> bool:
         """Whether what ``binding`` binds is the candidate's code to call (``method``: a method
         of it): a ``def``, a class, a lambda; a container it made (``_keep.append``) or an
-        object of its own class (``client.post`` of ``client = _Client()``); a value held as it
-        is, which may be any callable (``f = list.pop``, ``L = list``). Not an object a call
-        made (``log = logging.getLogger()``, ``check = functools.partial(_check)``,
-        ``spy = mock.Mock()``) but of its own class, nor a parameter's or a loop's value."""
+        object its own code made (``client.post`` of ``client = _Client()``); called itself,
+        any value a call made (``functools.partial(list.pop)``, a factory's closure) or that a
+        loop, ``with`` or pattern binds, and a held value that may be one (``f = list.pop``,
+        ``L = list``, ``f = _trim``). Not a parameter's value, a library's object whose
+        methods are called (``log = logging.getLogger()``), nor a plain ``Mock()``."""
         statement = binding.statement
         if isinstance(binding.node, _DEFS) or isinstance(statement, (ast.Import, ast.ImportFrom)):
             return isinstance(binding.node, _DEFS)
-        if statement is None or isinstance(statement, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
-            return False  # what a caller, a fixture or an iterable hands
-        value = getattr(statement, "value", None)
-        if not isinstance(value, ast.Call):
-            return value is not None
-        if method and _container(value, frozenset(), frozenset()):
-            return True  # ``_keep = list()``
-        made = value.func
-        if not isinstance(made, ast.Name):
-            return False
-        scope, _ = self.scopes.scope(made)
-        return method and any(isinstance(b.node, ast.ClassDef) for b in self.scopes.bindings(scope).get(made.id, []))
+        if statement is None or id(binding.node) in seen:
+            return False  # what a caller or a fixture hands
+        parent = self.scopes.up.get(id(binding.node))
+        value = parent.value if isinstance(parent, ast.NamedExpr) else getattr(statement, "value", None)
+        if isinstance(statement, (ast.For, ast.AsyncFor)) and isinstance(statement.iter, (ast.Tuple, ast.List)):
+            return any(self._held(e, method, seen | {id(binding.node)}) for e in statement.iter.elts)
+        if isinstance(statement, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Match)) or value is None:
+            return not method  # what an iterable, a context or a subject hands: any callable
+        return self._held(value, method, seen | {id(binding.node)})
+
+    def _held(self, value: ast.expr, method: bool, seen: frozenset[int]) -> bool:
+        """``_candidates`` for a value bound plainly."""
+        if isinstance(value, ast.Call):
+            if _reader_mock(value):
+                return False
+            if pyscan.dotted(value.func, calls=False).split(".")[-1] == "partial" and value.args:
+                return self._held(value.args[0], method, seen)  # ``partial(sorted, key=str)``: sorted
+            made = value.func
+            if method and _container(value, frozenset(), frozenset()):
+                return True  # ``_keep = list()``
+            if not method or not isinstance(made, ast.Name):
+                return not method
+            scope, _ = self.scopes.scope(made)
+            return any(isinstance(b.node, _DEFS) for b in self.scopes.bindings(scope).get(made.id, []))
+        if not isinstance(value, (ast.Name, ast.Attribute)):
+            return True  # a lambda, a display, an item of one: code or a holder the candidate wrote
+        dotted = pyscan.dotted(value, calls=False)
+        head, _, rest = dotted.partition(".")
+        if head in ("self", "cls"):
+            return rest.split(".")[0] in self.data.added | self.own
+        if dotted in _TYPES or head in _TYPES or _mutator(dotted):
+            return True  # ``L = list``, ``f = list.pop``, ``f = heapq.heappop``
+        root: ast.expr = value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return True
+        scope, _ = self.scopes.scope(root)
+        bound = self.scopes.bindings(scope).get(root.id, [])
+        return any(self._candidates(b, method or bool(rest), seen) for b in bound)
 
     def visit(self, node: ast.AST, names: set[str], outer: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
         """``names``: the module's visible here; ``outer``: visible in a function defined here."""
@@ -750,11 +803,29 @@ def _on_self(call: ast.Call) -> bool:
     return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
 
 
+#: Where a function's name is held rather than called: bound, put in a container, returned.
+_HOLDING = (
+    *(ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.List, ast.Tuple, ast.Set, ast.Dict),
+    *(ast.Starred, ast.Return, ast.Yield, ast.Subscript, ast.Attribute),
+)
+
+
+def _class_names(cls: ast.ClassDef) -> set[str]:
+    return {name for statement in cls.body for name in _bound_by(statement)}
+
+
 def _bound_by(statement: ast.stmt) -> set[str]:
     """The names a class-level statement binds."""
     if isinstance(statement, _DEFS):
         return {statement.name}
     return set(pyscan.bindings([statement]))
+
+
+def _reader_mock(call: ast.Call) -> bool:
+    """``Mock()``, ``MagicMock()``, without a ``side_effect`` or ``wraps``: it records what it is
+    given and does nothing with it."""
+    made = pyscan.dotted(call.func, calls=False).split(".")[-1]
+    return made in ("Mock", "MagicMock") and not any(k.arg in ("side_effect", "wraps", None) for k in call.keywords)
 
 
 def _names_getfixturevalue(node: ast.AST) -> bool:

@@ -284,7 +284,7 @@ class _Check:
             return
         yield from self._module_data(path, old, trusted, new, tamper)
         added = _added(old, trusted, new)
-        values = _values([*pyscan.module_level(old), *added])
+        values = _values(pyscan.module_level(new), new)
         for node in added:
             if pyscan.skips(node):
                 yield tamper("skip_marker", node.lineno, "a module-level skip, xfail or importorskip")
@@ -764,6 +764,13 @@ def _marking(node: ast.stmt, values: Mapping[str, ast.expr] | None = None) -> st
     values = values or {}
     if isinstance(node, _DEFS) or not any(isinstance(n, ast.Name) and n.id == "pytestmark" for n in ast.walk(node)):
         return None
+    inner = [s for field in ("body", "orelse", "finalbody") for s in getattr(node, field, [])]
+    inner += [s for h in getattr(node, "handlers", []) for s in h.body]
+    if inner:  # ``if sys.version_info >= ...:`` around it: the statements it runs, its head apart
+        head = [c for c in ast.iter_child_nodes(node) if c not in inner and not isinstance(c, ast.ExceptHandler)]
+        if any(isinstance(n, ast.Name) and n.id == "pytestmark" for h in head for n in ast.walk(h)):
+            return "marks every existing test with what the check cannot read"
+        return next((found for found in (_marking(s, values) for s in inner) if found), None)
     targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
     bound = len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id == "pytestmark"
     value = getattr(node, "value", None)
@@ -800,12 +807,48 @@ def _plain_marks(value: ast.expr, values: Mapping[str, ast.expr], seen: set[str]
     return isinstance(mark, ast.Attribute) and pyscan.dotted(mark.value, calls=False).endswith("mark")
 
 
-def _values(nodes: Sequence[ast.stmt]) -> dict[str, ast.expr]:
-    """What ``nodes`` bind a name to plainly (``USE = pytest.mark.usefixtures("x")``)."""
+def _values(nodes: Sequence[ast.stmt], tree: ast.Module) -> dict[str, ast.expr]:
+    """What ``nodes`` (``tree``'s module-level statements) bind a name to plainly (``USE =
+    pytest.mark.usefixtures("x")``), for each name ``tree`` uses nowhere else but as
+    ``pytestmark``'s value: one changed or bound again
+    (``MARKS.append(...)``, ``MARKS += [...]``, ``global MARKS``, an import) is no value the
+    check can read."""
     found: dict[str, ast.expr] = {}
+    targets: set[int] = set()
+    twice: set[str] = set()  # bound again: which value ``pytestmark`` took depends on where
     for node in nodes:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id in found:
+                twice.add(node.targets[0].id)
             found[node.targets[0].id] = node.value
+            targets.add(id(node.targets[0]))
+    for name in twice:
+        found.pop(name)
+    plain = _in_marks(tree)
+    for sub in ast.walk(tree):
+        named = list(sub.names) if isinstance(sub, (ast.Global, ast.Nonlocal)) else []
+        named += [(a.asname or a.name) for a in sub.names] if isinstance(sub, (ast.Import, ast.ImportFrom)) else []
+        if isinstance(sub, ast.Name) and id(sub) not in targets and id(sub) not in plain:
+            named.append(sub.id)
+        for name in named:
+            found.pop(name, None)
+    return found
+
+
+def _in_marks(tree: ast.Module) -> set[int]:
+    """The names in the values ``pytestmark`` is bound to (``pytestmark = MARKS``, ``[*MARKS,
+    ...]``, ``MARKS + [...]``), as such: read there, they change nothing."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
+            todo: list[ast.AST] = [node.value]  # type: ignore[attr-defined]
+            while todo:
+                part = todo.pop()
+                if isinstance(part, ast.Name):
+                    found.add(id(part))
+                elif isinstance(part, (ast.List, ast.Tuple, ast.BinOp, ast.Starred)):
+                    todo.extend(ast.iter_child_nodes(part))
     return found
 
 

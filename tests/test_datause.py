@@ -331,9 +331,28 @@ GROUPED = (
         (
             "class _Base:\n    def _trim(self, c):\n        c.pop()\n\n\nclass TestNew(_Base):\n"
             "    def test_x(self):\n        self._trim(CASES)\n",
-            [(8, "CASES")],
+            [(3, "CASES")],  # followed into the base's method
         ),
         ("def _h(c):\n    assert c\n\n\nsetattr(_h, '__code__', None)\n_h(CASES)\n", [(6, "CASES")]),
+        # a tenth review's: callables a call, a loop, a ``with`` or a pattern hands
+        ("import functools\n\n\ndef test_x():\n    f = functools.partial(list.pop)\n    f(CASES)\n", [(6, "CASES")]),
+        ("def test_x():\n    for f in (list.pop,):\n        f(CASES)\n", [(3, "CASES")]),
+        ("def _pick():\n    return list.pop\n\n\ndef test_x():\n    f = _pick()\n    f(CASES)\n", [(7, "CASES")]),
+        ("def test_x():\n    if (f := list.pop):\n        f(CASES)\n", [(3, "CASES")]),
+        (
+            "from unittest import mock\n\n\ndef test_x():\n    spy = mock.Mock(side_effect=list.pop)\n    spy(CASES)\n",
+            [(6, "CASES")],
+        ),
+        # ... and honest code its rules refused: a helper handed on, a base's read-only helper
+        (
+            "def _check(c):\n    assert c\n\n\ndef test_x():\n    _check(CASES)\n    assert list(map(_check, CASES))\n",
+            [],
+        ),
+        (
+            "class _Base:\n    def _rows(self, c):\n        assert c\n\n\nclass TestNew(_Base):\n"
+            "    def test_x(self):\n        self._rows(CASES)\n",
+            [],
+        ),
         # honest: a partial, a mock, a closure of the candidate's, its checks in a loop
         ("import functools\n\n\ndef test_x():\n    check = functools.partial(sorted, key=str)\n    check(CASES)\n", []),
         ("from unittest import mock\n\n\ndef test_x():\n    spy = mock.Mock()\n    spy(CASES)\n", []),

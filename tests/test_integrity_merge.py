@@ -399,6 +399,20 @@ CLASS = "\n\n\nclass TestTable:"
             [("modified_fixture", 8)],
         ),
         ((CLASS, "\n\nMARKS = [pytest.mark.filterwarnings('ignore')]\npytestmark = MARKS" + CLASS), None, (), []),
+        # a tenth review's: a mark list changed after, or bound again; a guarded plain mark is none
+        (
+            (CLASS, "\n\nMARKS = []\nMARKS.append(pytest.mark.usefixtures('tmp_path'))\npytestmark = MARKS" + CLASS),
+            None,
+            (),
+            [("modified_fixture", 9)],
+        ),
+        (
+            (CLASS, "\n\nM = [pytest.mark.usefixtures('tmp_path')]\npytestmark = M\nM = [pytest.mark.slow]" + CLASS),
+            None,
+            (),
+            [("modified_fixture", 8)],
+        ),
+        ((CLASS, "\n\nif pytest:\n    pytestmark = pytest.mark.filterwarnings('ignore')" + CLASS), None, (), []),
         (
             ("    more = [(5, 10)]\n", "    more = [(5, 10)]\n    pytestmark = pytest.mark.filterwarnings('ignore')\n"),
             None,
