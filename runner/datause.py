@@ -355,10 +355,6 @@ class _Walk:
             for call in (c for c in ast.walk(stmt) if isinstance(c, ast.Call)):
                 if any(isinstance(a, ast.Starred) for a in call.args):
                     continue
-                if _on_self(call):  # ``self._check(CASES)``: a method of the class the call is in
-                    for target, skip in self._method(call):
-                        self._hand(target, call, names, skip)
-                    continue
                 if not isinstance(call.func, ast.Name) or call.func.id in patched:
                     continue
                 bound = [b.node for b in self.scopes.reaching(call.func)]
@@ -381,83 +377,37 @@ class _Walk:
         return found
 
     def _patched(self) -> set[str]:
-        """Names of the walked code's functions and methods it may not follow: a function held
-        or aliased (``_f = _h``, ``[_h][0]``) or handed to ``setattr``, an attribute of it set
-        (``_h.__code__ = ...``), a method set (``self._check = ...``, ``TestNew._check = ...``,
-        ``setattr(TestNew, "_check", ...)``) or bound again in a subclass, or any name where a
-        star import may rebind it. Handed to a call (``map(_check, ...)``, ``pytest.raises(E,
-        _check, ...)``) it is still what its ``def`` says."""
+        """Names of the walked code's functions it may not follow: one whose name is used but to
+        call it, or to hand it to a call that only calls it (``map(_check, ...)``,
+        ``pytest.raises(E, _check, ...)``) -- held, aliased, handed to ``setattr`` or to a
+        helper, its attribute set: what it is when called is not surely its ``def`` -- and every
+        one where the code reaches a function's code or globals (``__code__``, ``__globals__``)
+        or a star import may rebind it."""
         nodes = [n for root in self.scopes.roots for n in ast.walk(root)]
         names = {d.name for d in nodes if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        classes = {c.name: c for c in nodes if isinstance(c, ast.ClassDef)}
         found: set[str] = set()
-        for cls in classes.values():  # an override: what a subclass binds of its base's
-            for base in (b for b in cls.bases if isinstance(b, ast.Name) and b.id in classes):
-                found |= _class_names(classes[base.id]) & _class_names(cls)
-        methods = {name for cls in classes.values() for name in _class_names(cls)}
         for node in nodes:
-            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
-                found |= {node.attr} & methods
-                if isinstance(node.value, ast.Name):
-                    found |= {node.value.id} & names
-            elif isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
-                if isinstance(self.scopes.up.get(id(node)), _HOLDING):
-                    found.add(node.id)  # held: what it is when called is not surely its ``def``
-            elif isinstance(node, ast.Call) and pyscan.dotted(node.func, calls=False) in SETTERS and node.args:
-                key = node.args[1] if len(node.args) > 1 else None
-                if isinstance(node.args[0], ast.Name):
-                    found |= {node.args[0].id} & names
-                if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    found.add(key.value)
-                else:
-                    found |= methods  # a computed name: any of them
+            if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+                call = self.scopes.up.get(id(node))
+                called = isinstance(call, ast.Call) and (
+                    call.func is node or pyscan.dotted(call.func, calls=False) in CALLING
+                )
+                if not called:
+                    found.add(node.id)
             elif isinstance(node, ast.ImportFrom) and node.names[0].name == "*":
+                found |= names
+            elif (isinstance(node, ast.Attribute) and node.attr in _INNARDS) or (
+                isinstance(node, ast.Constant) and node.value in _INNARDS
+            ):
                 found |= names
         return found
 
-    def _method(self, call: ast.Call) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, int]]:
-        """The method ``call`` (``self.X(...)``, ``cls.X(...)``) runs, when the class the call is
-        in -- or the nearest of its bases the walked code defines -- defines it once, plainly or
-        as a ``staticmethod`` or ``classmethod``, and binds ``X`` nothing else; with the
-        parameters the call does not fill (``self``, ``cls``)."""
-        assert isinstance(call.func, ast.Attribute)
-        up = self.scopes.up.get(id(call))
-        while up is not None and not isinstance(up, ast.ClassDef):
-            up = self.scopes.up.get(id(up))
-        named = call.func.attr
-        holder = self._binding_class(up, named, set()) if up is not None else None
-        bound = [s for s in holder.body if named in _bound_by(s)] if holder is not None else []
-        target = bound[0] if len(bound) == 1 else None
-        if not isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) or named in self._patched():
-            return
-        kinds = [pyscan.dotted(d, calls=False) for d in target.decorator_list]
-        if all(k in ("staticmethod", "classmethod") for k in kinds) and len(kinds) <= 1:
-            yield target, 0 if kinds == ["staticmethod"] else 1
-
-    def _binding_class(self, cls: ast.ClassDef, named: str, seen: set[int]) -> ast.ClassDef | None:
-        """``cls`` when it binds ``named``, else the first of its bases the walked code defines
-        that does (depth first, as a single chain of bases resolves)."""
-        if named in _class_names(cls):
-            return cls
-        seen.add(id(cls))
-        for base in (b for b in cls.bases if isinstance(b, ast.Name)):
-            scope, _ = self.scopes.scope(base)
-            for binding in self.scopes.bindings(scope).get(base.id, []):
-                if isinstance(binding.node, ast.ClassDef) and id(binding.node) not in seen:
-                    found = self._binding_class(binding.node, named, seen)
-                    if found is not None:
-                        return found
-        return None
-
-    def _hand(
-        self, target: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, names: set[str], skip: int = 0
-    ) -> None:
+    def _hand(self, target: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, names: set[str]) -> None:
         """``target``'s parameters the table ``call`` hands it binds: aliases in its body. A
-        keyword naming none of them (``**kw``) is not followed: the call hands it on unseen.
-        ``skip``: its first parameters the call does not fill (a method's ``self``)."""
+        keyword naming none of them (``**kw``) is not followed: the call hands it on unseen."""
         args = target.args
-        by_keyword = {a.arg: a for a in [*args.args, *args.kwonlyargs][skip:]}
-        given = [*zip([*args.posonlyargs, *args.args][skip:], call.args, strict=False)]
+        by_keyword = {a.arg: a for a in [*args.args, *args.kwonlyargs]}
+        given = [*zip([*args.posonlyargs, *args.args], call.args, strict=False)]
         given += [(by_keyword[k.arg], k.value) for k in call.keywords if k.arg in by_keyword]
         for param, arg in given:
             table = self._table(arg, names)
@@ -558,8 +508,8 @@ class _Walk:
             return False
         func = pyscan.dotted(parent.func, calls=False)
         head, _, rest = func.partition(".")
-        if head in ("self", "cls"):
-            return rest.split(".")[0] in self.data.added | self.own
+        if head in ("self", "cls"):  # a callable stored on it is called itself (``self.trim(...)``)
+            return rest.split(".")[0] in self.data.added | self.own or ("." not in rest and rest in self._stored())
         if func in self.data.added:
             return True
         root = parent.func
@@ -576,44 +526,48 @@ class _Walk:
     def _candidates(self, binding: reaching.Binding, method: bool, seen: frozenset[int] = frozenset()) -> bool:
         """Whether what ``binding`` binds is the candidate's code to call (``method``: a method
         of it): a ``def``, a class, a lambda; a container it made (``_keep.append``) or an
-        object its own code made (``client.post`` of ``client = _Client()``); called itself,
-        any value a call made (``functools.partial(list.pop)``, a factory's closure) or that a
-        loop, ``with`` or pattern binds, and a held value that may be one (``f = list.pop``,
-        ``L = list``, ``f = _trim``). Not a parameter's value, a library's object whose
-        methods are called (``log = logging.getLogger()``), nor a plain ``Mock()``."""
+        object its own code made (``client.post`` of ``client = _Client()``); called itself, a
+        value held that may be any callable (``f = list.pop``, ``L = list``, ``f = _trim``, an
+        imported name), what a call made from one (``functools.partial(list.pop)``, its own
+        factory's closure, ``Mock(side_effect=list.pop)``), what a loop, ``with`` or pattern
+        binds, a helper's parameter; any object whose attributes the walked code sets
+        (``m.side_effect = list.pop``). Not a test's or fixture's parameter, nor what a
+        library made from readers (``log = logging.getLogger()``, ``operator.itemgetter(0)``,
+        ``Mock()``)."""
         statement = binding.statement
-        if isinstance(binding.node, _DEFS) or isinstance(statement, (ast.Import, ast.ImportFrom)):
-            return isinstance(binding.node, _DEFS)
-        if statement is None or id(binding.node) in seen:
-            return False  # what a caller or a fixture hands
+        if isinstance(binding.node, _DEFS):
+            return True
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            return not method  # an imported name held and called: any function
+        if id(binding.node) in seen:
+            return False
+        seen = seen | {id(binding.node)}
+        if isinstance(binding.node, (ast.Name, ast.arg)) and self._configured(binding.node):
+            return True
+        if statement is None:
+            return not method and self._unknown(binding.node, seen)
         parent = self.scopes.up.get(id(binding.node))
         value = parent.value if isinstance(parent, ast.NamedExpr) else getattr(statement, "value", None)
         if isinstance(statement, (ast.For, ast.AsyncFor)) and isinstance(statement.iter, (ast.Tuple, ast.List)):
-            return any(self._held(e, method, seen | {id(binding.node)}) for e in statement.iter.elts)
+            return any(self._held(e, method, seen) for e in statement.iter.elts)
         if isinstance(statement, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Match)) or value is None:
             return not method  # what an iterable, a context or a subject hands: any callable
-        return self._held(value, method, seen | {id(binding.node)})
+        return self._held(value, method, seen)
 
     def _held(self, value: ast.expr, method: bool, seen: frozenset[int]) -> bool:
         """``_candidates`` for a value bound plainly."""
+        if isinstance(value, ast.Constant):
+            return False
+        if isinstance(value, ast.Starred):
+            return self._held(value.value, method, seen)
         if isinstance(value, ast.Call):
-            if _reader_mock(value):
-                return False
-            if pyscan.dotted(value.func, calls=False).split(".")[-1] == "partial" and value.args:
-                return self._held(value.args[0], method, seen)  # ``partial(sorted, key=str)``: sorted
-            made = value.func
-            if method and _container(value, frozenset(), frozenset()):
-                return True  # ``_keep = list()``
-            if not method or not isinstance(made, ast.Name):
-                return not method
-            scope, _ = self.scopes.scope(made)
-            return any(isinstance(b.node, _DEFS) for b in self.scopes.bindings(scope).get(made.id, []))
+            return self._made(value, method, seen)
         if not isinstance(value, (ast.Name, ast.Attribute)):
             return True  # a lambda, a display, an item of one: code or a holder the candidate wrote
-        dotted = pyscan.dotted(value, calls=False)
+        dotted = pyscan.dotted(value, calls=False).removeprefix("builtins.")
         head, _, rest = dotted.partition(".")
         if head in ("self", "cls"):
-            return rest.split(".")[0] in self.data.added | self.own
+            return rest.split(".")[0] in self.data.added | self.own or ("." not in rest and rest in self._stored())
         if dotted in _TYPES or head in _TYPES or _mutator(dotted):
             return True  # ``L = list``, ``f = list.pop``, ``f = heapq.heappop``
         root: ast.expr = value
@@ -624,6 +578,81 @@ class _Walk:
         scope, _ = self.scopes.scope(root)
         bound = self.scopes.bindings(scope).get(root.id, [])
         return any(self._candidates(b, method or bool(rest), seen) for b in bound)
+
+    def _made(self, call: ast.Call, method: bool, seen: frozenset[int]) -> bool:
+        """``_candidates`` for what ``call`` made: the candidate's own function or class's
+        (a factory's closure, ``_Client()``), a maker of callables from names
+        (``methodcaller("pop")``, ``getattr``), or a library's call handed a value that may be
+        candidate code (``partial(list.pop)``, ``Mock(side_effect=...)``); with ``method``, a
+        container (``_keep = list()``) or an object of the candidate's own."""
+        if pyscan.dotted(call.func, calls=False).split(".")[-1] in MAKERS:
+            return True
+        root: ast.expr = call.func
+        given: list[ast.expr] = [*call.args, *(k.value for k in call.keywords)]
+        while isinstance(root, (ast.Attribute, ast.Call)):
+            if isinstance(root, ast.Call):  # ``lru_cache(maxsize=None)(len)``
+                given += [*root.args, *(k.value for k in root.keywords)]
+            root = root.func if isinstance(root, ast.Call) else root.value
+        if not isinstance(root, ast.Name):
+            return True  # ``(lambda: list.pop)()``, ``{"p": list.pop}.get("p")``
+        scope, _ = self.scopes.scope(root)
+        bound = self.scopes.bindings(scope).get(root.id, [])
+        library = all(isinstance(b.statement, (ast.Import, ast.ImportFrom)) for b in bound)
+        if not library and any(self._candidates(b, False, seen) for b in bound):
+            return True  # the candidate's own factory, class or held callable
+        if method and _container(call, frozenset(), frozenset()):
+            return True
+        return any(self._held(a, False, seen) for a in given)  # ``SimpleNamespace(trim=list.pop)``
+
+    def _stored(self) -> set[str]:
+        """The attributes the walked code sets on ``self`` or ``cls`` (``self.trim = list.pop``
+        in a ``setup_method``): what calling one runs is what was stored."""
+        return {
+            n.attr
+            for root in self.scopes.roots
+            for n in ast.walk(root)
+            if isinstance(n, ast.Attribute)
+            and not isinstance(n.ctx, ast.Load)
+            and isinstance(n.value, ast.Name)
+            and n.value.id in ("self", "cls")
+        }
+
+    def _configured(self, node: ast.Name | ast.arg) -> bool:
+        """Whether the walked code sets an attribute of the name ``node`` binds, or configures it
+        (``m.side_effect = list.pop``, ``m.configure_mock(...)``): what it does when called is
+        not what made it."""
+        name = node.id if isinstance(node, ast.Name) else node.arg
+        for root in self.scopes.roots:
+            for sub in ast.walk(root):
+                if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == name:
+                    if not isinstance(sub.ctx, ast.Load) or sub.attr == "configure_mock":
+                        return True
+        return False
+
+    def _unknown(self, node: ast.AST, seen: frozenset[int]) -> bool:
+        """Whether ``node``, bound with no statement of its own, may be any callable: a
+        comprehension's variable (judged by the items it loops over), a parameter of a helper
+        the walked code defines (a lambda, a function neither a test nor a fixture: its
+        callers hand it anything), or one with a default (judged by the default)."""
+        up = self.scopes.up.get(id(node))
+        while up is not None and not isinstance(up, (ast.comprehension, ast.arguments)):
+            up = self.scopes.up.get(id(up))
+        if isinstance(up, ast.comprehension):
+            items = up.iter.elts if isinstance(up.iter, (ast.Tuple, ast.List)) else None
+            return True if items is None else any(self._held(e, False, seen) for e in items)
+        if not isinstance(up, ast.arguments) or not isinstance(node, ast.arg):
+            return False
+        positional = [*up.posonlyargs, *up.args]
+        defaults = dict(zip(positional[len(positional) - len(up.defaults) :], up.defaults, strict=True))
+        defaults.update((a, d) for a, d in zip(up.kwonlyargs, up.kw_defaults, strict=True) if d is not None)
+        if node in defaults:
+            return self._held(defaults[node], False, seen)
+        function = self.scopes.up.get(id(up))
+        if isinstance(function, ast.Lambda):
+            return True
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        return not function.name.startswith("test") and pyscan.fixture_name(function) is None
 
     def visit(self, node: ast.AST, names: set[str], outer: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
         """``names``: the module's visible here; ``outer``: visible in a function defined here."""
@@ -798,20 +827,10 @@ def _plain_decorators(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return all(pyscan.dotted(d, calls=False) in PASSING for d in function.decorator_list)
 
 
-def _on_self(call: ast.Call) -> bool:
-    func = call.func
-    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
-
-
-#: Where a function's name is held rather than called: bound, put in a container, returned.
-_HOLDING = (
-    *(ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.List, ast.Tuple, ast.Set, ast.Dict),
-    *(ast.Starred, ast.Return, ast.Yield, ast.Subscript, ast.Attribute),
-)
-
-
-def _class_names(cls: ast.ClassDef) -> set[str]:
-    return {name for statement in cls.body for name in _bound_by(statement)}
+#: Calls that only call a function they are given: handed one, it is still what its ``def`` says.
+CALLING = frozenset({"map", "filter", "sorted", "min", "max", "pytest.raises", "pytest.warns", "raises", "warns"})
+#: A function's innards: code reaching them may make any function run other code.
+_INNARDS = frozenset({"__code__", "__globals__", "__closure__", "__defaults__", "__kwdefaults__"})
 
 
 def _bound_by(statement: ast.stmt) -> set[str]:
@@ -821,11 +840,8 @@ def _bound_by(statement: ast.stmt) -> set[str]:
     return set(pyscan.bindings([statement]))
 
 
-def _reader_mock(call: ast.Call) -> bool:
-    """``Mock()``, ``MagicMock()``, without a ``side_effect`` or ``wraps``: it records what it is
-    given and does nothing with it."""
-    made = pyscan.dotted(call.func, calls=False).split(".")[-1]
-    return made in ("Mock", "MagicMock") and not any(k.arg in ("side_effect", "wraps", None) for k in call.keywords)
+#: Calls that make a callable from a name: what they make may be any method.
+MAKERS = frozenset({"methodcaller", "attrgetter", "getattr", "__getattribute__"})
 
 
 def _names_getfixturevalue(node: ast.AST) -> bool:
@@ -864,7 +880,7 @@ def _passed_on(call: ast.Call) -> list[ast.expr]:
 def _mutator(func: str) -> bool:
     """Whether calling ``func`` changes what it is given: ``list.pop``, ``heapq.heappop``,
     ``operator.delitem`` -- not ``monkeypatch.setitem``, which pytest undoes after the test."""
-    head, _, last = func.rpartition(".")
+    head, _, last = func.removeprefix("builtins.").rpartition(".")
     if head in _TYPES:
         return last in CHANGING
     return last in MUTATORS and head.split(".")[0] != "monkeypatch"

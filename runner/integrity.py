@@ -826,13 +826,30 @@ def _values(nodes: Sequence[ast.stmt], tree: ast.Module) -> dict[str, ast.expr]:
         found.pop(name)
     plain = _in_marks(tree)
     for sub in ast.walk(tree):
+        if _reaches_names(sub):
+            return {}  # ``sys.modules[__name__].MARKS.append(...)``, a star import: any name
         named = list(sub.names) if isinstance(sub, (ast.Global, ast.Nonlocal)) else []
         named += [(a.asname or a.name) for a in sub.names] if isinstance(sub, (ast.Import, ast.ImportFrom)) else []
+        named += [sub.name] if isinstance(sub, (ast.MatchAs, ast.MatchStar, ast.ExceptHandler)) and sub.name else []
         if isinstance(sub, ast.Name) and id(sub) not in targets and id(sub) not in plain:
-            named.append(sub.id)
+            mark = not isinstance(found.get(sub.id), (ast.List, ast.Set, ast.Dict, ast.ListComp))
+            if not (mark and isinstance(sub.ctx, ast.Load)):  # one mark read (``@SLOW``) changes nothing
+                named.append(sub.id)
         for name in named:
             found.pop(name, None)
     return found
+
+
+def _reaches_names(node: ast.AST) -> bool:
+    """Whether ``node`` may reach the module's names without naming them: a star import,
+    ``globals()``/``vars()``, ``__dict__``, ``sys.modules``."""
+    if isinstance(node, ast.ImportFrom):
+        return any(a.name == "*" for a in node.names)
+    if isinstance(node, ast.Call):
+        return pyscan.dotted(node.func, calls=False) in ("globals", "vars", "locals")
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__dict__" or pyscan.dotted(node, calls=False) == "sys.modules"
+    return False
 
 
 def _in_marks(tree: ast.Module) -> set[int]:

@@ -414,6 +414,22 @@ CLASS = "\n\n\nclass TestTable:"
         ),
         ((CLASS, "\n\nif pytest:\n    pytestmark = pytest.mark.filterwarnings('ignore')" + CLASS), None, (), []),
         (
+            (
+                CLASS,
+                "\n\nimport sys\nMARKS = [pytest.mark.slow]\n"
+                "sys.modules[__name__].MARKS.append(pytest.mark.usefixtures('tmp_path'))\npytestmark = MARKS" + CLASS,
+            ),
+            None,
+            (),
+            [("modified_fixture", 10)],
+        ),
+        (
+            (CLASS, "\n\nSLOW = pytest.mark.slow\npytestmark = [SLOW]\n\n\n@SLOW\ndef test_new():\n    pass" + CLASS),
+            None,
+            (),
+            [],
+        ),
+        (
             ("    more = [(5, 10)]\n", "    more = [(5, 10)]\n    pytestmark = pytest.mark.filterwarnings('ignore')\n"),
             None,
             (),
