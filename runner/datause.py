@@ -509,7 +509,9 @@ class _Walk:
         func = pyscan.dotted(parent.func, calls=False)
         head, _, rest = func.partition(".")
         if head in ("self", "cls"):  # a callable stored on it is called itself (``self.trim(...)``)
-            return rest.split(".")[0] in self.data.added | self.own or ("." not in rest and rest in self._stored())
+            return rest.split(".")[0] in self.data.added | self.own or (
+                "." not in rest and self._stored(rest, frozenset())
+            )
         if func in self.data.added:
             return True
         root = parent.func
@@ -542,7 +544,7 @@ class _Walk:
         if id(binding.node) in seen:
             return False
         seen = seen | {id(binding.node)}
-        if isinstance(binding.node, (ast.Name, ast.arg)) and self._configured(binding.node):
+        if not method and isinstance(binding.node, (ast.Name, ast.arg)) and self._configured(binding.node):
             return True
         if statement is None:
             return not method and self._unknown(binding.node, seen)
@@ -567,55 +569,90 @@ class _Walk:
         dotted = pyscan.dotted(value, calls=False).removeprefix("builtins.")
         head, _, rest = dotted.partition(".")
         if head in ("self", "cls"):
-            return rest.split(".")[0] in self.data.added | self.own or ("." not in rest and rest in self._stored())
+            return rest.split(".")[0] in self.data.added | self.own or ("." not in rest and self._stored(rest, seen))
         if dotted in _TYPES or head in _TYPES or _mutator(dotted):
             return True  # ``L = list``, ``f = list.pop``, ``f = heapq.heappop``
-        root: ast.expr = value
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if not isinstance(root, ast.Name):
+        root, bound = self._rooted(value)
+        if root is None:
             return True
-        scope, _ = self.scopes.scope(root)
-        bound = self.scopes.bindings(scope).get(root.id, [])
         return any(self._candidates(b, method or bool(rest), seen) for b in bound)
 
     def _made(self, call: ast.Call, method: bool, seen: frozenset[int]) -> bool:
-        """``_candidates`` for what ``call`` made: the candidate's own function or class's
-        (a factory's closure, ``_Client()``), a maker of callables from names
-        (``methodcaller("pop")``, ``getattr``), or a library's call handed a value that may be
-        candidate code (``partial(list.pop)``, ``Mock(side_effect=...)``); with ``method``, a
-        container (``_keep = list()``) or an object of the candidate's own."""
-        if pyscan.dotted(call.func, calls=False).split(".")[-1] in MAKERS:
+        """``_candidates`` for what ``call`` made. Called itself, it is candidate code unless a
+        known reader factory made it from readers (``operator.itemgetter(0)``, ``Mock()``,
+        ``functools.partial(sorted, ...)``, ``mocker.stub()``): a value any other call made may be
+        any function (``eval("list.pop")``, the candidate's own ``make()``). Its methods called,
+        it is the candidate's when the candidate's own function or class made it, it is a
+        container (``_keep = list()``), or a holder was handed candidate code
+        (``SimpleNamespace(trim=list.pop)``); not a library's object (``log.info``)."""
+        target = self._resolved(call.func)
+        if not method:
+            if target == "functools.partial" and call.args:
+                return any(self._held(a, False, seen) for a in call.args)
+            if target in READER_FACTORIES:
+                given = [k.value for k in call.keywords if k.arg in ("side_effect", "wraps", None)]
+                return any(self._held(a, False, seen) for a in [*call.args[1:], *given])
             return True
-        root: ast.expr = call.func
-        given: list[ast.expr] = [*call.args, *(k.value for k in call.keywords)]
-        while isinstance(root, (ast.Attribute, ast.Call)):
-            if isinstance(root, ast.Call):  # ``lru_cache(maxsize=None)(len)``
-                given += [*root.args, *(k.value for k in root.keywords)]
-            root = root.func if isinstance(root, ast.Call) else root.value
-        if not isinstance(root, ast.Name):
-            return True  # ``(lambda: list.pop)()``, ``{"p": list.pop}.get("p")``
-        scope, _ = self.scopes.scope(root)
-        bound = self.scopes.bindings(scope).get(root.id, [])
-        library = all(isinstance(b.statement, (ast.Import, ast.ImportFrom)) for b in bound)
-        if not library and any(self._candidates(b, False, seen) for b in bound):
-            return True  # the candidate's own factory, class or held callable
-        if method and _container(call, frozenset(), frozenset()):
+        if _container(call, frozenset(), frozenset()):
             return True
-        return any(self._held(a, False, seen) for a in given)  # ``SimpleNamespace(trim=list.pop)``
+        if target in HOLDERS:
+            return any(self._held(a, False, seen) for a in [*call.args, *(k.value for k in call.keywords)])
+        root, bound = self._rooted(call.func)
+        if root is None:
+            return not isinstance(_base(call.func), ast.Call)  # ``(lambda: ...)()``; a call's call: a library's
+        return any(isinstance(b.node, _DEFS) for b in bound)  # ``_Client()``, ``_make()``
 
-    def _stored(self) -> set[str]:
-        """The attributes the walked code sets on ``self`` or ``cls`` (``self.trim = list.pop``
-        in a ``setup_method``): what calling one runs is what was stored."""
-        return {
-            n.attr
-            for root in self.scopes.roots
-            for n in ast.walk(root)
-            if isinstance(n, ast.Attribute)
-            and not isinstance(n.ctx, ast.Load)
-            and isinstance(n.value, ast.Name)
-            and n.value.id in ("self", "cls")
-        }
+    def _rooted(self, expr: ast.expr) -> tuple[ast.Name | None, list[reaching.Binding]]:
+        """The name at the root of ``expr`` (``a`` of ``a.b.c``) and its scope's bindings of it;
+        None and none when the root is no name."""
+        root = _base(expr)
+        if not isinstance(root, ast.Name):
+            return None, []
+        scope, _ = self.scopes.scope(root)
+        return root, self.scopes.bindings(scope).get(root.id, [])
+
+    def _resolved(self, func: ast.expr) -> str:
+        """``func``'s dotted name with its root resolved through the import binding it
+        (``ag`` of ``from operator import attrgetter as ag`` is ``operator.attrgetter``), or as
+        written; a fixture parameter named ``mocker`` stays ``mocker``."""
+        dotted = pyscan.dotted(func, calls=False)
+        root, bound = self._rooted(func)
+        if root is None:
+            return dotted
+        rest = dotted[len(root.id) :]
+        for binding in bound:
+            statement = binding.statement
+            if isinstance(statement, ast.ImportFrom):
+                for alias in statement.names:
+                    if (alias.asname or alias.name) == root.id:
+                        return "%s.%s%s" % (statement.module or "", alias.name, rest)
+            elif isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    if alias.asname == root.id:
+                        return alias.name + rest
+        if root.id == "mocker" and all(b.statement is None for b in bound):
+            return dotted  # pytest-mock's fixture
+        return dotted if all(isinstance(b.statement, (ast.Import, ast.ImportFrom)) for b in bound) else ""
+
+    def _stored(self, attr: str, seen: frozenset[int]) -> bool:
+        """Whether the walked code stores on ``self`` or ``cls`` under ``attr`` a value that may
+        be candidate code (``self.trim = list.pop`` in a ``setup_method``; not ``self.encode =
+        repr``), or sets it by a computed name."""
+        for root in self.scopes.roots:
+            for node in ast.walk(root):
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Attribute) and pyscan.dotted(target.value, calls=False) in (
+                            "self",
+                            "cls",
+                        ):
+                            if target.attr == attr and self._held(node.value, False, seen):
+                                return True
+                elif isinstance(node, ast.Call) and pyscan.dotted(node.func, calls=False) == "setattr":
+                    key = node.args[1] if len(node.args) > 2 else None
+                    if not (isinstance(key, ast.Constant) and key.value != attr):
+                        return True
+        return False
 
     def _configured(self, node: ast.Name | ast.arg) -> bool:
         """Whether the walked code sets an attribute of the name ``node`` binds, or configures it
@@ -625,8 +662,12 @@ class _Walk:
         for root in self.scopes.roots:
             for sub in ast.walk(root):
                 if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == name:
-                    if not isinstance(sub.ctx, ast.Load) or sub.attr == "configure_mock":
+                    stored = not isinstance(sub.ctx, ast.Load) and sub.attr != "return_value"
+                    if stored or sub.attr == "configure_mock":
                         return True
+                elif isinstance(sub, ast.Call) and pyscan.dotted(sub.func, calls=False) in SETTERS and sub.args:
+                    if isinstance(sub.args[0], ast.Name) and sub.args[0].id == name:
+                        return True  # ``setattr(m, "side_effect", list.pop)``
         return False
 
     def _unknown(self, node: ast.AST, seen: frozenset[int]) -> bool:
@@ -840,8 +881,23 @@ def _bound_by(statement: ast.stmt) -> set[str]:
     return set(pyscan.bindings([statement]))
 
 
-#: Calls that make a callable from a name: what they make may be any method.
-MAKERS = frozenset({"methodcaller", "attrgetter", "getattr", "__getattribute__"})
+def _base(expr: ast.expr) -> ast.expr:
+    """What ``expr``'s attributes hang from: ``a`` of ``a.b.c``."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return expr
+
+
+#: Factories making a callable that only reads what it is given -- from the arguments their
+#: ``_made`` judges (a mock's ``side_effect``, ``wraps``): by the name they resolve to.
+READER_FACTORIES = frozenset(
+    {"operator.itemgetter", "functools.lru_cache", "functools.cache", "mocker.stub", "mocker.Mock"}
+    | {"%s.%s" % (m, c) for m in ("unittest.mock", "mock") for c in ("Mock", "MagicMock", "AsyncMock")}
+    | {"%s.%s" % (m, c) for m in ("unittest.mock", "mock") for c in ("NonCallableMock", "create_autospec")}
+    | {"mocker.MagicMock", "mocker.AsyncMock", "mocker.create_autospec"}
+)
+#: Library calls whose objects hold what they are given as attributes or items.
+HOLDERS = frozenset({"types.SimpleNamespace", "SimpleNamespace", "dict", "type", "collections.namedtuple"})
 
 
 def _names_getfixturevalue(node: ast.AST) -> bool:

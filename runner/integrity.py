@@ -832,7 +832,8 @@ def _values(nodes: Sequence[ast.stmt], tree: ast.Module) -> dict[str, ast.expr]:
         named += [(a.asname or a.name) for a in sub.names] if isinstance(sub, (ast.Import, ast.ImportFrom)) else []
         named += [sub.name] if isinstance(sub, (ast.MatchAs, ast.MatchStar, ast.ExceptHandler)) and sub.name else []
         if isinstance(sub, ast.Name) and id(sub) not in targets and id(sub) not in plain:
-            mark = not isinstance(found.get(sub.id), (ast.List, ast.Set, ast.Dict, ast.ListComp))
+            value = found.get(sub.id)  # a single mark is immutable; a list of them is not
+            mark = isinstance(value, (ast.Attribute, ast.Call)) and _plain_marks(value, {}, set())
             if not (mark and isinstance(sub.ctx, ast.Load)):  # one mark read (``@SLOW``) changes nothing
                 named.append(sub.id)
         for name in named:

@@ -380,9 +380,31 @@ GROUPED = (
             "\n    def test_x(self):\n        self.trim(CASES)\n",
             [(6, "CASES")],
         ),
+        # a twelfth review's: a value a builtin or the project made, a list of marks built up
+        ("def test_x():\n    f = eval('list.pop', None)\n    f(CASES)\n", [(3, "CASES")]),
+        ("from calc.ops import make\n\n\ndef test_x():\n    f = make()\n    f(CASES)\n", [(6, "CASES")]),
+        (
+            "def test_x(mocker):\n    s = mocker.stub()\n    setattr(s, 'side_effect', list.pop)\n    s(CASES)\n",
+            [(4, "CASES")],
+        ),
         # honest: a library's callable, a fixture's stub
         ("import operator\n\n\ndef test_x():\n    first = operator.itemgetter(0)\n    assert first(CASES)\n", []),
         ("def test_x(mocker):\n    spy = mocker.stub()\n    spy(CASES)\n", []),
+        (
+            "import functools\n\n\n"
+            "def test_x():\n    by_n = functools.partial(sorted, key=lambda r: r[0])\n    by_n(CASES)\n",
+            [],
+        ),
+        (
+            "import json\n\n\ndef test_x():\n    enc = json.JSONEncoder()\n    enc.indent = 2\n    enc.encode(CASES)\n",
+            [],
+        ),
+        ("from unittest import mock\n\n\ndef test_x():\n    m = mock.Mock(return_value=[])\n    m(CASES)\n", []),
+        (
+            "class TestNew:\n    def setup_method(self):\n        self.encode = repr\n"
+            "\n    def test_x(self):\n        self.encode(CASES)\n",
+            [],
+        ),
         # honest: a library's object, a context manager, a fixture
         ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef test_x():\n    log.info('%s', CASES)\n", []),
         (

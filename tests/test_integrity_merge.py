@@ -424,6 +424,16 @@ CLASS = "\n\n\nclass TestTable:"
             [("modified_fixture", 10)],
         ),
         (
+            (
+                CLASS,
+                "\n\nM = [pytest.mark.slow] + []\nM.append(pytest.mark.usefixtures('tmp_path'))\npytestmark = M"
+                + CLASS,
+            ),
+            None,
+            (),
+            [("modified_fixture", 9)],
+        ),
+        (
             (CLASS, "\n\nSLOW = pytest.mark.slow\npytestmark = [SLOW]\n\n\n@SLOW\ndef test_new():\n    pass" + CLASS),
             None,
             (),
