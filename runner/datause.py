@@ -693,7 +693,9 @@ class _Walk:
             return True
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
-        return not function.name.startswith("test") and pyscan.fixture_name(function) is None
+        holder = self.scopes.up.get(id(function))  # a test pytest collects: at module level or in a ``Test`` class
+        collected = holder is None or (isinstance(holder, ast.ClassDef) and holder.name.startswith("Test"))
+        return not (collected and function.name.startswith("test")) and pyscan.fixture_name(function) is None
 
     def visit(self, node: ast.AST, names: set[str], outer: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
         """``names``: the module's visible here; ``outer``: visible in a function defined here."""

@@ -387,6 +387,7 @@ GROUPED = (
             "def test_x(mocker):\n    s = mocker.stub()\n    setattr(s, 'side_effect', list.pop)\n    s(CASES)\n",
             [(4, "CASES")],
         ),
+        ("def test_x():\n    def test_inner(f):\n        f(CASES)\n\n    test_inner(list.pop)\n", [(3, "CASES")]),
         # honest: a library's callable, a fixture's stub
         ("import operator\n\n\ndef test_x():\n    first = operator.itemgetter(0)\n    assert first(CASES)\n", []),
         ("def test_x(mocker):\n    spy = mocker.stub()\n    spy(CASES)\n", []),
