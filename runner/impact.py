@@ -15,7 +15,9 @@ dotted string may name any module's or object's (``names.Reads``).
   names it binds changed (tainted, for a tainted function); anything else makes its module *fall
   back*: every test that imports it runs (every test, when the module is a pytest plugin). In a
   test file the whole file runs, in a conftest every test under its directory, as they do when
-  such code binds a name pytest reads (``pytestmark``, ``pytest_plugins``, ...);
+  such code binds a name pytest reads (``pytestmark``, ``pytest_plugins``, ...). Where that code
+  reads no changed name and only calls what may run changed code, B's record of the module's
+  import settles it (``Impact.at_import``): on B the calls ran what they ran;
 * *shared definitions* (``codeindex``) that hold a changed line or read a changed name or a
   tainted one: a fixture's name becomes a *changed fixture* (a test that requests it reads it);
   an autouse fixture, a setup or a hook selects every test it applies to.
@@ -58,6 +60,9 @@ class Impact:
     spans: Mapping[str, tuple[Span, ...]]  # path -> definitions on B that hold a changed line (T4)
     fallback: Mapping[str, str]  # module path -> why every test importing it runs
     scopes: Mapping[str, str]  # test file path, conftest directory + "/", or "" (all) -> why all its tests run
+    #: module path -> (fallback or scope key, why): as ``fallback`` and ``scopes``, unless B's
+    #: record of the module's import shows that its calls ran no changed code
+    at_import: Mapping[str, tuple[tuple[tuple[str, str], str], ...]]
     readers: Mapping[str, Mapping[int, tuple[str, str]]]  # path -> line on B -> (definition, what it reads)
     bound: Mapping[str, Mapping[str, str]]  # path -> module-level name changed or tainted there -> why
     rebound: Mapping[str, Mapping[str, str]]  # path -> module-level name changed there -> why
@@ -136,6 +141,7 @@ class _Walk:
         self.creation_hooks = self.named({*CREATION_HOOKS, "metaclass"})
         self.fallback: dict[str, str] = {}
         self.scopes: dict[str, str] = {}
+        self.at_import: dict[str, dict[tuple[str, str], str]] = {}
         self.plugins: set[str] = set()
         self._aliases: dict[str, dict[str, str]] = {}
         self._bases: dict[tuple[str, str], str | _Outside] = {}
@@ -155,16 +161,27 @@ class _Walk:
 
     def size(self) -> tuple[int, ...]:
         names = self.changed.size(), self.tainted.size(), self.factories.size()
-        return (*names, len(self.fixtures), len(self.fallback), len(self.scopes))
+        conditional = sum(len(v) for v in self.at_import.values())
+        return (*names, len(self.fixtures), len(self.fallback), len(self.scopes), conditional)
 
-    def fall_back(self, path: str, why: str) -> None:
+    def fall_back(self, path: str, why: str, at_import: bool = False) -> None:
         """Every test importing ``path`` runs; every test, when it is a plugin. A test module's
-        fixtures and hooks apply to its own tests and its importers' only."""
+        fixtures and hooks apply to its own tests and its importers' only. ``at_import``: unless
+        B's record of ``path``'s import settles it."""
         index = self.project.index(path)
         if path not in self.test_files and (path in self.plugins or (index is not None and index.plugin)):
-            self.scopes.setdefault("", "pytest plugin %s may apply to any test: %s" % (path, why))
+            self.scope("", "pytest plugin %s may apply to any test: %s" % (path, why), path if at_import else None)
+        elif at_import:
+            self.at_import.setdefault(path, {}).setdefault(("fallback", path), why)
         else:
             self.fallback.setdefault(path, why)
+
+    def scope(self, scope: str, why: str, settled_by: str | None = None) -> None:
+        """Every test ``scope`` holds runs; ``settled_by``: unless B's record of that module's import settles it."""
+        if settled_by is None:
+            self.scopes.setdefault(scope, why)
+        else:
+            self.at_import.setdefault(settled_by, {}).setdefault(("scope", scope), why)
 
     def settle(self) -> None:
         while True:
@@ -271,9 +288,9 @@ class _Walk:
                     self.tainted.member(parts[-2], label)
             owner = ".".join(parts[:-1])
             if _special(parts[-1]) and not self.created_plainly(path, owner):
-                self.fall_back(
-                    path, "%s may run changed code, and the metaclass making %s may call it" % (label, owner)
-                )
+                # at import: B's record of the import says whether the class's maker called it
+                why = "%s may run changed code, and the metaclass making %s may call it" % (label, owner)
+                self.fall_back(path, why, at_import=True)
 
     def memoised(self, path: str, node: ast.AST) -> bool:
         """Whether a memoising decorator keeps ``node``'s result (under its imported name too:
@@ -577,10 +594,12 @@ class _Walk:
         scope = scope_of(path, self.test_files)
         pure = not ran and not u.binding.effect
         effect = ": %s" % u.binding.effect if u.binding.effect else ""
+        called = not read  # what it called, B's record of the module's import answers for
         if scope is not None and (not pure or bound & PYTEST_NAMES):
-            self.scopes.setdefault(scope, "module-level code of %s (line %d) %s%s" % (path, u.start, cause, effect))
+            why = "module-level code of %s (line %d) %s%s" % (path, u.start, cause, effect)
+            self.scope(scope, why, path if called else None)
         elif not pure:
-            self.fall_back(path, "its module-level code (line %d) %s%s" % (u.start, cause, effect))
+            self.fall_back(path, "its module-level code (line %d) %s%s" % (u.start, cause, effect), called)
         else:
             for name in sorted(bound):
                 self.changed.add(path, name, "%s::%s (bound from %s)" % (path, name, read[0].split(" (")[0]))
@@ -692,4 +711,5 @@ def impact(diff: Diff, project: Project, test_files: Collection[str], graph: Imp
     for names in (walk.factories, walk.tainted, walk.changed):  # a changed name's own label wins
         for path, held in names.by_module.items():
             bound.setdefault(path, {}).update(held)
-    return Impact(walk.spans, walk.fallback, walk.scopes, walk.readers(), bound, walk.changed.by_module)
+    at_import = {path: tuple(sorted(found.items())) for path, found in walk.at_import.items()}
+    return Impact(walk.spans, walk.fallback, walk.scopes, at_import, walk.readers(), bound, walk.changed.by_module)

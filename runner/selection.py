@@ -8,7 +8,9 @@ name or fixture (it reached a definition that mentions one), opened a changed fi
 record cannot answer for it -- module-level code with side effects (every test importing the
 module), shared fixtures, setups and hooks (every test they apply to), tests without baseline or
 dependency data, changed test files. Configuration, conftest and manifest changes select the
-whole suite.
+whole suite. Module-level code that only calls what may run changed code is settled by B's
+record of the module's import (``SuiteRun.imports``), when it has one: what those calls ran on
+B, judged as a test's record is.
 
 A changed data file that no test opened on B selects nothing more: T7, the full suite, judges
 it. Every test of the suite gets a reason: why it is in T5 (``Selection.reasons``), or why it was
@@ -90,6 +92,11 @@ class _Judge:
     def __init__(self, found: Impact, baseline: SuiteRun, diff: Diff, graph: ImportGraph) -> None:
         self.baseline, self.graph, self.impact = baseline, graph, found
         self.changed = {c.path for c in diff.files}
+        self.fallback, self.scopes = dict(found.fallback), dict(found.scopes)
+        for module, entries in sorted(found.at_import.items()):
+            if not self.settled(module):
+                for (kind, key), why in entries:
+                    (self.fallback if kind == "fallback" else self.scopes).setdefault(key, why)
         # a test file the selection cannot read as Python (a changed ``.py`` one is read as code)
         self.changed_tests = {c.path for c in diff.of_kind(FileKind.TEST) if not c.path.endswith(".py")}
         gone = [p for p in found.fallback if not (graph.checkout / p).is_file()]
@@ -104,7 +111,7 @@ class _Judge:
             return "no dependency data for this test (recorded under another tracer?)"
         if path in self.changed_tests:
             return "its test file changed"
-        for scope, why in sorted(self.impact.scopes.items()):
+        for scope, why in sorted(self.scopes.items()):
             if path == scope or (path.startswith(scope) and (scope == "" or scope.endswith("/"))):
                 return why
         opened = sorted(self.changed.intersection(self.baseline.files.get(tid, ())))
@@ -128,14 +135,30 @@ class _Judge:
         if path not in self.closures:
             packages = self.graph.packages_of(path)  # one the candidate deleted stood there on B
             closure = self.graph.closure([path, *self.graph.conftests_for(path), *packages]) | set(packages)
-            hit = sorted(closure & self.impact.fallback.keys())
+            hit = sorted(closure & self.fallback.keys())
             if not hit:
                 imported = {name for f in closure for name in self.graph.imports(f)}
                 hit = [
                     p for m, p in sorted(self.deleted.items()) if any(n == m or n.startswith(m + ".") for n in imported)
                 ]
-            self.closures[path] = "imports %s: %s" % (hit[0], self.impact.fallback[hit[0]]) if hit else None
+            self.closures[path] = "imports %s: %s" % (hit[0], self.fallback[hit[0]]) if hit else None
         return self.closures[path]
+
+    def settled(self, module: str) -> bool:
+        """Whether B's record of ``module``'s import shows that what its code called ran no changed
+        code: no changed definition, none reading a changed name, no changed file opened. The code
+        itself is B's and unchanged (a changed statement is a changed name or a side effect), so on
+        C it calls the same and runs the same. No record (imported before collection, or in a
+        test, or under xdist): not settled."""
+        record = self.baseline.imports.get(module)
+        if record is None:
+            return False
+        keys, files = record
+        return (
+            _reached(keys, self.impact.spans) is None
+            and _read(keys, self.impact.readers) is None
+            and self.changed.isdisjoint(files)
+        )
 
 
 def test_files(suite_ids: Iterable[str]) -> frozenset[str]:

@@ -524,3 +524,36 @@ def test_each_test_runs_once_in_cs_session_whichever_tiers_select_it(repo: Repo,
     assert selected["T4"] >= 1 and selected["T7"] >= 2  # the later tiers select it too
     in_session = [line for line in log.read_text().splitlines() if "--evidence-control" in line]
     assert len(in_session) == 1, log.read_text()  # C's grouped session ran it once (T4's group)
+
+
+#: A module whose top-level code calls ``build``, which may run ``half`` -- and on B does not.
+TABLE = (
+    "from calc.ops import half\n\n\ndef build(eager=EAGER):\n    if not eager:\n        return {}\n"
+    "    return {'h': half(8)}\n\n\nTABLE = build()\n\n\ndef size():\n    return len(TABLE)\n"
+)
+SIZE_TEST = "from calc.table import size\n\n\ndef test_size():\n    assert size() < 2\n"
+
+
+@pytest.mark.parametrize("eager", [False, True])
+def test_what_a_modules_import_ran_on_b_decides_whether_its_importers_run(
+    repo: Repo, tmp_path: pathlib.Path, eager: bool
+) -> None:
+    """B's suite run records what each module's import ran. ``calc/table.py`` calls ``build`` at
+    import: where that ran ``half`` on B (eager), every importer runs in T5, as the name analysis
+    alone would have it; where it did not, ``test_size`` reached nothing changed and is left out."""
+    table = TABLE.replace("EAGER", str(eager))
+    base = repo.commit({**PKG, "calc/table.py": table, "tests/test_table.py": SIZE_TEST})
+    fixed = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fixed, "--stability-runs", "1")
+    assert doc is not None and code == 0, doc and doc["verdict"]
+    selection = doc["selection"]
+    selected = {t: why for why, ids in selection["selected"].items() for t in ids}
+    left = {t: why for why, ids in selection["left_out"].items() for t in ids}
+    if eager:
+        assert selected["tests/test_table.py::test_size"] == (
+            "imports calc/table.py: its module-level code (line 10) calls calc/table.py::build, which may run"
+            " changed code: calls build()"
+        )
+    else:
+        assert "tests/test_table.py::test_size" in left
+    assert "tests/test_ops.py::test_double" in left

@@ -31,9 +31,13 @@ from runner.names import (
 from runner.selection import LEFT_OUT, Selection, select_impacted_tests
 
 
-def _suite(functions: dict[str, list[str]], files: dict[str, list[str]] | None = None) -> SuiteRun:
+def _suite(
+    functions: dict[str, list[str]],
+    files: dict[str, list[str]] | None = None,
+    imports: dict[str, tuple[list[str], list[str]]] | None = None,
+) -> SuiteRun:
     results = {t: Observation(t, Outcome.PASS, 0.0, None, "", (Outcome.PASS,)) for t in functions}
-    return SuiteRun("r", tuple(functions), {}, 0, results, functions, files or {})
+    return SuiteRun("r", tuple(functions), {}, 0, results, functions, files or {}, imports=imports or {})
 
 
 def _key(files: dict[str, str], ref: str) -> str:
@@ -57,14 +61,20 @@ def _select(
     reached: dict[str, list[str]],
     opened: dict[str, list[str]] | None = None,
     delete: tuple[str, ...] = (),
+    imported: dict[str, tuple[list[str], list[str]]] | None = None,
 ) -> Selection:
-    """Commit B and C, and select from a B run where each test reached its own function and ``reached``."""
+    """Commit B and C, and select from a B run where each test reached its own function and
+    ``reached``; ``imported``: per module, the definitions and files its import ran and opened
+    (its top-level code is recorded as ``path:1``)."""
     b = repo.commit(before)
     c = repo.commit(after, delete=delete)
     diff = compute(str(repo.path), b, c, DEFAULT_PYTHON_FILES)
     keys = {tid: [_key(before, tid), *(_key(before, ref) for ref in refs)] for tid, refs in reached.items()}
+    imports = {
+        m: (["%s:1" % m, *(_key(before, r) for r in refs)], files) for m, (refs, files) in (imported or {}).items()
+    }
     ids = list(reached)
-    sel = select_impacted_tests(ids, _suite(keys, opened), diff, ImportGraph(repo.path, [""]))
+    sel = select_impacted_tests(ids, _suite(keys, opened, imports), diff, ImportGraph(repo.path, [""]))
     _complete(sel, ids)
     return sel
 
@@ -271,6 +281,92 @@ def test_a_changed_function_run_at_import_falls_back_to_the_importers(repo: Repo
         " calls build()"
     )
     assert "tests/test_other.py::test_one" in sel.left_out
+
+
+BUILT = {
+    **PLUGINS,
+    "pkg/table.py": (
+        "import json\n\n\ndef build(lazy=True):\n    if lazy:\n        return {}\n    return parse()\n\n\n"
+        "def parse():\n    with open('pkg/table.json') as fh:\n        return json.load(fh)\n\n\nTABLE = build()\n"
+    ),
+    "pkg/table.json": '{"a": 1}\n',
+    "pkg/lookup.py": "from pkg.table import TABLE\n\n\ndef size():\n    return len(TABLE)\n",
+    "tests/test_lookup.py": "from pkg import lookup\n\n\ndef test_size():\n    assert lookup.size() == 0\n",
+}
+#: ``parse`` changed: ``build`` may run it, and the module's top-level code calls ``build``
+BUILT_PARSE = {"pkg/table.py": BUILT["pkg/table.py"].replace("json.load(fh)", "dict(json.load(fh))")}
+SIZE = {"tests/test_lookup.py::test_size": ["pkg/lookup.py::size"], "tests/test_other.py::test_one": []}
+BUILD_MAY_RUN = (
+    "imports pkg/table.py: its module-level code (line 15) calls pkg/table.py::build, which may run changed code:"
+    " calls build()"
+)
+
+
+@pytest.mark.parametrize(
+    ("imported", "selected"),
+    [
+        (None, True),  # no record of the import: followed by name
+        ({"pkg/table.py": (["pkg/table.py::build"], [])}, False),  # build ran, parse did not
+        ({"pkg/table.py": (["pkg/table.py::build", "pkg/table.py::parse"], [])}, True),
+        ({"pkg/lookup.py": (["pkg/lookup.py::size"], [])}, True),  # another module's record settles nothing
+    ],
+)
+def test_code_run_at_import_is_settled_by_bs_record_of_the_import(
+    repo: Repo, imported: dict[str, tuple[list[str], list[str]]] | None, selected: bool
+) -> None:
+    sel = _select(repo, BUILT, BUILT_PARSE, SIZE, imported=imported)
+    assert sel.t4 == ()
+    if selected:
+        assert sel.reasons["tests/test_lookup.py::test_size"] == BUILD_MAY_RUN
+    else:
+        assert sel.left_out["tests/test_lookup.py::test_size"] == LEFT_OUT
+    assert "tests/test_other.py::test_one" in sel.left_out
+
+
+def test_a_changed_data_file_opened_at_import_unsettles_it(repo: Repo) -> None:
+    after = {"pkg/table.json": '{"a": 2}\n', **BUILT_PARSE}
+    clean: dict[str, tuple[list[str], list[str]]] = {"pkg/table.py": (["pkg/table.py::build"], [])}
+    assert "tests/test_lookup.py::test_size" in _select(repo, BUILT, after, SIZE, imported=clean).left_out
+    read = {"pkg/table.py": (["pkg/table.py::build"], ["pkg/table.json"])}
+    assert _select(repo, BUILT, after, SIZE, imported=read).reasons["tests/test_lookup.py::test_size"] == BUILD_MAY_RUN
+
+
+def test_a_definition_run_at_import_that_reads_a_changed_name_unsettles_it(repo: Repo) -> None:
+    before = {**BUILT, "pkg/table.py": BUILT["pkg/table.py"].replace("if lazy:", "if lazy or LIMIT:") + "LIMIT = 1\n"}
+    after = {"pkg/table.py": before["pkg/table.py"].replace("LIMIT = 1", "LIMIT = 2")}
+    sel = _select(repo, before, after, SIZE, imported={"pkg/table.py": (["pkg/table.py::build"], [])})
+    assert sel.reasons["tests/test_lookup.py::test_size"].startswith("imports pkg/table.py: its module-level code")
+
+
+def test_module_level_code_reading_a_changed_name_is_not_settled_by_the_import(repo: Repo) -> None:
+    """What it read differs on C: B's record of what it ran says nothing of that."""
+    before = {**BUILT, "pkg/table.py": BUILT["pkg/table.py"] + "\nLIMIT = 1\nprint(LIMIT)\n"}
+    after = {"pkg/table.py": before["pkg/table.py"].replace("LIMIT = 1", "LIMIT = 2")}
+    sel = _select(repo, before, after, SIZE, imported={"pkg/table.py": (["pkg/table.py::build"], [])})
+    assert sel.reasons["tests/test_lookup.py::test_size"] == (
+        "imports pkg/table.py: its module-level code (line 18) reads changed pkg/table.py::LIMIT: calls print()"
+    )
+
+
+def test_a_test_modules_own_calls_at_import_are_settled_by_its_record(repo: Repo) -> None:
+    """``CASES = table.build()`` in the test module: all of its tests ran while ``build`` might
+    reach ``parse``; B's record of the test module's import says it did not."""
+    before = {
+        **BUILT,
+        "tests/test_cases.py": (
+            "from pkg import table\n\nCASES = table.build()\n\n\ndef test_empty():\n    assert CASES == {}\n"
+        ),
+    }
+    reached = {**SIZE, "tests/test_cases.py::test_empty": []}
+    clean: dict[str, tuple[list[str], list[str]]] = {"pkg/table.py": (["pkg/table.py::build"], [])}
+    sel = _select(repo, before, BUILT_PARSE, reached, imported=clean)
+    assert sel.reasons["tests/test_cases.py::test_empty"] == (
+        "module-level code of tests/test_cases.py (line 3) calls pkg/table.py::build, which may run changed code:"
+        " calls table.build()"
+    )
+    both = {**clean, "tests/test_cases.py": (["pkg/table.py::build"], [])}
+    sel = _select(repo, before, BUILT_PARSE, reached, imported=both)
+    assert set(sel.left_out) == set(reached)
 
 
 HANDED = {
@@ -1126,6 +1222,27 @@ def test_a_class_made_in_a_function_may_be_made_at_import(repo: Repo, call: str,
     reached = {"tests/test_colors.py::test_make": ["pkg/colors.py::make", "pkg/lru.py::code"]}
     sel = _select(repo, before, after, {**reached, "tests/test_other.py::test_other": []})
     assert sel.reasons["tests/test_colors.py::test_make"] == "reached changed function pkg/lru.py::code"
+    assert ("tests/test_other.py::test_other" in sel.reasons) is runs
+    if runs:
+        assert sel.reasons["tests/test_other.py::test_other"].startswith("imports pkg/colors.py: ")
+
+
+@pytest.mark.parametrize(
+    ("ran", "runs"),
+    [
+        ([], False),  # make() did not run at import: no Color was made
+        (["pkg/colors.py::make", "pkg/colors.py::make.Color.__init__", "pkg/lru.py::code"], True),
+    ],
+)
+def test_a_class_made_in_a_function_is_settled_by_bs_record_of_the_import(
+    repo: Repo, ran: list[str], runs: bool
+) -> None:
+    """What the name analysis cannot follow at import -- the eight ways a function runs unseen
+    -- B's record of the module's import saw, or did not."""
+    before = {**NESTED, "pkg/colors.py": NESTED["pkg/colors.py"].replace("CALL", "LABELS = {}")}
+    after = {"pkg/lru.py": NESTED["pkg/lru.py"].replace("return x", "return x.upper()")}
+    imported: dict[str, tuple[list[str], list[str]]] = {"pkg/colors.py": (ran, [])}
+    sel = _select(repo, before, after, {"tests/test_other.py::test_other": []}, imported=imported)
     assert ("tests/test_other.py::test_other" in sel.reasons) is runs
     if runs:
         assert sel.reasons["tests/test_other.py::test_other"].startswith("imports pkg/colors.py: ")
