@@ -16,8 +16,9 @@ dotted string may name any module's or object's (``names.Reads``).
   back*: every test that imports it runs (every test, when the module is a pytest plugin). In a
   test file the whole file runs, in a conftest every test under its directory, as they do when
   such code binds a name pytest reads (``pytestmark``, ``pytest_plugins``, ...). Where that code
-  reads no changed name and only calls what may run changed code, B's record of the module's
-  import settles it (``Impact.at_import``): on B the calls ran what they ran;
+  reads no changed name and only calls what may run changed code (nothing called with no caller
+  in the code), B's record of the module's import may settle it (``Impact.at_import``, judged by
+  ``selection``);
 * *shared definitions* (``codeindex``) that hold a changed line or read a changed name or a
   tainted one: a fixture's name becomes a *changed fixture* (a test that requests it reads it);
   an autouse fixture, a setup or a hook selects every test it applies to.
@@ -33,7 +34,7 @@ import ast
 import builtins
 import enum
 import posixpath
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from runner.codeindex import STAR, Definition, Project
@@ -63,6 +64,7 @@ class Impact:
     #: module path -> (fallback or scope key, why): as ``fallback`` and ``scopes``, unless B's
     #: record of the module's import shows that its calls ran no changed code
     at_import: Mapping[str, tuple[tuple[tuple[str, str], str], ...]]
+    plugins: frozenset[str]  # files, not test files, pytest may apply to tests that never import them
     readers: Mapping[str, Mapping[int, tuple[str, str]]]  # path -> line on B -> (definition, what it reads)
     bound: Mapping[str, Mapping[str, str]]  # path -> module-level name changed or tainted there -> why
     rebound: Mapping[str, Mapping[str, str]]  # path -> module-level name changed there -> why
@@ -594,7 +596,9 @@ class _Walk:
         scope = scope_of(path, self.test_files)
         pure = not ran and not u.binding.effect
         effect = ": %s" % u.binding.effect if u.binding.effect else ""
-        called = not read  # what it called, B's record of the module's import answers for
+        # what it called, B's record of the module's import answers for -- but not what is called
+        # with no caller in the code (a hook, a module ``__getattr__``): that runs later, elsewhere
+        called = not read and not self.unasked(path, u)
         if scope is not None and (not pure or bound & PYTEST_NAMES):
             why = "module-level code of %s (line %d) %s%s" % (path, u.start, cause, effect)
             self.scope(scope, why, path if called else None)
@@ -712,4 +716,28 @@ def impact(diff: Diff, project: Project, test_files: Collection[str], graph: Imp
         for path, held in names.by_module.items():
             bound.setdefault(path, {}).update(held)
     at_import = {path: tuple(sorted(found.items())) for path, found in walk.at_import.items()}
-    return Impact(walk.spans, walk.fallback, walk.scopes, at_import, walk.readers(), bound, walk.changed.by_module)
+    plugins = (project.plugins() | walk.plugins) - frozenset(test_files)
+    return Impact(
+        walk.spans, walk.fallback, walk.scopes, at_import, plugins, walk.readers(), bound, walk.changed.by_module
+    )
+
+
+def first_reached(keys: Sequence[str], spans: Mapping[str, tuple[Span, ...]]) -> str | None:
+    """The first changed definition a recorded key lies in, as ``path::qualname``."""
+    for key in keys:
+        path, _, line = key.rpartition(":")
+        for span in spans.get(path, ()):
+            if span.start <= int(line) <= span.end:
+                return "%s::%s" % (path, span.qualname)
+    return None
+
+
+def first_read(keys: Sequence[str], readers: Mapping[str, Mapping[int, tuple[str, str]]]) -> str | None:
+    """``read changed NAME via DEFINITION`` for the first recorded key in a definition reading a
+    changed name or requesting a changed fixture."""
+    for key in keys:
+        path, _, line = key.rpartition(":")
+        found = readers.get(path, {}).get(int(line))
+        if found is not None:
+            return "read changed %s via %s::%s" % (found[1], path, found[0])
+    return None

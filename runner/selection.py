@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pytest_evidence import overlay
 from pytest_evidence.store import SuiteRun
 from runner.codeindex import Project
-from runner.diff import Diff, FileKind, Span
-from runner.impact import Impact, changed_spans, impact
+from runner.diff import Diff, FileKind
+from runner.impact import Impact, changed_spans, first_reached, first_read, impact
 from runner.importgraph import ImportGraph, module_of
 
 LEFT_OUT = (
@@ -49,25 +49,6 @@ class Selection:
     whole_suite: bool  # configuration, a conftest or a manifest changed
     suite_size: int
     left_out: Mapping[str, str]  # test id not in T5 -> why it is out
-
-
-def _reached(functions: Sequence[str], spans: Mapping[str, tuple[Span, ...]]) -> str | None:
-    """The first changed definition a recorded key lies in, as ``path::qualname``."""
-    for key in functions:
-        path, _, line = key.rpartition(":")
-        for span in spans.get(path, ()):
-            if span.start <= int(line) <= span.end:
-                return "%s::%s" % (path, span.qualname)
-    return None
-
-
-def _read(functions: Sequence[str], readers: Mapping[str, Mapping[int, tuple[str, str]]]) -> str | None:
-    for key in functions:
-        path, _, line = key.rpartition(":")
-        found = readers.get(path, {}).get(int(line))
-        if found is not None:
-            return "read changed %s via %s::%s" % (found[1], path, found[0])
-    return None
 
 
 def _project(diff: Diff, graph: ImportGraph) -> Project:
@@ -94,9 +75,10 @@ class _Judge:
         self.changed = {c.path for c in diff.files}
         self.fallback, self.scopes = dict(found.fallback), dict(found.scopes)
         for module, entries in sorted(found.at_import.items()):
-            if not self.settled(module):
+            if module not in baseline.imports:  # no record: followed by name, as it was
                 for (kind, key), why in entries:
                     (self.fallback if kind == "fallback" else self.scopes).setdefault(key, why)
+        self.recorded(baseline.imports)
         # a test file the selection cannot read as Python (a changed ``.py`` one is read as code)
         self.changed_tests = {c.path for c in diff.of_kind(FileKind.TEST) if not c.path.endswith(".py")}
         gone = [p for p in found.fallback if not (graph.checkout / p).is_file()]
@@ -117,7 +99,7 @@ class _Judge:
         opened = sorted(self.changed.intersection(self.baseline.files.get(tid, ())))
         if opened:
             return "opened changed file %s on B" % opened[0]
-        return _read(self.baseline.functions[tid], self.impact.readers) or self.own(tid) or self.imports(path)
+        return first_read(self.baseline.functions[tid], self.impact.readers) or self.own(tid) or self.imports(path)
 
     def own(self, tid: str) -> str | None:
         """Whether the test's class changed or may run changed code -- pytest itself makes the
@@ -144,21 +126,32 @@ class _Judge:
             self.closures[path] = "imports %s: %s" % (hit[0], self.fallback[hit[0]]) if hit else None
         return self.closures[path]
 
-    def settled(self, module: str) -> bool:
-        """Whether B's record of ``module``'s import shows that what its code called ran no changed
-        code: no changed definition, none reading a changed name, no changed file opened. The code
-        itself is B's and unchanged (a changed statement is a changed name or a side effect), so on
-        C it calls the same and runs the same. No record (imported before collection, or in a
-        test, or under xdist): not settled."""
-        record = self.baseline.imports.get(module)
-        if record is None:
-            return False
-        keys, files = record
-        return (
-            _reached(keys, self.impact.spans) is None
-            and _read(keys, self.impact.readers) is None
-            and self.changed.isdisjoint(files)
-        )
+    def recorded(self, imports: Mapping[str, tuple[Sequence[str], Sequence[str]]]) -> None:
+        """B's record of each module's import, judged as a test's record is. One that ran a changed
+        definition, or one reading a changed name, or opened a changed file, makes its module fall
+        back -- whatever the name analysis thought of its code: a callable handed on and called
+        by another module's import, a metaclass calling a changed method for a subclass made
+        elsewhere, a module imported by a string, show there. Collection itself (``""``: a
+        conftest's hook, a thread) and a plugin apply to every test. A module whose record ran
+        nothing changed needs no fallback for what its code called (``Impact.at_import``): the
+        code is B's and unchanged (a changed statement that calls is a side effect), so on C it
+        calls the same and runs the same."""
+        for module, (keys, files) in sorted(imports.items()):
+            opened = sorted(self.changed.intersection(files))
+            found = first_reached(keys, self.impact.spans)
+            ran = (
+                ("ran changed %s" % found if found else None)
+                or first_read(keys, self.impact.readers)
+                or ("opened changed file %s" % opened[0] if opened else None)
+            )
+            if ran is None:
+                continue
+            if not module:
+                self.scopes.setdefault("", "collection %s on B, outside any module's import" % ran)
+            elif module in self.impact.plugins:
+                self.scopes.setdefault("", "pytest plugin %s may apply to any test: its import %s on B" % (module, ran))
+            else:
+                self.fallback.setdefault(module, "its import %s on B" % ran)
 
 
 def test_files(suite_ids: Iterable[str]) -> frozenset[str]:
@@ -180,7 +173,7 @@ def select_impacted_tests(
     reasons: dict[str, str] = {}
     t4 = []
     for tid in suite_ids:
-        reached = _reached(baseline.functions.get(tid, ()), spans)
+        reached = first_reached(baseline.functions.get(tid, ()), spans)
         if reached is not None:
             t4.append(tid)
             reasons[tid] = "reached changed function %s" % reached

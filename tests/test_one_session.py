@@ -551,9 +551,32 @@ def test_what_a_modules_import_ran_on_b_decides_whether_its_importers_run(
     left = {t: why for why, ids in selection["left_out"].items() for t in ids}
     if eager:
         assert selected["tests/test_table.py::test_size"] == (
-            "imports calc/table.py: its module-level code (line 10) calls calc/table.py::build, which may run"
-            " changed code: calls build()"
+            "imports calc/table.py: its import ran changed calc/ops.py::half on B"
         )
     else:
-        assert "tests/test_table.py::test_size" in left
+        assert "tests/test_table.py::test_size" in left, selection
     assert "tests/test_ops.py::test_double" in left
+
+
+def test_a_function_handed_on_and_run_by_a_test_modules_import_is_caught_at_t5(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """A review's probe: ``partial`` hands ``half`` on at ``calc/thirds.py``'s import, which
+    therefore runs nothing; the test module's import calls it. B's record has the call under the
+    test module, so the regression is found in T5, not left to T7 as a selection gap."""
+    thirds = "import functools\n\nfrom calc.ops import half\n\nhalf_of_eight = functools.partial(half, 8)\n"
+    test = (
+        "from calc.thirds import half_of_eight\n\nVALUE = half_of_eight()\n\n\n"
+        "def test_value():\n    assert VALUE == 5\n"
+    )
+    base = repo.commit({**PKG, "calc/thirds.py": thirds, "tests/test_thirds.py": test})
+    fixed = repo.commit(FIX)  # half(8) is 4 now: test_value, which pinned the bug, fails
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fixed, "--stability-runs", "1")
+    assert doc is not None and code == 1 and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
+    assert doc["verdict"]["halted_at"] == "T5"  # at T7 it would have been a selection gap
+    t5 = next(t for t in doc["tiers"] if t["tier"] == "T5")
+    assert "regression: tests/test_thirds.py::test_value" in t5["note"], t5
+    selected = {t: why for why, ids in doc["selection"]["selected"].items() for t in ids}
+    assert selected["tests/test_thirds.py::test_value"] == (
+        "imports tests/test_thirds.py: its import ran changed calc/ops.py::half on B"
+    )

@@ -48,8 +48,9 @@ def _args(pytester: pytest.Pytester, stream: pathlib.Path, *extra: str) -> list[
 @pytest.mark.parametrize("engine", ["tracer", "coverage"])
 def test_each_modules_import_is_recorded_apart_from_the_conftests_on(pytester: pytest.Pytester, engine: str) -> None:
     """``pkg`` is imported by the conftest, before any plugin is configured; ``test_a`` calls
-    ``pkg.inner`` at import; ``data`` opens a data file at import. Whatever engine records the
-    tests, the imports are the plugin's own tracer's, and the tests keep their engine."""
+    ``pkg.inner`` at import and imports ``data`` first, which opens a data file at import: what a
+    module's import runs counts for each module being imported. Whatever engine records the tests,
+    the imports are the plugin's own tracer's, and the tests keep their engine."""
     if engine == "coverage":
         pytest.importorskip("coverage")
     _project(pytester)
@@ -57,14 +58,42 @@ def test_each_modules_import_is_recorded_apart_from_the_conftests_on(pytester: p
     result = pytester.runpytest_subprocess(*_args(pytester, stream, f"--evidence-deps-engine={engine}"))
     assert result.ret == 0, result.stdout.str()
     imports = read(str(stream)).imports
+    data, pkg = ["data.py:0", "data.py:4"], ["pkg.py:0", "pkg.py:1", "pkg.py:5"]
     assert imports == {
-        "conftest.py": (["conftest.py:1"], []),
-        "pkg.py": (["pkg.py:1", "pkg.py:5"], []),  # its top-level code (line 1, as helper's) and inner
-        "data.py": (["data.py:1", "data.py:4"], ["data.json"]),
-        "test_a.py": (["pkg.py:5", "test_a.py:1", "test_a.py:5"], []),  # make() and, through it, inner
+        "conftest.py": (["conftest.py:0", *pkg], []),  # pkg's import ran inside the conftest's
+        "pkg.py": (pkg, []),  # its top-level code (line 0), helper and inner
+        "data.py": (data, ["data.json"]),
+        "test_a.py": ([*data, "pkg.py:5", "test_a.py:0", "test_a.py:5"], ["data.json"]),
     }
     test_keys = read(str(stream)).functions["test_a.py::test_a"]
     assert test_keys == (["test_a.py:13"] if engine == "coverage" else ["test_a.py:12"])  # a line, or a def
+
+
+def test_what_no_name_shows_is_recorded_for_the_module_whose_import_ran_it(pytester: pytest.Pytester) -> None:
+    """A module imported by a string counts for its importer; a ``.py`` file read as data is
+    opened (the import system's own reads are not); a class body is its module's own code; a
+    thread started at import runs outside every import: collection's entry, ``""``."""
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    pytester.makepyfile(
+        impl="def scale(x):\n    return x * 2\n",
+        lazy="from impl import scale\n\nVALUE = scale(3)\n",
+        loader=(
+            "import importlib\nimport inspect\nimport threading\n\nimport impl\n\n\n"
+            "class Table:\n    ROWS = 1\n\n\n"
+            "LAZY = importlib.import_module('lazy')\nSOURCE = inspect.getsource(impl.scale)\n"
+            "worker = threading.Thread(target=impl.scale, args=(1,))\nworker.start()\nworker.join()\n"
+        ),
+        test_loader="import loader\n\n\ndef test_value():\n    assert loader.LAZY.VALUE == 6\n",
+    )
+    stream = pytester.path / "s.jsonl"
+    assert pytester.runpytest_subprocess(*_args(pytester, stream)).ret == 0
+    imports = read(str(stream)).imports
+    keys, files = imports["loader.py"]
+    assert "lazy.py:0" in keys and "impl.py:1" in keys  # lazy's import and the scale(3) it ran
+    assert "loader.py:8" not in keys  # class Table's body
+    assert files == ["impl.py"]  # getsource read it; importing impl, lazy, loader read none
+    assert imports["lazy.py"] == (["impl.py:1", "lazy.py:0"], [])
+    assert imports[""][0] == ["impl.py:1"]  # scale, in the thread
 
 
 def test_nothing_is_recorded_when_another_tracer_takes_over(pytester: pytest.Pytester) -> None:
@@ -86,7 +115,8 @@ def test_an_xdist_session_records_the_controllers_imports_only(pytester: pytest.
     result = pytester.runpytest_subprocess(*_args(pytester, stream, "-n", "2"))
     assert result.ret == 0, result.stdout.str()
     content = read(str(stream))
-    assert content.imports == {"conftest.py": (["conftest.py:1"], []), "pkg.py": (["pkg.py:1", "pkg.py:5"], [])}
+    pkg = ["pkg.py:0", "pkg.py:1", "pkg.py:5"]
+    assert content.imports == {"conftest.py": (["conftest.py:0", *pkg], []), "pkg.py": (pkg, [])}
     assert content.functions["test_a.py::test_a"] == ["test_a.py:12"]
 
 
@@ -98,7 +128,7 @@ def test_sessions_in_one_process_leave_no_tracer_or_listener_behind(pytester: py
         stream = pytester.path / ("s%d.jsonl" % run)
         result = pytester.runpytest(*_args(pytester, stream, "--evidence-deps-engine=tracer"))
         assert result.ret == 0, result.stdout.str()
-        assert read(str(stream)).imports["test_a.py"][0] == ["pkg.py:5", "test_a.py:1", "test_a.py:5"], run
+        assert "test_a.py:5" in read(str(stream)).imports["test_a.py"][0], run
     bad = pytester.runpytest(*_args(pytester, pytester.path / "bad.jsonl", "--evidence-reruns=-1"))
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
     if sys.gettrace() is None:  # under a debugger or coverage run of this suite, nothing was started
