@@ -61,18 +61,23 @@ def unlisten(opened: Callable[[str], None]) -> None:
 class CodeKeys:
     """``relative/path.py:first_line`` of a code object of the checkout (None: not the
     checkout's). A tracer asks for every call: it reads ``known`` first, inline, and calls this
-    for a code object it has not met."""
+    for a code object it has not met. ``known`` holds each code object's file beside its key:
+    code objects compare equal across files (``co_filename`` is no part of it), so the same
+    function in two files -- a vendored copy -- would otherwise be keyed by whichever ran first."""
 
     def __init__(self, root: str) -> None:
         self.prefix = os.path.realpath(root) + os.sep
-        self.known: Dict[CodeType, Optional[str]] = {}
+        self.known: Dict[CodeType, Tuple[str, Optional[str]]] = {}
 
     def __call__(self, code: CodeType) -> Optional[str]:
+        found = self.known.get(code)
+        if found is not None and found[0] == code.co_filename:
+            return found[1]
         key = None
         path = "" if code.co_filename.startswith("<") else os.path.realpath(code.co_filename)
         if path.startswith(self.prefix):
             key = "%s:%d" % (path[len(self.prefix) :].replace(os.sep, "/"), code.co_firstlineno)
-        self.known[code] = key
+        self.known[code] = (code.co_filename, key)
         return key
 
     def relative(self, paths: Iterable[str]) -> Set[str]:
@@ -152,7 +157,8 @@ class DependencyRecorder:
 
     def _trace(self, frame: FrameType, event: str, arg: Any) -> None:
         code = frame.f_code
-        key = self._keys[code] if code in self._keys else self._key(code)
+        found = self._keys.get(code)
+        key = found[1] if found is not None and found[0] == code.co_filename else self._key(code)
         if key is not None and self._functions is not None:
             self._functions.add(key)
 
@@ -200,7 +206,8 @@ class DependencyRecorder:
         raise pytest.UsageError("--evidence-deps: no free sys.monitoring tool id (3 and 4 are taken)")
 
     def _started_code(self, code: CodeType, offset: int) -> Any:
-        key = self._keys[code] if code in self._keys else self._key(code)
+        found = self._keys.get(code)
+        key = found[1] if found is not None and found[0] == code.co_filename else self._key(code)
         if key is not None and self._functions is not None:
             self._functions.add(key)
         return sys.monitoring.DISABLE  # type: ignore[attr-defined,unused-ignore]

@@ -8,14 +8,17 @@ test importing the module. This recorder answers the question instead: per check
 functions started while that module's top-level code was running -- anywhere below it on the
 stack, so a module it imports, by any means, counts for it too -- and the data files checkout
 code opened meanwhile. Functions started with no checkout module being imported (a conftest's
-hook, a thread started at import) count for the entry ``""``: collection itself. On B that is
-what the code ran; the runner judges it as it judges a test's record (``docs/selection.md``).
+hook, a thread started at import) count for the test file being collected, if any (pytest
+calling a ``parametrize`` ``ids`` function, a module's ``pytest_generate_tests``), else for the
+entry ``""``: collection itself. On B that is what the code ran; the runner judges it as it
+judges a test's record (``docs/selection.md``).
 
 A module's own top-level code is keyed ``path:0``: its code object's first line is often a
 definition's. Not recorded: class bodies (a class statement is its module's own code, which the
 runner reads by name), and what the import system reads to import a module -- its source, its bytecode --
-which is told apart by who opens the file (importlib, or pytest's assertion rewriter), not by
-its name: a module reading a ``.py`` file as data (``inspect.getsource``) opened it.
+which is told apart by who opens the file (importlib getting a module's code, or pytest's
+assertion rewriter), not by its name: a module reading a ``.py`` file as data
+(``inspect.getsource``), or through a loader (``pkgutil.get_data``), opened it.
 
 It runs from just before the first conftest is loaded (``plugin.pytest_load_initial_conftests``)
 to the end of collection, with ``sys.settrace`` (and ``threading.settrace`` for threads started
@@ -43,15 +46,17 @@ from pytest_evidence.deps import CodeKeys, listen, source_of, unlisten
 Imports = Dict[str, Tuple[List[str], List[str]]]
 
 #: Where the import system reads a module's source or bytecode: a file opened below one of these,
-#: with no checkout code in between, is no data read.
-_IMPORT_SYSTEM = ("<frozen importlib._bootstrap", "_pytest/assertion/rewrite.py", "_pytest\\assertion\\rewrite.py")
+#: with no checkout code in between, is no data read. importlib's own ``get_data`` is not one:
+#: ``pkgutil.get_data`` reads data through it; ``get_code`` is the import.
+_REWRITER = ("_pytest/assertion/rewrite.py", "_pytest\\assertion\\rewrite.py")
+_IMPORTLIB = "<frozen importlib._bootstrap"
 
 
 class ImportRecorder:
     def __init__(self, root: str) -> None:
         self._key = CodeKeys(root)
-        self._keys = self._key.known
         self._found: Dict[str, Tuple[Set[str], Set[str]]] = {}
+        self._collecting: List[str] = []  # the test files being collected, innermost last
         self._tracing = False
         self.emit: Optional[Callable[[str, List[str], List[str]], None]] = None
 
@@ -83,22 +88,25 @@ class ImportRecorder:
 
     def _importers(self, frame: Optional[FrameType]) -> List[str]:
         """The checkout modules whose import is running ``frame``: each one's top-level frame on
-        the stack; none: collection itself (``""``)."""
+        the stack; none: the test file being collected, or collection itself (``""``)."""
         found = []
         while frame is not None:
             code = frame.f_code
             if code.co_name == "<module>":
-                key = self._keys[code] if code in self._keys else self._key(code)
+                key = self._key(code)
                 if key is not None:
                     found.append(key.rpartition(":")[0])
             frame = frame.f_back
-        return found or [""]
+        if found:
+            return found
+        main = threading.current_thread() is threading.main_thread()
+        return [self._collecting[-1]] if main and self._collecting else [""]
 
     def trace(self, frame: FrameType, event: str, arg: Any) -> None:
         code = frame.f_code
         if not self._tracing or not (code.co_flags & inspect.CO_NEWLOCALS or code.co_name == "<module>"):
             return  # a class body is its module's own code; a thread may outlive the window
-        key = self._keys[code] if code in self._keys else self._key(code)
+        key = self._key(code)
         if key is None:
             return
         if code.co_name == "<module>":  # line 0: its first line may be a definition's, changed or not
@@ -112,15 +120,24 @@ class ImportRecorder:
         frame: Optional[FrameType] = sys._getframe(1)
         while frame is not None:
             code = frame.f_code
-            if code.co_filename.startswith(_IMPORT_SYSTEM) or code.co_filename.endswith(_IMPORT_SYSTEM):
+            if code.co_filename.endswith(_REWRITER) or (
+                code.co_name == "get_code" and code.co_filename.startswith(_IMPORTLIB)
+            ):
                 return
-            if (self._keys[code] if code in self._keys else self._key(code)) is not None:
+            if self._key(code) is not None:
                 break
             frame = frame.f_back
         if frame is None:
             return
         for module in self._importers(frame):
             self._found.setdefault(module, (set(), set()))[1].add(source_of(path))
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
+        path = self._key.relative([str(collector.path)]) if isinstance(collector, pytest.File) else set()
+        self._collecting.extend(path)
+        yield
+        del self._collecting[len(self._collecting) - len(path) :]
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_collection(self, session: pytest.Session) -> Any:

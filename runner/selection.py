@@ -74,11 +74,15 @@ class _Judge:
         self.baseline, self.graph, self.impact = baseline, graph, found
         self.changed = {c.path for c in diff.files}
         self.fallback, self.scopes = dict(found.fallback), dict(found.scopes)
+        ran = {m: why for m, (keys, files) in sorted(baseline.imports.items()) if (why := self.ran(keys, files))}
+        self.recorded(ran)
         for module, entries in sorted(found.at_import.items()):
-            if module not in baseline.imports:  # no record: followed by name, as it was
+            # settled by a clean record, while no import ran changed code: state an import left
+            # behind (a registry, a mode) may steer another's calls elsewhere on C
+            if ran or module not in baseline.imports:
                 for (kind, key), why in entries:
                     (self.fallback if kind == "fallback" else self.scopes).setdefault(key, why)
-        self.recorded(baseline.imports)
+        self.imported(baseline.imports)
         # a test file the selection cannot read as Python (a changed ``.py`` one is read as code)
         self.changed_tests = {c.path for c in diff.of_kind(FileKind.TEST) if not c.path.endswith(".py")}
         gone = [p for p in found.fallback if not (graph.checkout / p).is_file()]
@@ -126,32 +130,49 @@ class _Judge:
             self.closures[path] = "imports %s: %s" % (hit[0], self.fallback[hit[0]]) if hit else None
         return self.closures[path]
 
-    def recorded(self, imports: Mapping[str, tuple[Sequence[str], Sequence[str]]]) -> None:
-        """B's record of each module's import, judged as a test's record is. One that ran a changed
-        definition, or one reading a changed name, or opened a changed file, makes its module fall
-        back -- whatever the name analysis thought of its code: a callable handed on and called
-        by another module's import, a metaclass calling a changed method for a subclass made
-        elsewhere, a module imported by a string, show there. Collection itself (``""``: a
-        conftest's hook, a thread) and a plugin apply to every test. A module whose record ran
-        nothing changed needs no fallback for what its code called (``Impact.at_import``): the
-        code is B's and unchanged (a changed statement that calls is a side effect), so on C it
-        calls the same and runs the same."""
-        for module, (keys, files) in sorted(imports.items()):
-            opened = sorted(self.changed.intersection(files))
-            found = first_reached(keys, self.impact.spans)
-            ran = (
-                ("ran changed %s" % found if found else None)
-                or first_read(keys, self.impact.readers)
-                or ("opened changed file %s" % opened[0] if opened else None)
-            )
-            if ran is None:
-                continue
+    def ran(self, keys: Sequence[str], files: Sequence[str]) -> str | None:
+        """What changed a record of B shows run or opened, judged as a test's record is."""
+        opened = sorted(self.changed.intersection(files))
+        found = first_reached(keys, self.impact.spans)
+        return (
+            ("ran changed %s" % found if found else None)
+            or first_read(keys, self.impact.readers)
+            or ("opened changed file %s" % opened[0] if opened else None)
+        )
+
+    def recorded(self, ran: Mapping[str, str]) -> None:
+        """Each module whose import on B ran changed code (``ran``: what) falls back -- whatever
+        the name analysis thought of its code: a callable handed on and called by another
+        module's import, a metaclass calling a changed method for a subclass made elsewhere, a
+        module imported by a string, show there. Collection itself (``""``: a conftest's hook at
+        the session's start, a thread) and a plugin apply to every test. Where no import ran
+        changed code, a module whose record is clean needs no fallback for what its code called
+        (``Impact.at_import``): the code is B's and unchanged (a changed statement that calls is a
+        side effect), so on C it calls the same and runs the same."""
+        for module, what in sorted(ran.items()):
             if not module:
-                self.scopes.setdefault("", "collection %s on B, outside any module's import" % ran)
+                self.scopes.setdefault("", "collection %s on B, outside any module's import" % what)
             elif module in self.impact.plugins:
-                self.scopes.setdefault("", "pytest plugin %s may apply to any test: its import %s on B" % (module, ran))
+                self.scopes.setdefault(
+                    "", "pytest plugin %s may apply to any test: its import %s on B" % (module, what)
+                )
             else:
-                self.fallback.setdefault(module, "its import %s on B" % ran)
+                self.fallback.setdefault(module, "its import %s on B" % what)
+
+    def imported(self, imports: Mapping[str, tuple[Sequence[str], Sequence[str]]]) -> None:
+        """A module whose import on B imported one that falls back falls back too: the import
+        graph may not see it (a module imported by a string), its importers must run all the same.
+        A record holds ``path:0`` for each module whose top-level code ran during it."""
+        for module, (keys, _) in sorted(imports.items()):
+            for key in keys:
+                inner = key[:-2] if key.endswith(":0") else None
+                if module and inner and inner != module and inner in self.fallback:
+                    why = "its import imported %s on B, which falls back" % inner
+                    if module in self.impact.plugins:
+                        self.scopes.setdefault("", "pytest plugin %s may apply to any test: %s" % (module, why))
+                    else:
+                        self.fallback.setdefault(module, why)
+                    break
 
 
 def test_files(suite_ids: Iterable[str]) -> frozenset[str]:

@@ -173,3 +173,23 @@ def test_the_source_of_a_bytecode_file() -> None:
         assert source_of("/r/pkg/__pycache__/" + cached) == "/r/pkg/m.py"
     assert source_of("/r/pkg/data.json") == "/r/pkg/data.json"
     assert source_of("/r/__pycache__.txt") == "/r/__pycache__.txt"
+
+
+def test_the_same_function_in_two_files_is_keyed_by_each_file(pytester: pytest.Pytester) -> None:
+    """Code objects compare equal across files: a vendored copy must not take the other's key,
+    whichever ran first."""
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    same = "def scale(x):\n    return x * 2\n"
+    pytester.makepyfile(
+        legacy=same,
+        impl=same,
+        test_both=(
+            "import impl\nimport legacy\n\n\ndef test_legacy():\n    assert legacy.scale(1) == 2\n\n\n"
+            "def test_impl():\n    assert impl.scale(1) == 2\n"
+        ),
+    )
+    stream = pytester.path / "s.jsonl"
+    assert pytester.runpytest_subprocess("-p", "no:randomly", *_recording(pytester, stream)).ret == 0
+    functions = read(str(stream)).functions
+    assert [k for k in functions["test_both.py::test_legacy"] if not k.startswith("test_")] == ["legacy.py:1"]
+    assert [k for k in functions["test_both.py::test_impl"] if not k.startswith("test_")] == ["impl.py:1"]

@@ -71,29 +71,54 @@ def test_each_modules_import_is_recorded_apart_from_the_conftests_on(pytester: p
 
 def test_what_no_name_shows_is_recorded_for_the_module_whose_import_ran_it(pytester: pytest.Pytester) -> None:
     """A module imported by a string counts for its importer; a ``.py`` file read as data is
-    opened (the import system's own reads are not); a class body is its module's own code; a
-    thread started at import runs outside every import: collection's entry, ``""``."""
+    opened, through a loader's ``get_data`` too (the import system's own reads are not); a class
+    body is its module's own code; pytest calling an ``ids`` function counts for the test file it
+    collects; a thread started at import runs outside every import: collection's entry, ``""``."""
     pytester.makeini("[pytest]\npythonpath = .\n")
     pytester.makepyfile(
         impl="def scale(x):\n    return x * 2\n",
         lazy="from impl import scale\n\nVALUE = scale(3)\n",
         loader=(
-            "import importlib\nimport inspect\nimport threading\n\nimport impl\n\n\n"
+            "import importlib\nimport inspect\nimport pkgutil\nimport threading\n\nimport impl\n\n\n"
             "class Table:\n    ROWS = 1\n\n\n"
             "LAZY = importlib.import_module('lazy')\nSOURCE = inspect.getsource(impl.scale)\n"
+            "DATA = pkgutil.get_data('impl', 'data.txt')\n"
             "worker = threading.Thread(target=impl.scale, args=(1,))\nworker.start()\nworker.join()\n"
         ),
-        test_loader="import loader\n\n\ndef test_value():\n    assert loader.LAZY.VALUE == 6\n",
+        test_loader=(
+            "import pytest\n\nimport loader\nfrom impl import scale\n\n\n"
+            "@pytest.mark.parametrize('x', [1], ids=scale)\ndef test_value(x):\n    assert loader.LAZY.VALUE == 6\n"
+        ),
     )
+    (pytester.path / "data.txt").write_text("data\n")
     stream = pytester.path / "s.jsonl"
     assert pytester.runpytest_subprocess(*_args(pytester, stream)).ret == 0
     imports = read(str(stream)).imports
     keys, files = imports["loader.py"]
     assert "lazy.py:0" in keys and "impl.py:1" in keys  # lazy's import and the scale(3) it ran
-    assert "loader.py:8" not in keys  # class Table's body
-    assert files == ["impl.py"]  # getsource read it; importing impl, lazy, loader read none
+    assert "loader.py:9" not in keys  # class Table's body
+    assert files == ["data.txt", "impl.py"]  # get_data and getsource; importing impl, lazy, loader read none
     assert imports["lazy.py"] == (["impl.py:1", "lazy.py:0"], [])
     assert imports[""][0] == ["impl.py:1"]  # scale, in the thread
+    assert "impl.py:1" in imports["test_loader.py"][0]  # scale as the ids function
+
+
+def test_the_same_function_in_two_files_is_keyed_by_each_file(pytester: pytest.Pytester) -> None:
+    """Code objects compare equal across files: a vendored copy must not take the other's key."""
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    same = "def scale(x):\n    return x * 2\n"
+    pytester.makepyfile(
+        legacy=same,
+        impl=same,
+        first="import legacy\n\nA = legacy.scale(1)\n",
+        second="import impl\n\nB = impl.scale(1)\n",
+        test_both="import first\nimport second\n\n\ndef test_both():\n    assert first.A == second.B\n",
+    )
+    stream = pytester.path / "s.jsonl"
+    assert pytester.runpytest_subprocess(*_args(pytester, stream)).ret == 0
+    imports = read(str(stream)).imports
+    assert imports["first.py"][0] == ["first.py:0", "legacy.py:0", "legacy.py:1"]
+    assert imports["second.py"][0] == ["impl.py:0", "impl.py:1", "second.py:0"]
 
 
 def test_nothing_is_recorded_when_another_tracer_takes_over(pytester: pytest.Pytester) -> None:

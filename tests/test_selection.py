@@ -65,13 +65,14 @@ def _select(
 ) -> Selection:
     """Commit B and C, and select from a B run where each test reached its own function and
     ``reached``; ``imported``: per module, the definitions and files its import ran and opened
-    (its top-level code is recorded as ``path:0``)."""
+    (its top-level code is recorded as ``path:0``; a reference without ``::`` is a key as it is)."""
     b = repo.commit(before)
     c = repo.commit(after, delete=delete)
     diff = compute(str(repo.path), b, c, DEFAULT_PYTHON_FILES)
     keys = {tid: [_key(before, tid), *(_key(before, ref) for ref in refs)] for tid, refs in reached.items()}
     imports = {
-        m: (["%s:0" % m, *(_key(before, r) for r in refs)], files) for m, (refs, files) in (imported or {}).items()
+        m: (["%s:0" % m, *(_key(before, r) if "::" in r else r for r in refs)], files)
+        for m, (refs, files) in (imported or {}).items()
     }
     ids = list(reached)
     sel = select_impacted_tests(ids, _suite(keys, opened, imports), diff, ImportGraph(repo.path, [""]))
@@ -329,6 +330,26 @@ def test_code_run_at_import_is_settled_by_bs_record_of_the_import(
     assert "tests/test_other.py::test_one" in sel.left_out
 
 
+def test_no_record_settles_anything_while_some_import_ran_changed_code(repo: Repo) -> None:
+    """A review's probe: ``y``'s import runs a changed ``setmode``, and ``table``'s clean record
+    was made with the mode B's ``setmode`` left -- on C its calls may go elsewhere."""
+    dirty: Records = {**CLEAN, "pkg/other.py": (["pkg/table.py::parse"], [])}
+    sel = _select(repo, BUILT, BUILT_PARSE, SIZE, imported=dirty)
+    assert sel.reasons["tests/test_lookup.py::test_size"] == BUILD_MAY_RUN
+
+
+def test_a_module_whose_import_imported_one_that_falls_back_falls_back(repo: Repo) -> None:
+    """A review's probe: imported by a string (``importlib.import_module("pkg.plugins")``), which
+    the import graph does not see, a module with a changed side effect still reaches its importer."""
+    after = {"pkg/plugins.py": PLUGINS["pkg/plugins.py"].replace("register('a')", "register('b')")}
+    imported: Records = {"pkg/lookup.py": (["pkg/plugins.py:0"], []), "pkg/plugins.py": ([], [])}
+    sel = _select(repo, BUILT, after, SIZE, imported=imported)
+    assert sel.reasons["tests/test_lookup.py::test_size"] == (
+        "imports pkg/lookup.py: its import imported pkg/plugins.py on B, which falls back"
+    )
+    assert "tests/test_other.py::test_one" in sel.left_out
+
+
 def test_a_changed_data_file_opened_at_import_makes_the_module_fall_back(repo: Repo) -> None:
     after = {"pkg/table.json": '{"a": 2}\n', **BUILT_PARSE}
     assert "tests/test_lookup.py::test_size" in _select(repo, BUILT, after, SIZE, imported=CLEAN).left_out
@@ -394,14 +415,16 @@ PARTIAL_TESTS: dict[str, list[str]] = {"tests/test_m.py::test_value": [], "tests
 
 
 def test_a_changed_function_run_by_another_modules_import_makes_that_module_fall_back(repo: Repo) -> None:
-    """Whatever the name analysis made of the code: a callable handed on, a metaclass calling a
-    changed method for a subclass made elsewhere, a module imported by a string."""
-    imported: Records = {"pkg/m.py": ([], []), "tests/test_m.py": (["pkg/impl.py::scale"], [])}
+    """Whatever the name analysis made of the code -- ``test_other``'s holds no call at all
+    here: a callable handed on and called at its import, a metaclass calling a changed method for
+    a subclass made there, a module it imported by a string would show so."""
+    imported: Records = {"pkg/m.py": ([], []), "tests/test_other.py": (["pkg/impl.py::scale"], [])}
     sel = _select(repo, PARTIAL, PARTIAL_C, PARTIAL_TESTS, imported=imported)
-    assert sel.reasons["tests/test_m.py::test_value"] == (
-        "imports tests/test_m.py: its import ran changed pkg/impl.py::scale on B"
+    assert sel.reasons["tests/test_other.py::test_one"] == (
+        "imports tests/test_other.py: its import ran changed pkg/impl.py::scale on B"
     )
-    assert "tests/test_other.py::test_one" in sel.left_out
+    # and, since an import ran changed code, pkg/m.py's clean record settles nothing
+    assert sel.reasons["tests/test_m.py::test_value"].startswith("imports pkg/m.py: its module-level code")
 
 
 def test_changed_code_run_at_collection_outside_every_import_runs_every_test(repo: Repo) -> None:
