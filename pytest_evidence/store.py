@@ -18,9 +18,9 @@ Store format history (``STORE_VERSION``):
 * ``4`` -- ``kill_rates``: the suite-strength audit's kill rate per function and commit, so a
   module whose kill rate falls over time shows it. Older stores are upgraded by adding the table.
 * ``5`` -- ``suite_imports``: what each checkout module's import ran and opened during a stored B
-  suite run's collection, which settles T5's questions about code run at import. Older stores
-  are upgraded by adding the table; their suite runs are reused, with no module's import
-  recorded (the selection falls back where it did before).
+  suite run's collection, which T5 judges code run at import by. Older stores are upgraded by
+  adding the table; their suite runs are not reused (the runner's policy version changed with
+  it).
 
 One store hands rows to another (``Rows``): what a climb in a repository reads, or what was
 written since a mark, merged elsewhere with the repository's path mapped -- so a climb in a clone

@@ -97,9 +97,12 @@ def test_format_1_store_is_upgraded_in_place_and_keeps_its_flake_signatures(tmp_
         assert store.quarantined("/a") == {"t": ["r1:C:fail,pass:aaa"]}
 
 
-def test_a_format_4_stores_suite_run_is_reused_with_no_import_recorded(tmp_path: pathlib.Path) -> None:
-    """Format 5 added ``suite_imports``: an older suite run still serves, and says of no module's
-    import what it ran -- the selection then follows that code by name, as it did."""
+def test_a_format_4_store_is_upgraded_and_reads_its_suite_runs_with_no_import_recorded(
+    tmp_path: pathlib.Path,
+) -> None:
+    """Format 5 added ``suite_imports``: an older store opens, and a suite run it holds reads back
+    saying of no module's import what it ran (the runner's policy version changed with the
+    format, so its climbs do not ask for those runs)."""
     path = tmp_path / "s.sqlite3"
     suite = SuiteRun("s1", ("t",), {"t": []}, 0, {"t": _obs("t")}, {"t": ["m.py:1"]}, {"t": []})
     with Store(str(path)) as store:
