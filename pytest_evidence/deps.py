@@ -24,70 +24,22 @@ import os
 import sys
 import threading
 from types import CodeType, FrameType
-from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 import pytest
 
 from pytest_evidence.reports import DEPS_ATTR
 
-#: What the process-wide audit hook reports ``open`` events to: the configured dependency
-#: recorder and, during collection, the import recorder (``importdeps``); empty between sessions.
-#: An audit hook cannot be removed once added, so there is one per process and it forwards to
-#: whoever listens now (pytester runs several sessions in one process).
-_AUDITED: List[Callable[[str], None]] = []
+#: The recorder the process-wide audit hook reports to; empty between sessions. An audit hook
+#: cannot be removed once added, so there is one per process and it forwards to whoever
+#: recorder is configured now (pytester runs several sessions in one process).
+_AUDITED: List[DependencyRecorder] = []
 _AUDIT_INSTALLED: List[bool] = []
 
 
 def _audit(event: str, args: Tuple[Any, ...]) -> None:
-    if _AUDITED and event == "open" and args and isinstance(args[0], str):
-        for listener in _AUDITED:
-            listener(args[0])
-
-
-def listen(opened: Callable[[str], None], kind: type) -> None:
-    """Report every file opened to ``opened`` (a bound method of a ``kind`` instance), instead of
-    any earlier listener of that kind."""
-    if not _AUDIT_INSTALLED:
-        sys.addaudithook(_audit)
-        _AUDIT_INSTALLED.append(True)
-    _AUDITED[:] = [x for x in _AUDITED if not isinstance(getattr(x, "__self__", None), kind)] + [opened]
-
-
-def unlisten(opened: Callable[[str], None]) -> None:
-    if opened in _AUDITED:
-        _AUDITED.remove(opened)
-
-
-class CodeKeys:
-    """``relative/path.py:first_line`` of a code object of the checkout (None: not the
-    checkout's). A tracer asks for every call: it reads ``known`` first, inline, and calls this
-    for a code object it has not met. ``known`` holds each code object's file beside its key:
-    code objects compare equal across files (``co_filename`` is no part of it), so the same
-    function in two files -- a vendored copy -- would otherwise be keyed by whichever ran first."""
-
-    def __init__(self, root: str) -> None:
-        self.prefix = os.path.realpath(root) + os.sep
-        self.known: Dict[CodeType, Tuple[str, Optional[str]]] = {}
-
-    def __call__(self, code: CodeType) -> Optional[str]:
-        found = self.known.get(code)
-        if found is not None and found[0] == code.co_filename:
-            return found[1]
-        key = None
-        path = "" if code.co_filename.startswith("<") else os.path.realpath(code.co_filename)
-        if path.startswith(self.prefix):
-            key = "%s:%d" % (path[len(self.prefix) :].replace(os.sep, "/"), code.co_firstlineno)
-        self.known[code] = (code.co_filename, key)
-        return key
-
-    def relative(self, paths: Iterable[str]) -> Set[str]:
-        """The checkout's files among ``paths``, relative to it."""
-        found = set()
-        for raw in paths:
-            path = os.path.realpath(raw)
-            if path.startswith(self.prefix):
-                found.add(path[len(self.prefix) :].replace(os.sep, "/"))
-        return found
+    if _AUDITED:
+        _AUDITED[0].opened(event, args)
 
 
 def source_of(path: str) -> str:
@@ -102,7 +54,7 @@ def source_of(path: str) -> str:
     return os.path.join(os.path.dirname(head), name.split(".", 1)[0] + ".py")
 
 
-def choose_engine(requested: str, tracing_imports: bool = False) -> str:
+def choose_engine(requested: str) -> str:
     """The cheapest engine that stays safe here (``docs/benchmarks.md`` has the measurements).
 
     ``requested`` is ``auto``, ``tracer`` (this plugin's own) or ``coverage``. The plugin's own
@@ -110,7 +62,6 @@ def choose_engine(requested: str, tracing_imports: bool = False) -> str:
     recorded and then disabled, so a call-heavy test costs almost nothing -- and ``sys.settrace``
     before. ``auto`` takes ``sys.monitoring`` where it exists, else coverage.py's C tracer when the
     target environment has it and nothing is tracing already, else ``sys.settrace``.
-    ``tracing_imports``: the tracer set now is the import recorder's, which stops before any test.
     """
     own = "monitoring" if hasattr(sys, "monitoring") else "settrace"
     if requested == "tracer" or (requested == "auto" and own == "monitoring"):
@@ -127,9 +78,7 @@ def choose_engine(requested: str, tracing_imports: bool = False) -> str:
         if requested == "coverage":
             raise pytest.UsageError("--evidence-deps-engine=coverage: %s" % why)
         return own
-    if requested == "auto" and (
-        coverage.Coverage.current() is not None or (sys.gettrace() is not None and not tracing_imports)
-    ):
+    if requested == "auto" and (coverage.Coverage.current() is not None or sys.gettrace() is not None):
         return own
     return "coverage"
 
@@ -137,8 +86,11 @@ def choose_engine(requested: str, tracing_imports: bool = False) -> str:
 class DependencyRecorder:
     def __init__(self, root: str, engine: str, emit: Callable[[str, List[str]], None]) -> None:
         self.root = os.path.realpath(root)
-        self._key = CodeKeys(root)
-        self._keys = self._key.known
+        self._prefix = self.root + os.sep
+        #: each code object's file and key: code objects compare equal across files (``co_filename``
+        #: is no part of it), so the same function in two files -- a vendored copy -- would
+        #: otherwise be keyed by whichever ran first, and a change to the other not seen
+        self._keys: Dict[CodeType, Tuple[str, Optional[str]]] = {}
         self._functions: Optional[Set[str]] = None
         self._files: Optional[Set[str]] = None
         self.engine = engine
@@ -153,22 +105,34 @@ class DependencyRecorder:
             # No data file: the data stay in memory, so a process killed mid-run (a hang's
             # timeout) leaves nothing behind in the temporary directory.
             self._coverage = coverage.Coverage(data_file=None, config_file=False, source=[self.root], branch=False)
-        listen(self.opened, DependencyRecorder)
+        if not _AUDIT_INSTALLED:
+            sys.addaudithook(_audit)
+            _AUDIT_INSTALLED.append(True)
+        _AUDITED[:] = [self]
+
+    def _key(self, code: CodeType) -> Optional[str]:
+        key = None
+        path = "" if code.co_filename.startswith("<") else os.path.realpath(code.co_filename)
+        if path.startswith(self._prefix):
+            key = "%s:%d" % (path[len(self._prefix) :].replace(os.sep, "/"), code.co_firstlineno)
+        self._keys[code] = (code.co_filename, key)
+        return key
 
     def _trace(self, frame: FrameType, event: str, arg: Any) -> None:
         code = frame.f_code
-        found = self._keys.get(code)
-        key = found[1] if found is not None and found[0] == code.co_filename else self._key(code)
+        known = self._keys.get(code)
+        key = known[1] if known is not None and known[0] == code.co_filename else self._key(code)
         if key is not None and self._functions is not None:
             self._functions.add(key)
 
-    def opened(self, path: str) -> None:
-        if self._files is not None:
-            self._files.add(source_of(path))
+    def opened(self, event: str, args: Tuple[Any, ...]) -> None:
+        if event == "open" and self._files is not None and args and isinstance(args[0], str):
+            self._files.add(source_of(args[0]))
 
     def pytest_unconfigure(self) -> None:
         """Give back what the session took: the audit hook's attention and the monitoring tool id."""
-        unlisten(self.opened)
+        if _AUDITED and _AUDITED[0] is self:
+            _AUDITED.clear()
         if self._tool is not None:
             monitoring = sys.monitoring  # type: ignore[attr-defined,unused-ignore]
             monitoring.set_events(self._tool, 0)
@@ -206,8 +170,8 @@ class DependencyRecorder:
         raise pytest.UsageError("--evidence-deps: no free sys.monitoring tool id (3 and 4 are taken)")
 
     def _started_code(self, code: CodeType, offset: int) -> Any:
-        found = self._keys.get(code)
-        key = found[1] if found is not None and found[0] == code.co_filename else self._key(code)
+        known = self._keys.get(code)
+        key = known[1] if known is not None and known[0] == code.co_filename else self._key(code)
         if key is not None and self._functions is not None:
             self._functions.add(key)
         return sys.monitoring.DISABLE  # type: ignore[attr-defined,unused-ignore]
@@ -221,7 +185,7 @@ class DependencyRecorder:
         data = self._coverage.get_data()
         per_test: Dict[str, Set[str]] = {}
         for filename in data.measured_files():
-            rel = self._key.relative({filename})
+            rel = self._relative({filename})
             if not rel:
                 continue
             (path,) = rel
@@ -276,4 +240,12 @@ class DependencyRecorder:
         outcome = yield
         if call.when == "teardown" and self._functions is not None and self._files is not None:
             report = outcome.get_result()
-            setattr(report, DEPS_ATTR, [sorted(self._functions), sorted(self._key.relative(self._files))])
+            setattr(report, DEPS_ATTR, [sorted(self._functions), sorted(self._relative(self._files))])
+
+    def _relative(self, paths: Set[str]) -> Set[str]:
+        found = set()
+        for raw in paths:
+            path = os.path.realpath(raw)
+            if path.startswith(self._prefix):
+                found.add(path[len(self._prefix) :].replace(os.sep, "/"))
+        return found

@@ -179,7 +179,7 @@ def add_options(parser: pytest.Parser) -> None:
         dest="evidence_deps",
         metavar="ROOT",
         default=None,
-        help="internal: record the functions and files under ROOT that each test reaches, and each module's import.",
+        help="internal: record the functions and files under ROOT that each test reaches.",
     )
     group.addoption(
         DEPS_ENGINE,

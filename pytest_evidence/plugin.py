@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import TYPE_CHECKING, Generator, Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import pytest
 
@@ -31,7 +31,6 @@ from pytest_evidence import options
 from pytest_evidence.errors import BadInput, EvidenceError
 
 if TYPE_CHECKING:
-    from pytest_evidence.importdeps import ImportRecorder
     from pytest_evidence.stream import Signer
 
 
@@ -51,7 +50,6 @@ class TakenChannel:
 
 
 channel_key = pytest.StashKey[TakenChannel]()
-imports_key: pytest.StashKey[ImportRecorder] = pytest.StashKey()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -72,24 +70,14 @@ def pytest_plugin_registered(plugin: object) -> None:
         _take_channel(plugin, _raw_option(args, options.STREAM_FD), _raw_option(args, options.KEY_FD))
 
 
-@pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None, None, None]:
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """The second chance, before the first conftest: descriptors given in a form the raw scan
-    does not read (``addopts``, an option split over two arguments). And the start of the
-    import recorder (``importdeps``), when dependencies are recorded: what the conftests import
-    of the checkout is imported now."""
+    does not read (``addopts``, an option split over two arguments)."""
     namespace = early_config.known_args_namespace
     _take_channel(
         early_config, getattr(namespace, "evidence_stream_fd", None), getattr(namespace, "evidence_key_fd", None)
     )
-    root = getattr(namespace, "evidence_deps", None)
-    if root and not os.environ.get("PYTEST_XDIST_WORKER"):  # a worker's reports carry no imports
-        from pytest_evidence.importdeps import ImportRecorder
-
-        recorder = ImportRecorder(os.path.join(str(early_config.invocation_params.dir), os.path.expanduser(root)))
-        early_config.stash[imports_key] = recorder
-        recorder.start()
-    yield
 
 
 def _raw_option(args: Sequence[str], option: str) -> Optional[str]:
@@ -176,13 +164,8 @@ def pytest_configure(config: pytest.Config) -> None:
     channel = config.stash.get(channel_key, None)
     if channel is not None:
         del config.stash[channel_key]  # the signer lives on in the recorder's stream only
-    imports = config.stash.get(imports_key, None)
-    try:
-        if not options.is_active(config):
-            return
-        from pytest_evidence import wiring  # only now: an inert session imports nothing more
+    if not options.is_active(config):
+        return
+    from pytest_evidence import wiring  # only now: an inert session imports nothing more
 
-        wiring.configure(config, channel, imports)
-    finally:
-        if imports is not None and not config.pluginmanager.is_registered(imports):
-            imports.stop()  # no recorder took it: an xdist controller, an error
+    wiring.configure(config, channel)

@@ -124,10 +124,6 @@ class Recorder:
         """Dependency keys known only at session end (coverage.py's per-test lines)."""
         self._emit("deps", {"test_id": test_id, "functions": keys, "files": []})
 
-    def emit_imports(self, module: str, keys: List[str], files: List[str]) -> None:
-        """What importing ``module`` ran and opened, recorded during collection."""
-        self._emit("imports", {"module": module, "functions": keys, "files": files})
-
     def network_attempt(self, test_id: Optional[str], address: str, blocked: bool) -> None:
         """The network guard saw an attempt on ``address`` while ``test_id`` ran (None: outside any
         test), and refused it (``blocked``) or let it through to loopback."""

@@ -17,10 +17,6 @@ Store format history (``STORE_VERSION``):
   suite runs are not reused (the runner's policy version changed with it).
 * ``4`` -- ``kill_rates``: the suite-strength audit's kill rate per function and commit, so a
   module whose kill rate falls over time shows it. Older stores are upgraded by adding the table.
-* ``5`` -- ``suite_imports``: what each checkout module's import ran and opened during a stored B
-  suite run's collection, which T5 judges code run at import by. Older stores are upgraded by
-  adding the table; their suite runs are not reused (the runner's policy version changed with
-  it).
 
 One store hands rows to another (``Rows``): what a climb in a repository reads, or what was
 written since a mark, merged elsewhere with the repository's path mapped -- so a climb in a clone
@@ -44,9 +40,9 @@ from pytest_evidence.errors import StoreCorrupt, StoreLocked, StoreVersionMismat
 from pytest_evidence.model import Observation
 from pytest_evidence.stream import compact
 
-STORE_VERSION = "5"
+STORE_VERSION = "4"
 #: Formats this version opens (older ones are upgraded by adding tables).
-READABLE_STORE_VERSIONS = ("1", "2", "3", "4", "5")
+READABLE_STORE_VERSIONS = ("1", "2", "3", "4")
 
 _TABLES = (
     "meta",
@@ -57,7 +53,6 @@ _TABLES = (
     "suite_runs",
     "suite_tests",
     "suite_network",
-    "suite_imports",
     "receipt_intents",
     "receipt_completions",
     "receipt_decisions",
@@ -123,13 +118,6 @@ CREATE TABLE IF NOT EXISTS suite_network (     -- loopback addresses a test of a
     run_id    TEXT NOT NULL,
     test_id   TEXT,                            -- NULL: during collection
     address   TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS suite_imports (     -- a checkout module imported during a suite run's collection
-    cache_key TEXT NOT NULL,
-    run_id    TEXT NOT NULL,
-    module    TEXT NOT NULL,                   -- its path in the checkout
-    functions TEXT NOT NULL,                   -- JSON list of "path:first_line" its import ran on B
-    files     TEXT NOT NULL                    -- JSON list of checkout data files its import opened
 );
 CREATE TABLE IF NOT EXISTS receipt_intents (    -- written before a baseline command starts
     receipt         TEXT NOT NULL,
@@ -239,8 +227,6 @@ class SuiteRun:
     functions: Mapping[str, List[str]]
     files: Mapping[str, List[str]]
     network: Mapping[Optional[str], List[str]] = field(default_factory=dict)  # test id (None: collection) -> loopback
-    #: module path -> (keys, files) of its import during collection; a module absent was not recorded
-    imports: Mapping[str, Tuple[List[str], List[str]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -382,7 +368,6 @@ class Store:
             "suite_runs": ("cache_key = ?", cache_key),
             "suite_tests": ("cache_key = ?", cache_key),
             "suite_network": ("cache_key = ?", cache_key),
-            "suite_imports": ("cache_key = ?", cache_key),
         }
         return Rows(
             {
@@ -535,23 +520,8 @@ class Store:
             "SELECT test_id, address FROM suite_network WHERE cache_key = ? AND run_id = ?", (cache_key, run_id)
         ):
             network.setdefault(test_id, []).append(address)
-        imports = {
-            module: (json.loads(funcs), json.loads(opened))
-            for module, funcs, opened in self._read(
-                "SELECT module, functions, files FROM suite_imports WHERE cache_key = ? AND run_id = ?",
-                (cache_key, run_id),
-            )
-        }
         return SuiteRun(
-            run_id,
-            tuple(json.loads(collected)),
-            json.loads(markers),
-            exit_code,
-            results,
-            functions,
-            files,
-            network,
-            imports,
+            run_id, tuple(json.loads(collected)), json.loads(markers), exit_code, results, functions, files, network
         )
 
     def suite_add(self, cache_key: str, suite: SuiteRun) -> None:
@@ -559,13 +529,6 @@ class Store:
         self._write(
             "INSERT INTO suite_network VALUES (?, ?, ?, ?)",
             [(cache_key, suite.run_id, t, a) for t, addresses in suite.network.items() for a in addresses],
-        )
-        self._write(
-            "INSERT INTO suite_imports VALUES (?, ?, ?, ?, ?)",
-            [
-                (cache_key, suite.run_id, module, json.dumps(list(keys)), json.dumps(list(opened)))
-                for module, (keys, opened) in suite.imports.items()
-            ],
         )
         self._write(
             "INSERT INTO suite_tests VALUES (?, ?, ?, ?, ?, ?)",

@@ -59,7 +59,6 @@ LINE_TYPES = frozenset(
         "collect_error",
         "result",
         "deps",
-        "imports",
         "modules",
         "network",
         "barrier",
@@ -394,7 +393,6 @@ class StreamContent:
     markers: Dict[str, List[str]] = field(default_factory=dict)
     functions: Dict[str, List[str]] = field(default_factory=dict)
     files: Dict[str, List[str]] = field(default_factory=dict)
-    imports: Dict[str, Tuple[List[str], List[str]]] = field(default_factory=dict)  # module -> (keys, files)
     module_origins: Dict[str, Optional[str]] = field(default_factory=dict)
     network: List[Tuple[Optional[str], str, bool]] = field(default_factory=list)  # (test id, address, blocked)
     barriers: List[int] = field(default_factory=list)  # the groups run so far, each the tests it ran
@@ -568,10 +566,6 @@ def _apply(content: StreamContent, kind: str, doc: Dict[str, Any], repeats: Dict
     elif kind == "deps":  # a test may have two lines: files as it ends, coverage lines at session end
         content.functions.setdefault(str(doc["test_id"]), []).extend(str(f) for f in doc["functions"])
         content.files.setdefault(str(doc["test_id"]), []).extend(str(f) for f in doc["files"])
-    elif kind == "imports":  # a module imported twice (under two names) ran its code twice: both count
-        keys, files = content.imports.setdefault(str(doc["module"]), ([], []))
-        keys.extend(str(f) for f in doc["functions"])
-        files.extend(str(f) for f in doc["files"])
     elif kind == "modules":
         content.module_origins = dict(doc["origins"])
     elif kind == "barrier":

@@ -20,7 +20,6 @@ PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 import pytest
@@ -30,17 +29,15 @@ from pytest_evidence.errors import BadInput, EvidenceError, StoreLocked
 from pytest_evidence.flake import FlakePolicy
 
 if TYPE_CHECKING:
-    from pytest_evidence.importdeps import ImportRecorder
     from pytest_evidence.netguard import Report
     from pytest_evidence.plugin import TakenChannel
     from pytest_evidence.recorder import Recorder
     from pytest_evidence.stream import Signer
 
 
-def configure(config: pytest.Config, channel: Optional[TakenChannel], imports: Optional[ImportRecorder] = None) -> None:
+def configure(config: pytest.Config, channel: Optional[TakenChannel]) -> None:
     """Check every value (bad input fails here, before any test runs and before anything is
-    written), then register what this process needs. ``imports``: the import recorder the
-    plugin started before the conftests, if any; registered here, or left for it to stop."""
+    written), then register what this process needs."""
     is_worker = hasattr(config, "workerinput")
     is_controller = config.pluginmanager.has_plugin("dsession")
     try:
@@ -84,10 +81,7 @@ def configure(config: pytest.Config, channel: Optional[TakenChannel], imports: O
     if settings.no_network and not is_controller:
         _guard(config, recorder.network_attempt)
     if settings.deps_root and not is_controller:
-        _record_deps(config, settings.deps_root, settings.deps_engine, recorder.emit_deps, imports)
-        if imports is not None:
-            imports.emit = recorder.emit_imports
-            config.pluginmanager.register(imports, "evidence-import-deps")
+        _record_deps(config, settings.deps_root, settings.deps_engine, recorder.emit_deps)
     if settings.record_mode:
         config.pluginmanager.register(_RecordModeEnd(recorder, list(settings.watch)), "evidence-record-mode")
         if control is not None:
@@ -150,19 +144,10 @@ def _guard(config: pytest.Config, report: Report) -> None:
     config.pluginmanager.register(guard, "evidence-network-guard")
 
 
-def _record_deps(
-    config: pytest.Config,
-    root: str,
-    engine: str,
-    emit: Callable[[str, List[str]], None],
-    imports: Optional[ImportRecorder] = None,
-) -> None:
-    """``imports``, tracing now, is no other tool's tracer for the engine's choice."""
+def _record_deps(config: pytest.Config, root: str, engine: str, emit: Callable[[str, List[str]], None]) -> None:
     from pytest_evidence.deps import DependencyRecorder, choose_engine
 
-    ours = imports is not None and imports.owns(sys.gettrace())
-    recorder = DependencyRecorder(root, choose_engine(engine, ours), emit)
-    config.pluginmanager.register(recorder, "evidence-deps")
+    config.pluginmanager.register(DependencyRecorder(root, choose_engine(engine), emit), "evidence-deps")
 
 
 def _no_emit(test_id: str, keys: List[str]) -> None:

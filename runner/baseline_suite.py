@@ -96,7 +96,6 @@ def baseline_suite(
         functions=run.content.functions,
         files=run.content.files,
         network=_loopback(run.content.network),
-        imports=run.content.imports,
     )
     store.suite_add(key, suite)
     receipts.complete(store, receipt, run.exit_code, "", run.stderr_tail, False, time.perf_counter() - start)

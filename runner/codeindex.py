@@ -257,18 +257,6 @@ class Project:
         wanted = frozenset(words)
         return [p for p in self._paths if not self.words(p).isdisjoint(wanted)]
 
-    def plugins(self) -> frozenset[str]:
-        """Files that define a pytest hook or a fixture (or do not parse: they may): pytest may
-        apply them to tests that never import them."""
-        found = set()
-        for path in self._paths:
-            words = self.words(path)
-            if "fixture" in words or any(w.startswith("pytest_") for w in words):
-                index = self.index(path)
-                if index is None or index.plugin:
-                    found.add(path)
-        return frozenset(found)
-
     def index(self, path: str) -> FileIndex | None:
         if path not in self._indexes:
             text = self._read(path)

@@ -15,10 +15,7 @@ dotted string may name any module's or object's (``names.Reads``).
   names it binds changed (tainted, for a tainted function); anything else makes its module *fall
   back*: every test that imports it runs (every test, when the module is a pytest plugin). In a
   test file the whole file runs, in a conftest every test under its directory, as they do when
-  such code binds a name pytest reads (``pytestmark``, ``pytest_plugins``, ...). Where that code
-  reads no changed name and only calls what may run changed code (nothing called with no caller
-  in the code), B's record of the module's import may settle it (``Impact.at_import``, judged by
-  ``selection``);
+  such code binds a name pytest reads (``pytestmark``, ``pytest_plugins``, ...);
 * *shared definitions* (``codeindex``) that hold a changed line or read a changed name or a
   tainted one: a fixture's name becomes a *changed fixture* (a test that requests it reads it);
   an autouse fixture, a setup or a hook selects every test it applies to.
@@ -34,7 +31,7 @@ import ast
 import builtins
 import enum
 import posixpath
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from runner.codeindex import STAR, Definition, Project
@@ -61,10 +58,6 @@ class Impact:
     spans: Mapping[str, tuple[Span, ...]]  # path -> definitions on B that hold a changed line (T4)
     fallback: Mapping[str, str]  # module path -> why every test importing it runs
     scopes: Mapping[str, str]  # test file path, conftest directory + "/", or "" (all) -> why all its tests run
-    #: module path -> (fallback or scope key, why): as ``fallback`` and ``scopes``, unless B's
-    #: record of the module's import shows that its calls ran no changed code
-    at_import: Mapping[str, tuple[tuple[tuple[str, str], str], ...]]
-    plugins: frozenset[str]  # files, not test files, pytest may apply to tests that never import them
     readers: Mapping[str, Mapping[int, tuple[str, str]]]  # path -> line on B -> (definition, what it reads)
     bound: Mapping[str, Mapping[str, str]]  # path -> module-level name changed or tainted there -> why
     rebound: Mapping[str, Mapping[str, str]]  # path -> module-level name changed there -> why
@@ -143,7 +136,6 @@ class _Walk:
         self.creation_hooks = self.named({*CREATION_HOOKS, "metaclass"})
         self.fallback: dict[str, str] = {}
         self.scopes: dict[str, str] = {}
-        self.at_import: dict[str, dict[tuple[str, str], str]] = {}
         self.plugins: set[str] = set()
         self._aliases: dict[str, dict[str, str]] = {}
         self._bases: dict[tuple[str, str], str | _Outside] = {}
@@ -163,27 +155,16 @@ class _Walk:
 
     def size(self) -> tuple[int, ...]:
         names = self.changed.size(), self.tainted.size(), self.factories.size()
-        conditional = sum(len(v) for v in self.at_import.values())
-        return (*names, len(self.fixtures), len(self.fallback), len(self.scopes), conditional)
+        return (*names, len(self.fixtures), len(self.fallback), len(self.scopes))
 
-    def fall_back(self, path: str, why: str, at_import: bool = False) -> None:
+    def fall_back(self, path: str, why: str) -> None:
         """Every test importing ``path`` runs; every test, when it is a plugin. A test module's
-        fixtures and hooks apply to its own tests and its importers' only. ``at_import``: unless
-        B's record of ``path``'s import settles it."""
+        fixtures and hooks apply to its own tests and its importers' only."""
         index = self.project.index(path)
         if path not in self.test_files and (path in self.plugins or (index is not None and index.plugin)):
-            self.scope("", "pytest plugin %s may apply to any test: %s" % (path, why), path if at_import else None)
-        elif at_import:
-            self.at_import.setdefault(path, {}).setdefault(("fallback", path), why)
+            self.scopes.setdefault("", "pytest plugin %s may apply to any test: %s" % (path, why))
         else:
             self.fallback.setdefault(path, why)
-
-    def scope(self, scope: str, why: str, settled_by: str | None = None) -> None:
-        """Every test ``scope`` holds runs; ``settled_by``: unless B's record of that module's import settles it."""
-        if settled_by is None:
-            self.scopes.setdefault(scope, why)
-        else:
-            self.at_import.setdefault(settled_by, {}).setdefault(("scope", scope), why)
 
     def settle(self) -> None:
         while True:
@@ -290,9 +271,9 @@ class _Walk:
                     self.tainted.member(parts[-2], label)
             owner = ".".join(parts[:-1])
             if _special(parts[-1]) and not self.created_plainly(path, owner):
-                # at import: B's record of the import says whether the class's maker called it
-                why = "%s may run changed code, and the metaclass making %s may call it" % (label, owner)
-                self.fall_back(path, why, at_import=True)
+                self.fall_back(
+                    path, "%s may run changed code, and the metaclass making %s may call it" % (label, owner)
+                )
 
     def memoised(self, path: str, node: ast.AST) -> bool:
         """Whether a memoising decorator keeps ``node``'s result (under its imported name too:
@@ -596,14 +577,10 @@ class _Walk:
         scope = scope_of(path, self.test_files)
         pure = not ran and not u.binding.effect
         effect = ": %s" % u.binding.effect if u.binding.effect else ""
-        # what it called, B's record of the module's import answers for -- but not what is called
-        # with no caller in the code (a hook, a module ``__getattr__``): that runs later, elsewhere
-        called = not read and not self.unasked(path, u)
         if scope is not None and (not pure or bound & PYTEST_NAMES):
-            why = "module-level code of %s (line %d) %s%s" % (path, u.start, cause, effect)
-            self.scope(scope, why, path if called else None)
+            self.scopes.setdefault(scope, "module-level code of %s (line %d) %s%s" % (path, u.start, cause, effect))
         elif not pure:
-            self.fall_back(path, "its module-level code (line %d) %s%s" % (u.start, cause, effect), called)
+            self.fall_back(path, "its module-level code (line %d) %s%s" % (u.start, cause, effect))
         else:
             for name in sorted(bound):
                 self.changed.add(path, name, "%s::%s (bound from %s)" % (path, name, read[0].split(" (")[0]))
@@ -715,29 +692,4 @@ def impact(diff: Diff, project: Project, test_files: Collection[str], graph: Imp
     for names in (walk.factories, walk.tainted, walk.changed):  # a changed name's own label wins
         for path, held in names.by_module.items():
             bound.setdefault(path, {}).update(held)
-    at_import = {path: tuple(sorted(found.items())) for path, found in walk.at_import.items()}
-    plugins = (project.plugins() | walk.plugins) - frozenset(test_files)
-    return Impact(
-        walk.spans, walk.fallback, walk.scopes, at_import, plugins, walk.readers(), bound, walk.changed.by_module
-    )
-
-
-def first_reached(keys: Sequence[str], spans: Mapping[str, tuple[Span, ...]]) -> str | None:
-    """The first changed definition a recorded key lies in, as ``path::qualname``."""
-    for key in keys:
-        path, _, line = key.rpartition(":")
-        for span in spans.get(path, ()):
-            if span.start <= int(line) <= span.end:
-                return "%s::%s" % (path, span.qualname)
-    return None
-
-
-def first_read(keys: Sequence[str], readers: Mapping[str, Mapping[int, tuple[str, str]]]) -> str | None:
-    """``read changed NAME via DEFINITION`` for the first recorded key in a definition reading a
-    changed name or requesting a changed fixture."""
-    for key in keys:
-        path, _, line = key.rpartition(":")
-        found = readers.get(path, {}).get(int(line))
-        if found is not None:
-            return "read changed %s via %s::%s" % (found[1], path, found[0])
-    return None
+    return Impact(walk.spans, walk.fallback, walk.scopes, walk.readers(), bound, walk.changed.by_module)

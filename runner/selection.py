@@ -8,9 +8,7 @@ name or fixture (it reached a definition that mentions one), opened a changed fi
 record cannot answer for it -- module-level code with side effects (every test importing the
 module), shared fixtures, setups and hooks (every test they apply to), tests without baseline or
 dependency data, changed test files. Configuration, conftest and manifest changes select the
-whole suite. Module-level code that only calls what may run changed code is settled by B's
-record of the module's import (``SuiteRun.imports``), when it has one: what those calls ran on
-B, judged as a test's record is.
+whole suite.
 
 A changed data file that no test opened on B selects nothing more: T7, the full suite, judges
 it. Every test of the suite gets a reason: why it is in T5 (``Selection.reasons``), or why it was
@@ -29,8 +27,8 @@ from dataclasses import dataclass
 from pytest_evidence import overlay
 from pytest_evidence.store import SuiteRun
 from runner.codeindex import Project
-from runner.diff import Diff, FileKind
-from runner.impact import Impact, changed_spans, first_reached, first_read, impact
+from runner.diff import Diff, FileKind, Span
+from runner.impact import Impact, changed_spans, impact
 from runner.importgraph import ImportGraph, module_of
 
 LEFT_OUT = (
@@ -49,6 +47,25 @@ class Selection:
     whole_suite: bool  # configuration, a conftest or a manifest changed
     suite_size: int
     left_out: Mapping[str, str]  # test id not in T5 -> why it is out
+
+
+def _reached(functions: Sequence[str], spans: Mapping[str, tuple[Span, ...]]) -> str | None:
+    """The first changed definition a recorded key lies in, as ``path::qualname``."""
+    for key in functions:
+        path, _, line = key.rpartition(":")
+        for span in spans.get(path, ()):
+            if span.start <= int(line) <= span.end:
+                return "%s::%s" % (path, span.qualname)
+    return None
+
+
+def _read(functions: Sequence[str], readers: Mapping[str, Mapping[int, tuple[str, str]]]) -> str | None:
+    for key in functions:
+        path, _, line = key.rpartition(":")
+        found = readers.get(path, {}).get(int(line))
+        if found is not None:
+            return "read changed %s via %s::%s" % (found[1], path, found[0])
+    return None
 
 
 def _project(diff: Diff, graph: ImportGraph) -> Project:
@@ -73,16 +90,6 @@ class _Judge:
     def __init__(self, found: Impact, baseline: SuiteRun, diff: Diff, graph: ImportGraph) -> None:
         self.baseline, self.graph, self.impact = baseline, graph, found
         self.changed = {c.path for c in diff.files}
-        self.fallback, self.scopes = dict(found.fallback), dict(found.scopes)
-        ran = {m: why for m, (keys, files) in sorted(baseline.imports.items()) if (why := self.ran(keys, files))}
-        self.recorded(ran)
-        for module, entries in sorted(found.at_import.items()):
-            # settled by a clean record, while no import ran changed code: state an import left
-            # behind (a registry, a mode) may steer another's calls elsewhere on C
-            if ran or module not in baseline.imports:
-                for (kind, key), why in entries:
-                    (self.fallback if kind == "fallback" else self.scopes).setdefault(key, why)
-        self.imported(baseline.imports)
         # a test file the selection cannot read as Python (a changed ``.py`` one is read as code)
         self.changed_tests = {c.path for c in diff.of_kind(FileKind.TEST) if not c.path.endswith(".py")}
         gone = [p for p in found.fallback if not (graph.checkout / p).is_file()]
@@ -97,13 +104,13 @@ class _Judge:
             return "no dependency data for this test (recorded under another tracer?)"
         if path in self.changed_tests:
             return "its test file changed"
-        for scope, why in sorted(self.scopes.items()):
+        for scope, why in sorted(self.impact.scopes.items()):
             if path == scope or (path.startswith(scope) and (scope == "" or scope.endswith("/"))):
                 return why
         opened = sorted(self.changed.intersection(self.baseline.files.get(tid, ())))
         if opened:
             return "opened changed file %s on B" % opened[0]
-        return first_read(self.baseline.functions[tid], self.impact.readers) or self.own(tid) or self.imports(path)
+        return _read(self.baseline.functions[tid], self.impact.readers) or self.own(tid) or self.imports(path)
 
     def own(self, tid: str) -> str | None:
         """Whether the test's class changed or may run changed code -- pytest itself makes the
@@ -121,58 +128,14 @@ class _Judge:
         if path not in self.closures:
             packages = self.graph.packages_of(path)  # one the candidate deleted stood there on B
             closure = self.graph.closure([path, *self.graph.conftests_for(path), *packages]) | set(packages)
-            hit = sorted(closure & self.fallback.keys())
+            hit = sorted(closure & self.impact.fallback.keys())
             if not hit:
                 imported = {name for f in closure for name in self.graph.imports(f)}
                 hit = [
                     p for m, p in sorted(self.deleted.items()) if any(n == m or n.startswith(m + ".") for n in imported)
                 ]
-            self.closures[path] = "imports %s: %s" % (hit[0], self.fallback[hit[0]]) if hit else None
+            self.closures[path] = "imports %s: %s" % (hit[0], self.impact.fallback[hit[0]]) if hit else None
         return self.closures[path]
-
-    def ran(self, keys: Sequence[str], files: Sequence[str]) -> str | None:
-        """What changed a record of B shows run or opened, judged as a test's record is."""
-        opened = sorted(self.changed.intersection(files))
-        found = first_reached(keys, self.impact.spans)
-        return (
-            ("ran changed %s" % found if found else None)
-            or first_read(keys, self.impact.readers)
-            or ("opened changed file %s" % opened[0] if opened else None)
-        )
-
-    def recorded(self, ran: Mapping[str, str]) -> None:
-        """Each module whose import on B ran changed code (``ran``: what) falls back -- whatever
-        the name analysis thought of its code: a callable handed on and called by another
-        module's import, a metaclass calling a changed method for a subclass made elsewhere, a
-        module imported by a string, show there. Collection itself (``""``: a conftest's hook at
-        the session's start, a thread) and a plugin apply to every test. Where no import ran
-        changed code, a module whose record is clean needs no fallback for what its code called
-        (``Impact.at_import``): the code is B's and unchanged (a changed statement that calls is a
-        side effect), so on C it calls the same and runs the same."""
-        for module, what in sorted(ran.items()):
-            if not module:
-                self.scopes.setdefault("", "collection %s on B, outside any module's import" % what)
-            elif module in self.impact.plugins:
-                self.scopes.setdefault(
-                    "", "pytest plugin %s may apply to any test: its import %s on B" % (module, what)
-                )
-            else:
-                self.fallback.setdefault(module, "its import %s on B" % what)
-
-    def imported(self, imports: Mapping[str, tuple[Sequence[str], Sequence[str]]]) -> None:
-        """A module whose import on B imported one that falls back falls back too: the import
-        graph may not see it (a module imported by a string), its importers must run all the same.
-        A record holds ``path:0`` for each module whose top-level code ran during it."""
-        for module, (keys, _) in sorted(imports.items()):
-            for key in keys:
-                inner = key[:-2] if key.endswith(":0") else None
-                if module and inner and inner != module and inner in self.fallback:
-                    why = "its import imported %s on B, which falls back" % inner
-                    if module in self.impact.plugins:
-                        self.scopes.setdefault("", "pytest plugin %s may apply to any test: %s" % (module, why))
-                    else:
-                        self.fallback.setdefault(module, why)
-                    break
 
 
 def test_files(suite_ids: Iterable[str]) -> frozenset[str]:
@@ -194,7 +157,7 @@ def select_impacted_tests(
     reasons: dict[str, str] = {}
     t4 = []
     for tid in suite_ids:
-        reached = first_reached(baseline.functions.get(tid, ()), spans)
+        reached = _reached(baseline.functions.get(tid, ()), spans)
         if reached is not None:
             t4.append(tid)
             reasons[tid] = "reached changed function %s" % reached

@@ -177,7 +177,7 @@ def test_the_source_of_a_bytecode_file() -> None:
 
 def test_the_same_function_in_two_files_is_keyed_by_each_file(pytester: pytest.Pytester) -> None:
     """Code objects compare equal across files: a vendored copy must not take the other's key,
-    whichever ran first."""
+    whichever ran first -- a change to the second would be reached by no test (a review's probe)."""
     pytester.makeini("[pytest]\npythonpath = .\n")
     same = "def scale(x):\n    return x * 2\n"
     pytester.makepyfile(

@@ -26,7 +26,6 @@ RECORD_ONLY = {
 #: The optional concerns, each loaded only when its option asks for it.
 OPTIONAL = {
     "pytest_evidence.deps",
-    "pytest_evidence.importdeps",
     "pytest_evidence.netguard",
     "pytest_evidence.sockguard",
     "pytest_evidence.select",

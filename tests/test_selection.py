@@ -31,13 +31,9 @@ from runner.names import (
 from runner.selection import LEFT_OUT, Selection, select_impacted_tests
 
 
-def _suite(
-    functions: dict[str, list[str]],
-    files: dict[str, list[str]] | None = None,
-    imports: dict[str, tuple[list[str], list[str]]] | None = None,
-) -> SuiteRun:
+def _suite(functions: dict[str, list[str]], files: dict[str, list[str]] | None = None) -> SuiteRun:
     results = {t: Observation(t, Outcome.PASS, 0.0, None, "", (Outcome.PASS,)) for t in functions}
-    return SuiteRun("r", tuple(functions), {}, 0, results, functions, files or {}, imports=imports or {})
+    return SuiteRun("r", tuple(functions), {}, 0, results, functions, files or {})
 
 
 def _key(files: dict[str, str], ref: str) -> str:
@@ -61,21 +57,14 @@ def _select(
     reached: dict[str, list[str]],
     opened: dict[str, list[str]] | None = None,
     delete: tuple[str, ...] = (),
-    imported: dict[str, tuple[list[str], list[str]]] | None = None,
 ) -> Selection:
-    """Commit B and C, and select from a B run where each test reached its own function and
-    ``reached``; ``imported``: per module, the definitions and files its import ran and opened
-    (its top-level code is recorded as ``path:0``; a reference without ``::`` is a key as it is)."""
+    """Commit B and C, and select from a B run where each test reached its own function and ``reached``."""
     b = repo.commit(before)
     c = repo.commit(after, delete=delete)
     diff = compute(str(repo.path), b, c, DEFAULT_PYTHON_FILES)
     keys = {tid: [_key(before, tid), *(_key(before, ref) for ref in refs)] for tid, refs in reached.items()}
-    imports = {
-        m: (["%s:0" % m, *(_key(before, r) if "::" in r else r for r in refs)], files)
-        for m, (refs, files) in (imported or {}).items()
-    }
     ids = list(reached)
-    sel = select_impacted_tests(ids, _suite(keys, opened, imports), diff, ImportGraph(repo.path, [""]))
+    sel = select_impacted_tests(ids, _suite(keys, opened), diff, ImportGraph(repo.path, [""]))
     _complete(sel, ids)
     return sel
 
@@ -282,187 +271,6 @@ def test_a_changed_function_run_at_import_falls_back_to_the_importers(repo: Repo
         " calls build()"
     )
     assert "tests/test_other.py::test_one" in sel.left_out
-
-
-BUILT = {
-    **PLUGINS,
-    "pkg/table.py": (
-        "import json\n\n\ndef build(lazy=True):\n    if lazy:\n        return {}\n    return parse()\n\n\n"
-        "def parse():\n    with open('pkg/table.json') as fh:\n        return json.load(fh)\n\n\nTABLE = build()\n"
-    ),
-    "pkg/table.json": '{"a": 1}\n',
-    "pkg/lookup.py": "from pkg.table import TABLE\n\n\ndef size():\n    return len(TABLE)\n",
-    "tests/test_lookup.py": "from pkg import lookup\n\n\ndef test_size():\n    assert lookup.size() == 0\n",
-}
-#: ``parse`` changed: ``build`` may run it, and the module's top-level code calls ``build``
-BUILT_PARSE = {"pkg/table.py": BUILT["pkg/table.py"].replace("json.load(fh)", "dict(json.load(fh))")}
-SIZE = {"tests/test_lookup.py::test_size": ["pkg/lookup.py::size"], "tests/test_other.py::test_one": []}
-BUILD_MAY_RUN = (
-    "imports pkg/table.py: its module-level code (line 15) calls pkg/table.py::build, which may run changed code:"
-    " calls build()"
-)
-
-
-Records = dict[str, tuple[list[str], list[str]]]
-#: what B's record says of ``pkg/table.py``'s import: ``build`` ran, ``parse`` did not
-CLEAN: Records = {"pkg/table.py": (["pkg/table.py::build"], [])}
-RAN_PARSE = "imports pkg/table.py: its import ran changed pkg/table.py::parse on B"
-
-
-@pytest.mark.parametrize(
-    ("imported", "reason"),
-    [
-        (None, BUILD_MAY_RUN),  # no record of the import: followed by name
-        (CLEAN, None),
-        ({"pkg/table.py": (["pkg/table.py::build", "pkg/table.py::parse"], [])}, RAN_PARSE),
-        ({"pkg/lookup.py": (["pkg/lookup.py::size"], [])}, BUILD_MAY_RUN),  # another module's record
-    ],
-)
-def test_code_run_at_import_is_settled_by_bs_record_of_the_import(
-    repo: Repo, imported: Records | None, reason: str | None
-) -> None:
-    sel = _select(repo, BUILT, BUILT_PARSE, SIZE, imported=imported)
-    assert sel.t4 == ()
-    if reason is not None:
-        assert sel.reasons["tests/test_lookup.py::test_size"] == reason
-    else:
-        assert sel.left_out["tests/test_lookup.py::test_size"] == LEFT_OUT
-    assert "tests/test_other.py::test_one" in sel.left_out
-
-
-def test_no_record_settles_anything_while_some_import_ran_changed_code(repo: Repo) -> None:
-    """A review's probe: ``y``'s import runs a changed ``setmode``, and ``table``'s clean record
-    was made with the mode B's ``setmode`` left -- on C its calls may go elsewhere."""
-    dirty: Records = {**CLEAN, "pkg/other.py": (["pkg/table.py::parse"], [])}
-    sel = _select(repo, BUILT, BUILT_PARSE, SIZE, imported=dirty)
-    assert sel.reasons["tests/test_lookup.py::test_size"] == BUILD_MAY_RUN
-
-
-def test_a_module_whose_import_imported_one_that_falls_back_falls_back(repo: Repo) -> None:
-    """A review's probe: imported by a string (``importlib.import_module("pkg.plugins")``), which
-    the import graph does not see, a module with a changed side effect still reaches its importer."""
-    after = {"pkg/plugins.py": PLUGINS["pkg/plugins.py"].replace("register('a')", "register('b')")}
-    imported: Records = {"pkg/lookup.py": (["pkg/plugins.py:0"], []), "pkg/plugins.py": ([], [])}
-    sel = _select(repo, BUILT, after, SIZE, imported=imported)
-    assert sel.reasons["tests/test_lookup.py::test_size"] == (
-        "imports pkg/lookup.py: its import imported pkg/plugins.py on B, which falls back"
-    )
-    assert "tests/test_other.py::test_one" in sel.left_out
-
-
-def test_a_changed_data_file_opened_at_import_makes_the_module_fall_back(repo: Repo) -> None:
-    after = {"pkg/table.json": '{"a": 2}\n', **BUILT_PARSE}
-    assert "tests/test_lookup.py::test_size" in _select(repo, BUILT, after, SIZE, imported=CLEAN).left_out
-    read: Records = {"pkg/table.py": (["pkg/table.py::build"], ["pkg/table.json"])}
-    assert _select(repo, BUILT, after, SIZE, imported=read).reasons["tests/test_lookup.py::test_size"] == (
-        "imports pkg/table.py: its import opened changed file pkg/table.json on B"
-    )
-
-
-def test_a_definition_run_at_import_that_reads_a_changed_name_makes_the_module_fall_back(repo: Repo) -> None:
-    before = {**BUILT, "pkg/table.py": BUILT["pkg/table.py"].replace("if lazy:", "if lazy or LIMIT:") + "LIMIT = 1\n"}
-    after = {"pkg/table.py": before["pkg/table.py"].replace("LIMIT = 1", "LIMIT = 2")}
-    sel = _select(repo, before, after, SIZE, imported=CLEAN)
-    assert sel.reasons["tests/test_lookup.py::test_size"] == (
-        "imports pkg/table.py: its import read changed pkg/table.py::LIMIT via pkg/table.py::build on B"
-    )
-
-
-def test_module_level_code_reading_a_changed_name_is_not_settled_by_the_import(repo: Repo) -> None:
-    """What it read differs on C: B's record of what it ran says nothing of that."""
-    before = {**BUILT, "pkg/table.py": BUILT["pkg/table.py"] + "\nLIMIT = 1\nprint(LIMIT)\n"}
-    after = {"pkg/table.py": before["pkg/table.py"].replace("LIMIT = 1", "LIMIT = 2")}
-    sel = _select(repo, before, after, SIZE, imported=CLEAN)
-    assert sel.reasons["tests/test_lookup.py::test_size"] == (
-        "imports pkg/table.py: its module-level code (line 18) reads changed pkg/table.py::LIMIT: calls print()"
-    )
-
-
-def test_a_test_modules_own_calls_at_import_are_settled_by_its_record(repo: Repo) -> None:
-    """``CASES = table.build()`` in the test module: all of its tests ran while ``build`` might
-    reach ``parse``; B's record of the test module's import says it did not."""
-    before = {
-        **BUILT,
-        "tests/test_cases.py": (
-            "from pkg import table\n\nCASES = table.build()\n\n\ndef test_empty():\n    assert CASES == {}\n"
-        ),
-    }
-    reached = {**SIZE, "tests/test_cases.py::test_empty": []}
-    sel = _select(repo, before, BUILT_PARSE, reached, imported=CLEAN)
-    assert sel.reasons["tests/test_cases.py::test_empty"] == (
-        "module-level code of tests/test_cases.py (line 3) calls pkg/table.py::build, which may run changed code:"
-        " calls table.build()"
-    )
-    both = {**CLEAN, "tests/test_cases.py": (["pkg/table.py::build"], [])}
-    sel = _select(repo, before, BUILT_PARSE, reached, imported=both)
-    assert set(sel.left_out) == set(reached)
-
-
-#: A review's probe: ``scale`` handed on by ``partial`` at ``pkg/m.py``'s import (which calls
-#: nothing) and called at the test module's import -- recorded under the test module's entry.
-PARTIAL = {
-    "pkg/__init__.py": "",
-    "pkg/impl.py": "def scale(x):\n    return x * 2\n",
-    "pkg/m.py": "import functools\n\nfrom pkg.impl import scale\n\ntriple_scaled = functools.partial(scale, 3)\n",
-    "tests/test_m.py": (
-        "from pkg.m import triple_scaled\n\nVALUE = triple_scaled()\n\n\ndef test_value():\n    assert VALUE == 6\n"
-    ),
-    "tests/test_other.py": "def test_one():\n    assert True\n",
-}
-PARTIAL_C = {"pkg/impl.py": PARTIAL["pkg/impl.py"].replace("x * 2", "x * 2 + (x == 3)")}
-#: neither test reached anything of the project while it ran: only imports can select them
-PARTIAL_TESTS: dict[str, list[str]] = {"tests/test_m.py::test_value": [], "tests/test_other.py::test_one": []}
-
-
-def test_a_changed_function_run_by_another_modules_import_makes_that_module_fall_back(repo: Repo) -> None:
-    """Whatever the name analysis made of the code -- ``test_other``'s holds no call at all
-    here: a callable handed on and called at its import, a metaclass calling a changed method for
-    a subclass made there, a module it imported by a string would show so."""
-    imported: Records = {"pkg/m.py": ([], []), "tests/test_other.py": (["pkg/impl.py::scale"], [])}
-    sel = _select(repo, PARTIAL, PARTIAL_C, PARTIAL_TESTS, imported=imported)
-    assert sel.reasons["tests/test_other.py::test_one"] == (
-        "imports tests/test_other.py: its import ran changed pkg/impl.py::scale on B"
-    )
-    # and, since an import ran changed code, pkg/m.py's clean record settles nothing
-    assert sel.reasons["tests/test_m.py::test_value"].startswith("imports pkg/m.py: its module-level code")
-
-
-def test_changed_code_run_at_collection_outside_every_import_runs_every_test(repo: Repo) -> None:
-    """A conftest's hook, a thread started at import: the record's entry ``""``."""
-    imported: Records = {"": (["pkg/impl.py::scale"], []), "tests/test_m.py": ([], [])}
-    sel = _select(repo, PARTIAL, PARTIAL_C, PARTIAL_TESTS, imported=imported)
-    assert set(sel.reasons.values()) == {"collection ran changed pkg/impl.py::scale on B, outside any module's import"}
-
-
-def test_a_plugin_whose_import_ran_changed_code_applies_to_every_test(repo: Repo) -> None:
-    before = {
-        **PARTIAL,
-        "pkg/fixtures.py": "import pytest\n\nfrom pkg.m import triple_scaled\n\n\n@pytest.fixture\n"
-        "def tripled():\n    return triple_scaled()\n\n\nSEEN = triple_scaled()\n",
-    }
-    imported: Records = {"pkg/fixtures.py": (["pkg/impl.py::scale"], []), "tests/test_m.py": ([], [])}
-    sel = _select(repo, before, PARTIAL_C, PARTIAL_TESTS, imported=imported)
-    assert sel.reasons["tests/test_other.py::test_one"] == (
-        "pytest plugin pkg/fixtures.py may apply to any test: its import ran changed pkg/impl.py::scale on B"
-    )
-
-
-@pytest.mark.parametrize(
-    ("path", "text"),
-    [
-        ("tests/conftest.py", "from pkg.impl import scale\n\npytest_collection_modifyitems = scale\n"),
-        ("pkg/m.py", "from pkg.impl import scale\n\n__getattr__ = scale\n"),
-    ],
-)
-def test_what_is_called_with_no_caller_in_the_code_is_never_settled(repo: Repo, path: str, text: str) -> None:
-    """A review's probes: pytest calls the hook during collection, another module's ``from m
-    import x`` calls ``__getattr__`` -- never while the module itself is imported, so its
-    record, clean, says nothing of them."""
-    before = {**PARTIAL, path: text}
-    imported: Records = {path: ([], []), "tests/test_m.py": ([], []), "pkg/m.py": ([], [])}
-    sel = _select(repo, before, PARTIAL_C, PARTIAL_TESTS, imported=imported)
-    assert "tests/test_m.py::test_value" in sel.reasons
-    assert "calls pkg/impl.py::scale, which may run changed code" in sel.reasons["tests/test_m.py::test_value"]
 
 
 HANDED = {
@@ -1321,29 +1129,6 @@ def test_a_class_made_in_a_function_may_be_made_at_import(repo: Repo, call: str,
     assert ("tests/test_other.py::test_other" in sel.reasons) is runs
     if runs:
         assert sel.reasons["tests/test_other.py::test_other"].startswith("imports pkg/colors.py: ")
-
-
-@pytest.mark.parametrize(
-    ("ran", "runs"),
-    [
-        ([], False),  # make() did not run at import: no Color was made
-        (["pkg/colors.py::make", "pkg/colors.py::make.Color.__init__", "pkg/lru.py::code"], True),
-    ],
-)
-def test_a_class_made_in_a_function_is_settled_by_bs_record_of_the_import(
-    repo: Repo, ran: list[str], runs: bool
-) -> None:
-    """What the name analysis cannot follow at import -- the eight ways a function runs unseen
-    -- B's record of the module's import saw, or did not."""
-    before = {**NESTED, "pkg/colors.py": NESTED["pkg/colors.py"].replace("CALL", "LABELS = {}")}
-    after = {"pkg/lru.py": NESTED["pkg/lru.py"].replace("return x", "return x.upper()")}
-    imported: Records = {"pkg/colors.py": (ran, [])}
-    sel = _select(repo, before, after, {"tests/test_other.py::test_other": []}, imported=imported)
-    assert ("tests/test_other.py::test_other" in sel.reasons) is runs
-    if runs:
-        assert sel.reasons["tests/test_other.py::test_other"] == (
-            "imports pkg/colors.py: its import ran changed pkg/lru.py::code on B"
-        )
 
 
 HELD = (

@@ -97,29 +97,6 @@ def test_format_1_store_is_upgraded_in_place_and_keeps_its_flake_signatures(tmp_
         assert store.quarantined("/a") == {"t": ["r1:C:fail,pass:aaa"]}
 
 
-def test_a_format_4_store_is_upgraded_and_reads_its_suite_runs_with_no_import_recorded(
-    tmp_path: pathlib.Path,
-) -> None:
-    """Format 5 added ``suite_imports``: an older store opens, and a suite run it holds reads back
-    saying of no module's import what it ran (the runner's policy version changed with the
-    format, so its climbs do not ask for those runs)."""
-    path = tmp_path / "s.sqlite3"
-    suite = SuiteRun("s1", ("t",), {"t": []}, 0, {"t": _obs("t")}, {"t": ["m.py:1"]}, {"t": []})
-    with Store(str(path)) as store:
-        store.suite_add("k", suite)
-    db = sqlite3.connect(path)
-    db.executescript("DROP TABLE suite_imports; INSERT INTO meta VALUES ('store_version', '4');")
-    db.commit()
-    db.close()
-    with Store(str(path)) as store:
-        found = store.suite_lookup("k")
-        assert found == suite and found is not None and found.imports == {}
-    db = sqlite3.connect(path)
-    versions = [v for (v,) in db.execute("SELECT value FROM meta WHERE key = 'store_version' ORDER BY rowid")]
-    db.close()
-    assert versions == ["5", "4", "5"]
-
-
 def test_corrupt_store_is_one_clear_error(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "s.sqlite3"
     path.write_bytes(b"this is not a database" * 100)
@@ -196,10 +173,7 @@ def test_results_are_stored_compact_or_as_the_caller_encoded_them(tmp_path: path
 def test_a_clone_elsewhere_reads_what_the_repository_holds_and_its_writes_merge_back(tmp_path: pathlib.Path) -> None:
     """What a Ray task of certify-batch relies on: the rows a climb in the repository reads,
     handed to a store of a clone at another path, and what the clone's climb wrote handed back."""
-    imports = {"m.py": (["m.py:1", "n.py:3"], ["data.json"])}
-    suite = SuiteRun(
-        "s1", ("t",), {"t": []}, 0, {"t": _obs("t")}, {"t": ["m.py:1"]}, {"t": ["m.py"]}, {"t": ["::1"]}, imports
-    )
+    suite = SuiteRun("s1", ("t",), {"t": []}, 0, {"t": _obs("t")}, {"t": ["m.py:1"]}, {"t": ["m.py"]}, {"t": ["::1"]})
     binding = Binding("suite", "/repo", "b" * 40, "b" * 40, "/repo", "e" * 64, "pytest suite on B, cache key k")
     with Store(str(tmp_path / "driver.sqlite3")) as driver:
         driver.suite_add("k", suite)
@@ -208,8 +182,7 @@ def test_a_clone_elsewhere_reads_what_the_repository_holds_and_its_writes_merge_
         driver.quarantine("/repo", [("t", "r", "C", "fail,pass", "abc", "then")])
         driver.quarantine("/elsewhere", [("u", "r", "C", "fail,pass", "abc", "then")])
         seed = driver.repository_rows("/repo", "k")
-    # suite run, test, address, module import; intent, completion; one quarantine
-    assert seed.count() == 1 + 1 + 1 + 1 + 1 + 1 + 1
+    assert seed.count() == 1 + 1 + 1 + 1 + 1 + 1  # suite run, test, address; intent, completion; one quarantine
     with Store(str(tmp_path / "task.sqlite3")) as task:
         task.merge(seed.rekeyed({"/repo": "/tmp/clone"}))
         mark = task.marks()

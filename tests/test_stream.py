@@ -68,7 +68,6 @@ _PAYLOADS: list[tuple[str, dict[str, object]]] = [
     ("result", {**_result("t::a"), "duration": 1e-07}),
     ("result", Observation("t::b", Outcome.FLAKY, 0.5, None, "out\n\t\x00", (Outcome.FAIL, Outcome.PASS)).to_dict()),
     ("deps", {"test_id": "t::a", "functions": ["m.py:1"], "files": []}),
-    ("imports", {"module": "m.py", "functions": ["m.py:1"], "files": ["d.json"]}),
     ("modules", {"origins": {"m": None, "n": "/x/n.py"}}),
     ("network", {"test_id": None, "address": "10.0.0.1:80", "blocked": True}),
     ("session_finish", {"exit_status": 0}),
@@ -88,18 +87,6 @@ def test_a_line_is_the_json_of_its_number_its_type_and_its_payload(tmp_path: pat
         expected = body if key is None else body[:-1] + ',"tag":"%s"}' % line_tag(key, seq, body.encode())
         assert line == expected
     assert read(str(path), key).forgery is None
-
-
-def test_a_module_imported_twice_has_both_imports_recorded(tmp_path: pathlib.Path) -> None:
-    """Imported under two names (``rootdir``-relative and as a package member), a module runs its
-    top-level code twice: what either run reached counts."""
-    path = tmp_path / "s.jsonl"
-    writer = StreamWriter(str(path), sign=signer(KEY))
-    writer.write("session_start", {})
-    writer.write("imports", {"module": "m.py", "functions": ["m.py:1"], "files": []})
-    writer.write("imports", {"module": "m.py", "functions": ["m.py:1", "n.py:4"], "files": ["d.json"]})
-    writer.close()
-    assert read(str(path), KEY).imports == {"m.py": (["m.py:1", "m.py:1", "n.py:4"], ["d.json"])}
 
 
 _OBSERVATIONS = [
