@@ -39,7 +39,7 @@ def configure(config: pytest.Config, channel: Optional[TakenChannel]) -> None:
     """Check every value (bad input fails here, before any test runs and before anything is
     written), then register what this process needs."""
     is_worker = hasattr(config, "workerinput")
-    is_controller = config.pluginmanager.has_plugin("dsession")
+    is_controller = _distributing(config) and not is_worker
     try:
         settings = options.settings(config, writes=not is_worker)
         sign = None if is_worker else _signer(settings, channel)
@@ -95,6 +95,15 @@ def configure(config: pytest.Config, channel: Optional[TakenChannel]) -> None:
     finisher = Finisher(config, settings, recorder, baseline)
     config.pluginmanager.register(finisher, "evidence-finisher")
     config.pluginmanager.register(JunitProperties(finisher), "evidence-junit-properties")
+
+
+def _distributing(config: pytest.Config) -> bool:
+    """Whether xdist will make this process its controller. Its ``dsession`` plugin is not there
+    yet: xdist registers it in a ``trylast`` ``pytest_configure``, after this one -- by the
+    condition read here, from the options its ``pytest_cmdline_main`` has settled (``-n N``
+    turned into ``--dist load``)."""
+    dist = getattr(config.option, "dist", "no")
+    return dist != "no" and not config.getoption("collectonly", False)
 
 
 def _signer(settings: options.Settings, channel: Optional[TakenChannel]) -> Optional[Signer]:

@@ -284,6 +284,23 @@ def test_the_control_option_is_the_runners_only(pytester: pytest.Pytester) -> No
         os.close(w)
 
 
+def test_the_control_option_refuses_xdist_in_one_line(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The controller's own check: xdist's ``dsession`` is registered after this plugin is
+    configured, and a check asking for it let the controller take the runner's groups, ending
+    in an INTERNALERROR on the descriptors."""
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    pytester.makepyfile("def test_x():\n    pass\n")
+    args = ("-p", "evidence", "--evidence-record-mode", "--evidence-stream=s.jsonl", "--evidence-control=0,1")
+    result = pytester.runpytest_subprocess(*args, "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*--evidence-control runs one process's tests in groups: it does not run under xdist*"]
+    )
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
 def test_a_barrier_out_of_order_is_a_forgery() -> None:
     lines = [
         {"seq": 0, "type": "session_start"},
