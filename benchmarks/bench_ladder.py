@@ -155,6 +155,7 @@ def main() -> None:
         "rss_child_cold_mb": cold.maxrss_child_mb,
         "rss_child_warm_mb": max(r.maxrss_child_mb for r in warm),
         "baseline_processes": (cold.record.get("baseline_run") or {}).get("processes"),
+        "baseline_s": (cold.record.get("baseline_run") or {}).get("seconds"),  # in no tier's duration
         "cold_tiers": {t["tier"]: t["duration"] for t in cold.record["tiers"]},
         "warm_tiers": {t["tier"]: t["duration"] for t in warm[0].record["tiers"]},
         "no_fix_tiers": {t["tier"]: t["duration"] for t in nf[0].record["tiers"]},

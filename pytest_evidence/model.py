@@ -82,6 +82,10 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   its module), where B passes it: C must pass it there too (``rests_on`` "regression in B's
   order: ..." otherwise); a test whose subtest failed is ``fail`` (on pytest 9 a ``TestCase``'s
   own report said passed). Earlier 1.x records still read.
+* ``1.15`` -- ``seconds`` in the runner's ``baseline_run`` (how long obtaining B's suite run took:
+  running it, or reading it from the store); a tier's ``duration`` no longer counts it (T4, or
+  T3 when a declared expected change asked for it first, read as one tier at two prices).
+  Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -93,10 +97,10 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.14"
+SCHEMA_VERSION = "1.15"
 
-#: Record versions this model reads: same major version.
-READABLE_VERSIONS = tuple("1.%d" % minor for minor in range(15))
+#: Record versions this model reads: same major version, every minor through its own.
+READABLE_VERSIONS = tuple("1.%d" % minor for minor in range(int(SCHEMA_VERSION.split(".")[1]) + 1))
 
 #: The exact field order of the contract; the JSON object of a result follows it.
 RESULT_FIELDS = (

@@ -802,6 +802,9 @@ def test_the_record_says_how_b_was_obtained_and_is_readable_by_others(repo: Repo
     assert first is not None and second is not None
     assert (first["baseline_run"]["suite"], second["baseline_run"]["suite"]) == ("run now", "reused")
     assert first["baseline_run"]["receipt"] == second["baseline_run"]["receipt"]
+    for doc in (first, second):  # the time B's run took to obtain, not counted in T3 or T4
+        seconds = doc["baseline_run"]["seconds"]
+        assert isinstance(seconds, float) and seconds >= 0.0
     assert second["baseline_environment"]["injected"] == second["environment"]["injected"]
     mode = (tmp_path / "a.json").stat().st_mode & 0o777
     assert mode == 0o666 & ~_umask()

@@ -43,6 +43,17 @@ from runner.terminal.activity import ACTIVITY
 from runner.verdict import decide, rejects
 
 
+def rung_seconds(started: float, now: float, aside: tuple[float, float] | None) -> float:
+    """A rung's duration, from ``started`` to ``now``, less what of it the span ``aside`` took:
+    obtaining B's suite run, when the rung (T3 or T4) was the one to ask for it. That run serves
+    every candidate against B and is reported once, as ``baseline_run``'s ``seconds``; counted
+    in the rung, T4 against a fresh B and against a stored one read as one tier at two prices."""
+    spent = 0.0
+    if aside is not None:
+        spent = max(0.0, min(aside[1], now) - max(aside[0], started))
+    return round(now - started - spent, 3)
+
+
 class Ladder:
     def __init__(
         self,
@@ -73,6 +84,7 @@ class Ladder:
         self.b_environment: Environment | None = None
         self.open_receipt: str | None = None  # a receipt whose intent this climb wrote, not yet completed
         self.baseline_run: dict[str, object] | None = None  # how B's suite was obtained
+        self.baseline_spent: tuple[float, float] | None = None  # when: no tier's time (``tier``)
         self.selection: dict[str, object] | None = None  # T5's selection, every test with its reason
         self.ahead: ahead.Ahead | None = None  # T5's impact, computed beside T3's stability runs
         self.audit: dict[str, object] | None = None  # the audit tier's kill rates and reproducer check
@@ -102,7 +114,7 @@ class Ladder:
         group: tuple[str, int] | None = None,
     ) -> None:
         """Record a rung; ``group``: the grouped session and group it ran as (its boundary)."""
-        duration = round(time.perf_counter() - started, 3)
+        duration = rung_seconds(started, time.perf_counter(), self.baseline_spent)
         where = None if group is None else {"session": group[0], "group": group[1]}
         self.evidence.tier(
             TierRecord(tier, status, duration, selected, run, suite_size, note, tuple(findings), tuple(not_run), where)

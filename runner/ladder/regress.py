@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
+import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,7 @@ def suite_of_b(ladder: Ladder, tests: int) -> baseline_suite.BaselineSuite:
         ladder.open_receipt = receipt
 
     parallel = xdist_args(target.has_xdist, ladder.invocation.jobs, tests)
+    began = time.perf_counter()
     with ACTIVITY.during(BASELINE_PHASE):
         key, got = baseline_suite.recorded(
             ladder.store,
@@ -53,7 +55,15 @@ def suite_of_b(ladder: Ladder, tests: int) -> baseline_suite.BaselineSuite:
             parallel,
         )
     ladder.open_receipt = None
-    ladder.baseline_run = {"suite": got.how, "receipt": got.receipt, "note": got.note, "cache_key": key}
+    ended = time.perf_counter()
+    ladder.baseline_spent = (began, ended)
+    ladder.baseline_run = {
+        "suite": got.how,
+        "receipt": got.receipt,
+        "note": got.note,
+        "cache_key": key,
+        "seconds": round(ended - began, 3),
+    }
     if got.how == "run now":
         ladder.baseline_run["processes"] = int(parallel[1]) if parallel else 1
     if got.suite is None:
