@@ -13,7 +13,8 @@ PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, List, Optional
 
 import pytest
 from _pytest.runner import runtestprotocol
@@ -82,7 +83,7 @@ class FlakePolicy:
         while True:
             self._subtests = []
             try:
-                reports = _attempt(item, nextitem, again=first_failing is not None)
+                reports = _attempt(item, nextitem, self._subtests.append if first_failing is not None else None)
             finally:
                 subtests, self._subtests = self._subtests, None
             outcome = merge([*subtests, *reports])[0]
@@ -105,13 +106,53 @@ class FlakePolicy:
         return True
 
 
-def _attempt(item: pytest.Item, nextitem: Optional[pytest.Item], again: bool) -> List[Any]:
-    """One run of ``item``'s protocol, unlogged. ``again``: a rerun after a failure, of which only
-    the outcome is read, so pytest formats its traceback natively (``--tb=native``: Python's
-    own formatter). pytest's default style reparses the source of every frame; for a deep
-    traceback (a ``RecursionError``: thousands of frames) that took seconds per attempt, paid
-    again on every rerun though only the first failure is ever shown."""
-    if not again:
+def _attempt(item: pytest.Item, nextitem: Optional[pytest.Item], rerun: Optional[Callable[[Any], None]]) -> List[Any]:
+    """One run of ``item``'s protocol, unlogged; ``rerun``: it runs again after a failure, and
+    what is logged from inside it goes to ``rerun`` alone (``_RerunHooks``).
+
+    Of a rerun only the outcome is read, so pytest formats its traceback natively
+    (``--tb=native``: Python's own formatter). pytest's default style reparses the source of
+    every frame; for a deep traceback (a ``RecursionError``: thousands of frames) that took
+    seconds per attempt, paid again on every rerun though only the first failure is ever shown."""
+    if rerun is None:
         return runtestprotocol(item, nextitem=nextitem, log=False)
-    with native(item.config.option):
+    with native(item.config.option), _rerun_hooks(item.session, rerun):
         return runtestprotocol(item, nextitem=nextitem, log=False)
+
+
+class _RerunHooks:
+    """A node's hooks while its test runs again, but for ``pytest_runtest_logreport``.
+
+    A subtest's report (``TestCase.subTest``, pytest's ``subtests``) is logged from inside the
+    run, not by ``runtestprotocol``. Logged in every attempt, one failing subtest reached the
+    terminal and junitxml once per attempt: three ``SUBFAILED`` lines and "3 failed" for one test
+    under the default two reruns, where only the first failing attempt is ever logged. In a rerun
+    it goes to the flake policy alone, which reads its outcome.
+    """
+
+    def __init__(self, hooks: Any, sink: Callable[[Any], None]) -> None:
+        self._hooks = hooks
+        self._sink = sink
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._hooks, name)
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        self._sink(report)
+
+
+@contextmanager
+def _rerun_hooks(session: pytest.Session, sink: Callable[[Any], None]) -> Iterator[None]:
+    """``item.ihook`` is ``session.gethookproxy(item.path)`` in every pytest this plugin loads in
+    (7.0 on); shadowed on the session for the rerun, it is ``_RerunHooks`` for every node."""
+    shadows = vars(session)
+    own = shadows.get("gethookproxy")  # another plugin's shadow, put back after
+    real = session.gethookproxy
+    shadows["gethookproxy"] = lambda fspath: _RerunHooks(real(fspath), sink)
+    try:
+        yield
+    finally:
+        if own is None:
+            del shadows["gethookproxy"]
+        else:
+            shadows["gethookproxy"] = own

@@ -54,6 +54,35 @@ def test_a_failed_subtest_fails_its_test(pytester: pytest.Pytester, run_evidence
     assert attempts == ["fail", "fail", "fail"]  # re-run as any failure is, never passing
 
 
+def test_a_failed_subtest_is_reported_once_though_its_test_ran_again(
+    pytester: pytest.Pytester, run_evidence: RunEvidence
+) -> None:
+    """A failing test runs again (two reruns by default) and only its first failing attempt is
+    logged; a subtest's report is logged from inside each attempt, and reached the terminal and
+    junitxml once per attempt: "3 failed" and three ``SUBFAILED`` lines for one failing case.
+    pytest's own count, once; the record still has every attempt."""
+    pytester.makepyfile(
+        test_cases="""
+        import unittest
+
+        class TestData(unittest.TestCase):
+            def test_valid(self):
+                for n in range(3):
+                    with self.subTest(n=n):
+                        assert n != 1
+        """
+    )
+    result, doc = run_evidence("--junitxml=junit.xml")
+    assert result.parseoutcomes()["failed"] == 1, result.stdout.str()
+    reported = 1 if hasattr(pytest, "Subtests") else 0  # pytest 9 reports a subtest on its own
+    assert result.stdout.str().count("SUBFAILED") == reported
+    junit = (pytester.path / "junit.xml").read_text()
+    assert junit.count("<failure") == 1, junit
+    (res,) = doc["results"]
+    assert res["candidate_result"] == "fail"
+    assert doc["annotations"][res["test_id"]]["attempts"] == ["fail", "fail", "fail"]
+
+
 def test_each_outcome_is_merged_into_one_result(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
     pytester.makepyfile(
         test_mix="""
