@@ -516,7 +516,10 @@ class _Check:
                 yield tamper("weakened_assertion", line, "%s checks less than in %s" % (label, against))
             else:
                 yield tamper(
-                    "modified_test", line, "%s differs from %s (declare it with --expected-change)" % (label, against)
+                    "modified_test",
+                    line,
+                    "%s differs from %s (declare it with --expected-change; a strengthened test that shows the bug: "
+                    "with --reproducer too)" % (label, against),
                 )
         else:
             detail = "modified_fixture" if pyscan.is_fixture(node) else "modified_helper"

@@ -627,6 +627,27 @@ def test_honest_fix_that_strengthens_an_existing_test_is_certified_by_it(repo: R
     assert result["role"] == "BUG_REPRODUCTION" and result["bug_discriminating"] is True
 
 
+def test_a_strengthened_test_declared_and_designated_is_judged_as_c_has_it(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """No trusted test patch: the candidate strengthens an existing test, declares the change and
+    designates it. Its B result is C's version run on B -- failing there, the bug is shown fixed.
+    It was B's own version, from B's suite run: passing, so no reproducer failed on B (an
+    independent check's honest fixes of dictdiffer, Box and configobj, each extending a test)."""
+    base = repo.commit({**PKG, "tests/test_half.py": "from calc.ops import half\n\n\ndef test_half():\n    pass\n"})
+    declared = ("--expected-change", REPRODUCER, "--reproducer", REPRODUCER)
+    only_test = repo.commit({"tests/test_half.py": FIX["tests/test_half.py"]})
+    code, doc = certify(repo, tmp_path / "n.json", "--baseline", base, "--candidate", only_test, *declared)
+    assert doc is not None
+    assert code == 1, doc["verdict"]  # the same test, no fix: it fails on C
+    assert doc["verdict"]["halted_at"] == "T3" and _result(doc, REPRODUCER)["baseline_result"] == "fail"
+    candidate = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", candidate, *declared)
+    assert doc is not None
+    assert code == 0, doc["verdict"]
+    result = _result(doc, REPRODUCER)
+    assert result["baseline_result"] == "fail" and result["candidate_result"] == "pass"
+    assert result["role"] == "BUG_REPRODUCTION" and result["bug_discriminating"] is True
+
+
 def test_honest_fix_adding_a_parametrization_leaves_its_siblings_regression_tests(
     repo: Repo, tmp_path: pathlib.Path
 ) -> None:

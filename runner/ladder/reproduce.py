@@ -621,9 +621,12 @@ def _judge(
     b_obs: dict[str, Observation | None] | None = None
     if b_run is not None:
         b_obs = {t: b_run.observation(t) for t in ids}
-        if expected:
+        # A declared change is compared with the test B had, from B's suite run -- unless it is
+        # designated too: a strengthened test that shows the bug is judged as C has it, on B.
+        judged_as_b_had = [t for t in expected if t not in designated]
+        if judged_as_b_had:
             suite = baseline()
-            b_obs.update({t: None if suite is None else suite.results.get(t) for t in expected})
+            b_obs.update({t: None if suite is None else suite.results.get(t) for t in judged_as_b_had})
     typed, not_run, unstable = sides.type(
         ids, c_run, b_obs, resolver.origin, designated=designated, expected=expected, exclusive=bool(designated)
     )
