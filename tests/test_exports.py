@@ -17,7 +17,7 @@ import pytest
 from conftest import EXPORTED, Record
 from markdown_it import MarkdownIt
 
-from pytest_evidence.model import Detection, DetectionKind, EvidenceRecord, Outcome, TierStatus, Verdict
+from pytest_evidence.model import BCClass, Detection, DetectionKind, EvidenceRecord, Outcome, TierStatus, Verdict
 from runner.cli import main
 from runner.exports import junit, markdown, swebench
 
@@ -69,6 +69,7 @@ def test_markdown_says_the_verdict_and_fits_one_screen(example_records: Records,
         and not record.not_run
         and all(t.status is not TierStatus.NOT_RUN for t in record.tiers)
         and all(r.role is not None for r in record.results)
+        and all(a.bc_class is not BCClass.NO_FIX for a in record.annotations.values())
     )
     assert lines[2].endswith("**Not proved:** nothing left open.") == clean
     if record.verdict.verdict is not Verdict.CERTIFIED:  # why not, in the verdict's own first words

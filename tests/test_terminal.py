@@ -13,8 +13,9 @@ import pytest
 from conftest import Record
 from rich.console import Console
 
-from pytest_evidence.model import Detection, DetectionKind, EvidenceRecord
+from pytest_evidence.model import BCClass, Detection, DetectionKind, EvidenceRecord
 from runner.cli import main
+from runner.exports import markdown
 from runner.terminal import live, summary
 from runner.terminal.activity import Activity, Snapshot
 
@@ -67,6 +68,22 @@ def test_a_certified_record_carrying_a_detection_mentions_it(
     assert summary.detection_line(drift) == "environment_drift: B ran in one environment, C in another"
     passing = Detection(DetectionKind.REPRODUCER_NOT_FAILING_ON_BASELINE, "passes on B too", "tests/t.py::test_x")
     assert summary.detection_line(passing) == "reproducer_not_failing_on_baseline: tests/t.py::test_x: passes on B too"
+
+
+def test_a_certified_summary_names_the_tests_failing_on_both_sides(
+    example_records: dict[str, tuple[pathlib.Path, Record]],
+) -> None:
+    """A test failing on B and on C neither proves the fix nor breaks it; under a green verdict
+    it was said only in T5's note (an independent check's certify of Box: one test failing
+    on both sides, "nothing left open")."""
+    path, doc = example_records["honest-fix"]
+    record = EvidenceRecord.from_dict(doc)
+    kept = next(t for t, a in record.annotations.items() if a.bc_class is BCClass.REGRESSION_ONLY)
+    failing = dataclasses.replace(record.annotations[kept], bc_class=BCClass.NO_FIX)
+    record = dataclasses.replace(record, annotations={**record.annotations, kept: failing})
+    assert "1 test(s) fail on B and on C, listed above" in summary.sentence(record)
+    assert ("failing on B and on C (neither fixed nor broken by the patch):", [kept]) in summary.sections(record)
+    assert "1 test(s) fail on B and on C" in markdown.render(record, str(path))
 
 
 def test_summary_lists_are_capped() -> None:

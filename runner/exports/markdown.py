@@ -84,6 +84,9 @@ def _open(record: EvidenceRecord) -> str:
     unrun = [t.tier.value for t in record.tiers if t.status is TierStatus.NOT_RUN]
     if unrun:
         said.append("%s not run" % ", ".join(unrun))
+    failing = sum(1 for r in record.results if _class(record, r) is BCClass.NO_FIX)
+    if failing:
+        said.append("%d test(s) fail on B and on C" % failing)
     untyped = sum(1 for r in record.results if r.role is None)
     if untyped:
         said.append("%d result(s) untyped" % untyped)

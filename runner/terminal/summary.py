@@ -77,6 +77,9 @@ def sections(record: EvidenceRecord) -> list[tuple[str, list[str]]]:
     broken = [r for r in record.results if _bc(record, r) is BCClass.REGRESSION]
     if broken:
         found.append(("regressions (pass on B, fail on C):", capped([_located(r.test_id, r.failure) for r in broken])))
+    failing = [r.test_id for r in record.results if _bc(record, r) is BCClass.NO_FIX]
+    if failing:
+        found.append(("failing on B and on C (neither fixed nor broken by the patch):", capped(failing)))
     if record.detections:
         found.append(("detections:", capped([detection_line(d) for d in record.detections])))
     return found
@@ -119,6 +122,9 @@ def sentence(record: EvidenceRecord) -> str:
     if verdict.verdict is Verdict.CERTIFIED:
         proved = "proved: %d test(s) fail on B and pass on C, %d more pass on both" % (proving, kept)
         gaps = []
+        failing = sum(1 for r in record.results if _bc(record, r) is BCClass.NO_FIX)
+        if failing:
+            gaps.append("%d test(s) fail on B and on C, listed above" % failing)
         if record.detections:
             gaps.append("it carries %d detection(s), listed above" % len(record.detections))
         if record.audit is None:
