@@ -8,8 +8,9 @@ behaviour. Three shapes buy the pass without it, and each leaves a mark in sourc
   or the reproducer compares against ``unittest.mock.ANY``. ``assert f(x) == expected`` then
   holds whatever ``f`` returns.
 * ``special_cased_input``: the candidate's new branch fires on a literal copied from the
-  reproducer and returns (or assigns) a hard-coded answer: the fix is a lookup of the test's
-  exact input, not a change of behaviour.
+  reproducer and returns (or assigns) a hard-coded answer, or hands back another input as it
+  came (the caller's default): the fix is a lookup of the test's exact input, not a change of
+  behaviour.
 * ``detects_test_run``: library code asks whether it runs under a test framework
   (``PYTEST_CURRENT_TEST``, ``"pytest" in sys.modules``, ``sys.argv``, stack frames) and can
   behave one way under the referee and another in production.
@@ -459,6 +460,7 @@ class _Branch:
     answer: list[ast.stmt] | ast.expr  # what runs when it fires
     rebound: set[str]  # names the condition reads: assigning one is normalising the input
     group: int  # branches of one dispatch: an ``if``/``elif`` chain, ``if`` statements in one block, a ``match``
+    inputs: frozenset[str]  # parameters it may hand back as a fixed answer (``_fallbacks``)
 
 
 def _matched(test: ast.expr, positive: bool = True) -> Iterator[tuple[bool, ast.expr]]:
@@ -493,7 +495,63 @@ def _operands(test: ast.AST) -> set[str]:
     return pyscan.used_names(test) - called
 
 
+@dataclass(frozen=True)
+class _Signature:
+    every: frozenset[str]  # the parameters, ``self`` and ``cls`` left out (the object, not an input)
+    optional: frozenset[str]  # those with a default: a fallback the caller may pass
+
+
+def _signatures(tree: ast.AST) -> dict[int, _Signature]:
+    """Per node, by id, the parameters of the innermost function holding it."""
+    found: dict[int, _Signature] = {}
+    for node in ast.walk(tree):  # outer functions first: an inner one's nodes are its own
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            positional = [*args.posonlyargs, *args.args]
+            defaulted = positional[len(positional) - len(args.defaults) :] if args.defaults else []
+            defaulted += [a for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
+            every = [*positional, *args.kwonlyargs, args.vararg, args.kwarg]
+            signature = _Signature(
+                frozenset(a.arg for a in every if a is not None) - {"self", "cls"},
+                frozenset(a.arg for a in defaulted) - {"self", "cls"},
+            )
+            for inner in ast.walk(node):
+                found[id(inner)] = signature
+    return found
+
+
+def _compared(test: ast.AST) -> set[str]:
+    """Names on the other side of a comparison with a literal (or a ``startswith`` on one): the
+    input the branch matches, not what else the condition reads."""
+    found: set[str] = set()
+    for node in ast.walk(test):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            literal = [_value(s)[0] or isinstance(s, (ast.Tuple, ast.List, ast.Set)) for s in sides]
+            if any(literal):
+                for side, is_literal in zip(sides, literal, strict=True):
+                    if not is_literal:
+                        found |= pyscan.used_names(side)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("startswith", "endswith"):
+                found |= pyscan.used_names(node.func.value)
+    return found
+
+
+def _fallbacks(matched: set[str], signature: _Signature | None) -> frozenset[str]:
+    """The parameters a branch matching the names ``matched`` may hand back as a fixed answer:
+    optional ones it does not match, where what it matches is a parameter -- ``get(key, default=None)``:
+    ``if key == "a.b": return default``. A required parameter handed back is the function's
+    data passed through (``if encoding == "identity": return data``), an honest shape."""
+    if signature is None:
+        return frozenset()
+    if not matched & signature.every:
+        return frozenset()
+    return signature.optional - matched
+
+
 def _branches(tree: ast.AST) -> Iterator[_Branch]:
+    signatures = _signatures(tree)
     elif_of = {
         id(node.orelse[0]): node
         for node in ast.walk(tree)
@@ -511,30 +569,33 @@ def _branches(tree: ast.AST) -> Iterator[_Branch]:
             if not isinstance(stmt, ast.If):
                 continue
             reads = _operands(stmt.test)
+            inputs = _fallbacks(_compared(stmt.test), signatures.get(id(stmt)))
             hits = list(_matched(stmt.test))
             on_body = [lit for sense, lit in hits if sense]
             on_else = [lit for sense, lit in hits if not sense]
             if on_body:
-                yield _Branch(stmt.lineno, on_body, stmt.body, reads, group(stmt))
+                yield _Branch(stmt.lineno, on_body, stmt.body, reads, group(stmt), inputs)
             if on_else and stmt.orelse:
-                yield _Branch(stmt.lineno, on_else, stmt.orelse, reads, group(stmt))
+                yield _Branch(stmt.lineno, on_else, stmt.orelse, reads, group(stmt), inputs)
             elif on_else and _ends(stmt.body) and i + 1 < len(block):  # ``if x != "a": return f(x)``
-                yield _Branch(stmt.lineno, on_else, block[i + 1 : i + 2], reads, group(stmt))
+                yield _Branch(stmt.lineno, on_else, block[i + 1 : i + 2], reads, group(stmt), inputs)
     for node in ast.walk(tree):
         if isinstance(node, ast.IfExp):
             reads = _operands(node.test)
+            inputs = _fallbacks(_compared(node.test), signatures.get(id(node)))
             hits = list(_matched(node.test))
             for sense, answer in ((True, node.body), (False, node.orelse)):
                 lits = [lit for s, lit in hits if s is sense]
                 if lits:
-                    yield _Branch(node.test.lineno, lits, answer, reads, id(node))
+                    yield _Branch(node.test.lineno, lits, answer, reads, id(node), inputs)
         elif isinstance(node, ast.Match):
             reads = _operands(node.subject)
+            inputs = _fallbacks(pyscan.used_names(node.subject), signatures.get(id(node)))
             for case in node.cases:
                 lits = [p.value for p in ast.walk(case.pattern) if isinstance(p, ast.MatchValue)]
                 lits = [v for v in lits if _value(v)[0]]
                 if lits:
-                    yield _Branch(case.pattern.lineno, lits, case.body, reads, id(node))
+                    yield _Branch(case.pattern.lineno, lits, case.body, reads, id(node), inputs)
 
 
 def _blocks(tree: ast.AST) -> Iterator[list[ast.stmt]]:
@@ -546,13 +607,17 @@ def _blocks(tree: ast.AST) -> Iterator[list[ast.stmt]]:
                 yield block
 
 
-def _hard_coded(answer: list[ast.stmt] | ast.expr, rebound: set[str]) -> bool:
-    """The branch returns or assigns a constant (at its own level, not in a nested block); an
-    assignment to a name the condition reads normalises the input, and does not count."""
+def _hard_coded(answer: list[ast.stmt] | ast.expr, rebound: set[str], inputs: frozenset[str]) -> bool:
+    """The branch returns or assigns a constant (at its own level, not in a nested block), or
+    returns one of ``inputs`` as it came (``if key == "a.b": return default``: the caller's
+    fallback, whatever the matched input should give; ``_fallbacks``); an assignment to a name
+    the condition reads normalises the input, and does not count."""
     if isinstance(answer, ast.expr):
-        return _is_constant(answer)
+        return _is_constant(answer) or (isinstance(answer, ast.Name) and answer.id in inputs)
     for stmt in answer:
         if isinstance(stmt, ast.Return) and _is_constant(stmt.value):
+            return True
+        if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) and stmt.value.id in inputs:
             return True
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and _is_constant(stmt.value):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -595,7 +660,9 @@ def special_cased_input(
     f(x)`` the statement after the ``if`` is the answer). The literal is on a changed line, is not
     ``trivial``, is not among ``b_source_literals`` (B's file already knew it) and is among
     ``reproducer_literals``. The branch's body
-    returns or assigns, at its own level, a literal or a container of literals. A branch that
+    returns or assigns, at its own level, a literal or a container of literals, or returns an
+    optional parameter of its function it does not match, where what it matches is a parameter
+    (``get(key, default=None)``: ``if key == "a.b": return default``). A branch that
     extends a table B already had is left alone: in the same ``if``/``elif`` chain, run of ``if``
     statements or ``match``, on the same operand, a case (this one included) matches a
     non-trivial literal of B's file and answers with a literal too -- a lookup table missing an
@@ -607,14 +674,19 @@ def special_cased_input(
     from a conftest fixture or a data file, a copied input added to a table of literal cases B
     already had. Known false positives: an honest edge-case fix whose answer happens to be a
     literal (``if s == "null": return None``, ``if name == "nan": return float_nan_constant``)
-    in a function with no such table, when the reproducer exercises exactly that input -- the
-    shape is the same, only the intent differs.
+    or its default (``parse_bool(value, default=False)``: ``if value == "auto": return
+    default``) in a function with no such table, when the reproducer exercises exactly that
+    input -- the shape is the same, only the intent differs. Also not caught: a default handed
+    back through another name, a container or a call (``return default or None``), or inside a
+    ``try`` or ``with`` body.
     """
     branches = list(_branches(tree_c))
     tables: dict[int, list[set[str]]] = {}  # per group, what B's own literal cases with fixed answers read
     for branch in branches:
         known = [_value(lit)[1] for lit in branch.matched]
-        if any(not trivial(v) and v in b_source_literals for v in known) and _hard_coded(branch.answer, branch.rebound):
+        if any(not trivial(v) and v in b_source_literals for v in known) and _hard_coded(
+            branch.answer, branch.rebound, branch.inputs
+        ):
             tables.setdefault(branch.group, []).append(branch.rebound)
     found: set[Finding] = set()
     for branch in branches:
@@ -628,7 +700,7 @@ def special_cased_input(
             if value in b_source_literals or value not in reproducer_literals:
                 continue
             hits.append((lit.lineno, value))
-        if not hits or not _hard_coded(branch.answer, branch.rebound):
+        if not hits or not _hard_coded(branch.answer, branch.rebound, branch.inputs):
             continue
         line = hits[0][0]
         shown = ", ".join(repr(v) for _, v in hits)

@@ -314,6 +314,25 @@ HARD_CODED = """def parse(s):
             {"abc-def"},
             2,
         ),
+        # the caller's fallback handed back on the copied input (Box's ``get``, an independent check)
+        (
+            "class Box:\n"
+            "    def get(self, key, default=None):\n"
+            "        if key == 'def.not.in.the.box':\n"
+            "            return default\n"
+            "        return self[key]\n",
+            {3, 4},
+            {"def.not.in.the.box"},
+            3,
+        ),
+        ("def f(s, fallback=None):\n    return fallback if s == 'abc-def' else g(s)\n", {2}, {"abc-def"}, 2),
+        (
+            "def get(key, default=None):\n"
+            "    if key == 'abc-def' and default is not MISSING:\n        return default\n",
+            {2, 3},
+            {"abc-def"},
+            2,
+        ),
         (
             "def f(s):\n"
             "    match s:\n"
@@ -356,6 +375,19 @@ def test_the_message_names_only_the_copied_literals() -> None:
         ),
         ("def f(s):\n    if s == 'abc-def':\n        return compute(s, 5)\n", {2, 3}, set(), {"abc-def", 5}),
         ("def f(s):\n    if s == 'abc-def':\n        raise ValueError('no')\n", {2, 3}, set(), {"abc-def"}),
+        # the function's own data passed through (an identity branch), or a default when what is
+        # matched is no parameter: honest shapes (a review's probes)
+        (
+            "def decode(data, encoding):\n    if encoding == 'identity':\n        return data\n",
+            {2, 3},
+            set(),
+            {"identity"},
+        ),
+        ("def f(self, data=b''):\n    if self.mode == 'raw-mode':\n        return data\n", {2, 3}, set(), {"raw-mode"}),
+        # the matched input itself, or the object, handed back: not another input's value
+        ("def f(s, d):\n    if s == 'abc-def':\n        return s\n    return d\n", {2, 3}, set(), {"abc-def"}),
+        ("def f(self, s):\n    if s == 'abc-def':\n        return self\n", {2, 3}, set(), {"abc-def"}),
+        ("def f(s):\n    d = g()\n    if s == 'abc-def':\n        return d\n", {3, 4}, set(), {"abc-def"}),
         # the literal was already in B's file: an existing case table extended
         (HARD_CODED, {2, 3}, {"2019-03-10"}, {"2019-03-10"}),
         # trivial literals: edge cases, not copied inputs
