@@ -15,8 +15,10 @@ combined into a new value, or handed to a function that only reads (``len``, ``s
 defines). Anything else -- bound to another name, handed to any other function, a method other
 than a reading one, an item or attribute set -- may change it, and is a finding; so is reaching
 the module's names dynamically (``globals()``, ``vars()``, ``setattr``, ``sys.modules``,
-``exec``). An honest reproducer reads a table; one that needs more says so with
-``--expected-change path::NAME``.
+``exec``); so is a patch of the data, an existing class or a test module that nothing undoes
+(``mock.patch.object(...).start()``: it outlives the new test into the existing ones), and an
+existing class handed whole to a function the candidate added. An honest reproducer reads a
+table; one that needs more says so with ``--expected-change path::NAME``.
 """
 
 from __future__ import annotations
@@ -69,6 +71,10 @@ NAMESPACE = frozenset({"globals", "locals", "vars", "exec", "eval"})
 SCANS = frozenset({"sys.modules.values", "sys.modules.items", "sys.modules.copy", "gc.get_objects", "gc.get_referrers"})
 #: Calls that set or delete an attribute by a computed name: judged by what they are given.
 SETTERS = frozenset({"setattr", "delattr"})
+#: ``unittest.mock.patch``'s patchers besides itself, and a ``MonkeyPatch``'s methods: each
+#: puts a value in place of an attribute or an item until something undoes it.
+PATCHERS = frozenset({"object", "dict", "multiple"})
+PATCHING_METHODS = frozenset({"setattr", "setitem", "delattr", "delitem"})
 #: Values that are a new mutable container: a table the tests iterate.
 CONTAINERS = frozenset({"list", "dict", "set", "defaultdict", "OrderedDict", "deque", "collections.OrderedDict"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -803,6 +809,11 @@ class _Walk:
             yield Misuse(line, func, "runs code in the module's namespace (%s)" % func)
         elif (func in SETTERS or func == "vars") and call.args and self._holder(call.args[0], names):
             yield Misuse(line, func, "sets or deletes an attribute of the tests' data by a computed key (%s)" % func)
+        elif self._patching(call) and not self._undone(call, parent):
+            target = _patch_target(call)
+            patched = None if target is None else self._patched_data(target, call, names)
+            if patched is not None:
+                yield Misuse(line, patched, "patches it where nothing undoes it (%s)" % func)
         elif func == "getattr" and len(call.args) >= 2 and self._holder(call.args[0], names):
             reached = _getattr(call)
             name = None if reached is None else _member(reached, self.data, self.owner)
@@ -815,6 +826,181 @@ class _Walk:
                 how = None if name is None else "reaches its attribute %s" % reached.attr
             if how is not None:
                 yield Misuse(line, name or func, "%s (getattr)" % how)
+        elif self._written(call):
+            held = next((h for h in (self._whole_holder(a) for a in _arguments(call)) if h is not None), None)
+            if held is not None:
+                what = func or "a computed callable"
+                yield Misuse(line, held, "hands it whole to a function the candidate wrote (%s)" % what)
+
+    def _patching(self, call: ast.Call) -> bool:
+        """Whether ``call`` patches until undone: ``unittest.mock``'s patchers, by their import
+        (``from unittest import mock``, ``patch as P``) or a name bound to one (``p =
+        mock.patch.object``), and a ``pytest.MonkeyPatch()``'s methods -- not pytest's
+        ``monkeypatch`` fixture or pytest-mock's ``mocker`` (a parameter: undone after the test),
+        nor any other object's ``patch`` or ``setattr`` (an HTTP client's ``client.patch(URL)``)."""
+        if _mock_patcher(self._resolved(call.func)):
+            return True
+        if isinstance(call.func, ast.Attribute) and call.func.attr in PATCHING_METHODS:
+            return self._monkeypatch(call.func.value)
+        if isinstance(call.func, ast.Name):
+            values = [v for v in self._values(call.func) if v is not None]
+            return bool(values) and all(_mock_patcher(self._resolved(v)) for v in values)
+        return False
+
+    def _values(self, name: ast.Name) -> list[ast.expr | None]:
+        """What each binding of ``name`` binds it to (None: not a plain assignment)."""
+        scope, _ = self.scopes.scope(name)
+        bound = self.scopes.bindings(scope).get(name.id, [])
+        return [b.statement.value if isinstance(b.statement, (ast.Assign, ast.AnnAssign)) else None for b in bound]
+
+    def _monkeypatch(self, expr: ast.expr) -> bool:
+        """Whether ``expr`` is a ``pytest.MonkeyPatch()`` made here (or bound to one) and not
+        one a ``with`` undoes (``with pytest.MonkeyPatch.context() as mp``: ``_undone``)."""
+        if isinstance(expr, ast.Call):
+            return self._resolved(expr.func).split(".")[-1] == "MonkeyPatch"
+        if isinstance(expr, ast.Name):
+            values = self._values(expr)
+            scope, _ = self.scopes.scope(expr)
+            contexts = [
+                item.context_expr
+                for b in self.scopes.bindings(scope).get(expr.id, [])
+                if isinstance(b.statement, (ast.With, ast.AsyncWith))
+                for item in b.statement.items
+                if item.optional_vars is b.node
+            ]
+            made = any(isinstance(v, ast.Call) and self._monkeypatch(v) for v in values)
+            return made or any(_monkeypatch_context(c) for c in contexts)
+        return False
+
+    def _undone(self, call: ast.Call, parent: ast.AST | None) -> bool:
+        """Whether the patch ``call`` makes is undone where its test ends: a ``with`` item (one
+        whose body yields, only in a function-scoped fixture or a test), a decorator, a patcher
+        bound to a name its scope enters with ``with`` or stops (``self.addCleanup(p.stop)``),
+        a ``MonkeyPatch`` its scope undoes, or a method of one a ``with`` made, called inside it.
+        Started (``.start()``) or entered by hand and left so, it outlives the new test into the
+        existing ones that read the data."""
+        if isinstance(parent, ast.withitem):
+            return parent.context_expr is call and self._closes(call)
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return call in parent.decorator_list
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if isinstance(receiver, ast.Name):  # ``mp.setattr``: ``mp.undo()``, or inside ``with ... as mp``
+            return self._released(receiver.id, call, ("undo",)) or self._inside_context(receiver, call)
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+            return self._released(parent.targets[0].id, call, ("stop", "__exit__"))
+        return False
+
+    def _closes(self, node: ast.AST) -> bool:
+        """Whether the ``with`` holding ``node`` ends within the test: no ``yield`` in its body,
+        or one in a fixture of function scope that is not autouse."""
+        statement = self.scopes.up.get(id(self.scopes.up.get(id(node))))
+        if not isinstance(statement, (ast.With, ast.AsyncWith)):
+            return True
+        if not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for b in statement.body for n in ast.walk(b)):
+            return True
+        function = self._enclosing(statement)
+        if function is None or not pyscan.is_fixture(function):
+            return False
+        settings = [k for d in function.decorator_list if isinstance(d, ast.Call) for k in d.keywords]
+        scoped = any(
+            k.arg == "scope" and not (isinstance(k.value, ast.Constant) and k.value.value == "function")
+            for k in settings
+        )
+        autouse = any(
+            k.arg == "autouse" and not (isinstance(k.value, ast.Constant) and not k.value.value) for k in settings
+        )
+        return not scoped and not autouse
+
+    def _enclosing(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The function ``node`` is in, if any."""
+        up = self.scopes.up.get(id(node))
+        while up is not None and not isinstance(up, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            up = self.scopes.up.get(id(up))
+        return up
+
+    def _released(self, name: str, call: ast.Call, methods: tuple[str, ...]) -> bool:
+        """Whether the scope of ``call`` enters ``name`` in a ``with`` or reaches one of its
+        ``methods`` (``p.stop``, handed to ``addCleanup`` or called; ``mp.undo()``)."""
+        function = self._enclosing(call)
+        body = function.body if function is not None else self.scopes.roots
+        for node in (n for stmt in body for n in ast.walk(stmt)):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in methods
+                and pyscan.dotted(node.value, calls=False) == name
+            ):
+                return True
+            if isinstance(node, ast.withitem) and pyscan.dotted(node.context_expr, calls=False) == name:
+                return True
+        return False
+
+    def _inside_context(self, name: ast.Name, call: ast.Call) -> bool:
+        """Whether ``name`` is bound by a ``with ... as`` around ``call`` to a ``MonkeyPatch``
+        context (``pytest.MonkeyPatch.context()``, the ``monkeypatch`` fixture's ``context()``)."""
+        node: ast.AST | None = call
+        while node is not None:
+            if isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    bound = isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == name.id
+                    if bound and _monkeypatch_context(item.context_expr):
+                        return True
+            node = self.scopes.up.get(id(node))
+        return False
+
+    def _patched_data(self, target: ast.expr, call: ast.Call, names: set[str]) -> str | None:
+        """The tests' data a patcher's ``target`` reaches, as a declarable name (``TestTable``,
+        ``TestTable.cases``, ``CASES``), or how (``globals``, ``__name__``); None for anything
+        else (the project's code, a value of the module's that is no table)."""
+        if _namespace(target):
+            return "globals"
+        whole = self._whole_holder(target)
+        if whole is not None:
+            attribute = call.args[1] if len(call.args) > 1 else None
+            if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
+                return "%s.%s" % (whole, attribute.value)
+            return whole
+        table = self._table(target, names)
+        if table is not None:
+            return table
+        if any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(target)):
+            return "__name__"
+        text = target.value if isinstance(target, ast.Constant) and isinstance(target.value, str) else None
+        if text is None:
+            return None
+        head, _, last = text.rpartition(".")
+        members = self.data.members or {}
+        if head and (last in self.data.names or last in members):
+            return last
+        owner = head.rpartition(".")[2]
+        return "%s.%s" % (owner, last) if head and owner in members else None
+
+    def _whole_holder(self, expr: ast.expr) -> str | None:
+        """The existing class (``TestTable``; ``cls``, ``type(self)``, ``self.__class__`` in its
+        methods), other test module or this module ``expr`` is -- not an attribute or item of
+        one: what holds the data, and the tests, whole."""
+        if _this_module(expr):
+            return "sys.modules"
+        name = pyscan.dotted(expr, calls=False)
+        if self.owner is not None and (name in ("cls", "self.__class__") or _type_of_self(expr)):
+            return self.owner
+        if isinstance(expr, ast.Name) and (
+            expr.id in (self.data.members or {}) or expr.id in (self.data.modules or {})
+        ):
+            return expr.id
+        return None
+
+    def _written(self, call: ast.Call) -> bool:
+        """Whether ``call`` calls a function or class the candidate wrote in the module (a
+        ``def``, a ``class``, a lambda bound to a name) -- not an import."""
+        if not isinstance(call.func, ast.Name) or call.func.id not in self.data.added:
+            return False
+        scope, _ = self.scopes.scope(call.func)
+        bound = self.scopes.bindings(scope).get(call.func.id, [])
+        own = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        lambdas = [
+            b for b in bound if isinstance(b.statement, ast.Assign) and isinstance(b.statement.value, ast.Lambda)
+        ]
+        return bool(bound) and all(isinstance(b.statement, own) for b in bound if b not in lambdas)
 
     def _holder(self, expr: ast.expr, names: set[str]) -> bool:
         """Whether ``expr`` is the data, an existing class, another test module, this module, or
@@ -932,7 +1118,42 @@ def _passed_on(call: ast.Call) -> list[ast.expr]:
         return call.args[:1] if unbound else [call.func.value]
     if pyscan.dotted(call.func, calls=False) not in HANDING_BACK | ITEMS_BACK:
         return []
+    return _arguments(call)
+
+
+def _arguments(call: ast.Call) -> list[ast.expr]:
+    """Every value ``call`` is given, positionally (unpacked too) or by keyword."""
     return [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+
+
+def _mock_patcher(resolved: str) -> bool:
+    """Whether the import-resolved name is one of ``unittest.mock``'s patchers."""
+    head, _, last = resolved.rpartition(".")
+    if last == "patch":
+        return head in ("unittest.mock", "mock")
+    return last in PATCHERS and head.rpartition(".")[0] in ("unittest.mock", "mock") and head.endswith(".patch")
+
+
+def _patch_target(call: ast.Call) -> ast.expr | None:
+    """What a patcher patches: its first argument, or ``target=``."""
+    if call.args:
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg == "target"), None)
+
+
+def _monkeypatch_context(expr: ast.expr) -> bool:
+    """``pytest.MonkeyPatch.context()`` or the ``monkeypatch`` fixture's ``context()``: a
+    ``MonkeyPatch`` undone where the ``with`` ends, and not after."""
+    if not isinstance(expr, ast.Call):
+        return False
+    return pyscan.dotted(expr.func, calls=False).endswith(("MonkeyPatch.context", "monkeypatch.context"))
+
+
+def _type_of_self(expr: ast.expr) -> bool:
+    """``type(self)``: the class of the method's object."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "type"):
+        return False
+    return len(expr.args) == 1 and isinstance(expr.args[0], ast.Name) and expr.args[0].id == "self"
 
 
 def _mutator(func: str) -> bool:

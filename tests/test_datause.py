@@ -10,7 +10,7 @@ import ast
 
 import pytest
 
-from runner import datause
+from runner import datause, pyscan
 
 BASELINE = (
     "import os\n\nBASE = os.path.dirname(__file__)\nCASES = [(2, 4)]\n\n\n"
@@ -444,3 +444,104 @@ def test_a_scan_of_the_loaded_modules_is_a_finding_where_it_reaches_their_names(
     for reach in ("m.CASES.pop()", "vars(m).get('CASES', []).clear()", "m.__dict__.get('CASES', []).clear()"):
         source = "import sys\n\n\ndef test_x():\n    for m in sys.modules.copy().values():\n        %s\n" % reach
         assert [m.name for m in datause.string_reach(ast.parse(source), modules)] == ["sys.modules.copy"], reach
+
+
+M = "from unittest import mock\n\n"
+MP = "import pytest\n\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        # a patch nothing undoes: started, entered by hand, made at import, kept open by a fixture
+        (M + "def test_x():\n    mock.patch.object(TestTable, 'cases', []).start()\n", [(4, "TestTable.cases")]),
+        (M + "mock.patch.object(TestTable, 'test_more', None).start()\n", [(3, "TestTable.test_more")]),
+        (M + "def test_x():\n    mock.patch(__name__ + '.CASES', []).start()\n", [(4, "__name__")]),
+        (
+            "from unittest.mock import patch\n\ndef test_x():\n    patch('tests.test_calc.CASES', []).start()\n",
+            [(4, "CASES")],
+        ),
+        ("from unittest.mock import patch as P\nP.object(TestTable, 'cases', []).start()\n", [(2, "TestTable.cases")]),
+        (M + "mock.patch(target=__name__ + '.CASES', new=[]).start()\n", [(3, "__name__")]),
+        (M + "def test_x():\n    mock.patch.dict(globals(), {'CASES': []}).start()\n", [(4, "globals")]),
+        (
+            M + "def test_x():\n    p = mock.patch.object(TestTable, 'cases', [])\n    p.__enter__()\n",
+            [(4, "TestTable.cases")],
+        ),
+        (M + "p = mock.patch.object\np(TestTable, 'cases', []).start()\n", [(4, "TestTable.cases")]),
+        (
+            MP + "def test_x():\n    mp = pytest.MonkeyPatch()\n    mp.setattr(TestTable, 'cases', [])\n",
+            [(5, "TestTable.cases")],
+        ),
+        (MP + "pytest.MonkeyPatch().setattr(TestTable, 'cases', [])\n", [(3, "TestTable.cases")]),
+        (
+            MP + "monkeypatch = pytest.MonkeyPatch()\nmonkeypatch.setattr(TestTable, 'cases', [])\n",
+            [(4, "TestTable.cases")],
+        ),
+        (
+            MP + "with pytest.MonkeyPatch.context() as mp:\n    pass\nmp.setattr(TestTable, 'cases', [])\n",
+            [(5, "TestTable.cases")],
+        ),
+        (
+            MP + M + "@pytest.fixture(scope='module')\ndef trim():\n"
+            "    with mock.patch.object(TestTable, 'cases', []):\n        yield\n",
+            [(7, "TestTable.cases")],
+        ),
+        # the existing class by its methods' names for it
+        (
+            M + "class TestTable:\n    @classmethod\n    def setup_class(cls):\n"
+            "        mock.patch.object(cls, 'cases', []).start()\n",
+            [(6, "TestTable.cases")],
+        ),
+        # an existing class handed whole to a function the candidate wrote, which may change it
+        ("def _trim(c):\n    c.cases.pop()\n\n_trim(TestTable)\n", [(4, "TestTable")]),
+        (M + "def _p(c):\n    mock.patch.object(c, 'cases', []).start()\n\n_p(TestTable)\n", [(6, "TestTable")]),
+        # undone where the test ends: a with item, a decorator, stopped or undone in its scope
+        (M + "def test_x():\n    with mock.patch.object(TestTable, 'cases', []):\n        pass\n", []),
+        ("from unittest.mock import patch\n\n@patch.object(TestTable, 'cases', [])\ndef test_x():\n    pass\n", []),
+        (M + "def test_x():\n    p = mock.patch.object(TestTable, 'cases', [])\n    with p:\n        pass\n", []),
+        (
+            M + "class TestNew:\n    def setup_method(self):\n        p = mock.patch.object(TestTable, 'x', 1)\n"
+            "        p.start()\n        self.addCleanup(p.stop)\n",
+            [],
+        ),
+        (MP + "def test_x():\n    mp = pytest.MonkeyPatch()\n    mp.setattr(TestTable, 'x', 1)\n    mp.undo()\n", []),
+        (
+            MP
+            + M
+            + "@pytest.fixture\ndef trim():\n    with mock.patch.object(TestTable, 'cases', []):\n        yield\n",
+            [],
+        ),
+        # the fixtures pytest undoes after the test
+        ("def test_x(monkeypatch):\n    monkeypatch.setattr(TestTable, 'cases', [])\n", []),
+        ("def test_x(mocker):\n    mocker.patch.object(TestTable, 'cases', [])\n", []),
+        (
+            "def test_x(monkeypatch):\n"
+            "    with monkeypatch.context() as m:\n        m.setattr(TestTable, 'cases', [])\n",
+            [],
+        ),
+        (
+            MP + "def test_x():\n    with pytest.MonkeyPatch.context() as mp:\n        mp.setattr(TestTable, 'x', 1)\n",
+            [],
+        ),
+        # the project's code patched, another object's ``patch``; an existing class read or handed
+        # to a library (a review's probes)
+        (M + "import calc\nmock.patch.object(calc, 'double', None).start()\n", []),
+        (M + "mock.patch('calc.ops.double', None).start()\n", []),
+        ("def test_x(client):\n    client.patch(BASE, json={})\n    client.setattr(BASE, 1)\n", []),
+        (M + "def test_x():\n    m = mock.create_autospec(TestTable)\n    assert m\n", []),
+        ("from inspect import getmembers\n\ndef test_x():\n    assert getmembers(TestTable)\n", []),
+    ],
+)
+def test_a_patch_of_the_tests_data_that_nothing_undoes(source: str, found: list[tuple[int, str]]) -> None:
+    """A patch of an existing test's data or class kept in force past the test that made it --
+    ``mock.patch...start()``, a ``MonkeyPatch()`` never undone, a ``with`` a module-scoped
+    fixture holds open -- trims the cases for every test after it, as an assignment would. Made
+    in a ``with``, as a decorator, stopped or undone in its scope, or through pytest's
+    ``monkeypatch`` or pytest-mock's ``mocker``, it is undone where its test ends. An existing
+    class handed whole to the candidate's own function may be changed there, unseen. Each is
+    named by what it reaches, so it can be declared with ``--expected-change``."""
+    tree = ast.parse(source)
+    added = frozenset(n.name for n in tree.body if isinstance(n, ast.FunctionDef))
+    added |= frozenset(pyscan.bindings([n for n in tree.body if not isinstance(n, ast.FunctionDef)]))
+    assert _found(source, added=added) == found
