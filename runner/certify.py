@@ -342,7 +342,11 @@ def _climb(args: argparse.Namespace, how: Invocation, progress: _Held) -> Eviden
         if how.critical:
             roots = how.target.relative_roots(co.c_dir)
             strength.critical_paths(str(co.c_dir), how.critical, roots)  # a typo is bad input, before any tier
-        co.trusted_tests(how.tests_from)
+        trusted, _ = co.trusted_tests(how.tests_from)
+        if how.tests_from is not None and trusted == co.candidate:
+            progress(
+                "--tests-from %s is the candidate itself: its test changes are trusted, not checked" % how.tests_from
+            )
         args_checked = how.target.check_pytest_args_meanwhile(co.b_dir)
         progress.also(args_checked)
         store_path = args.store or default_store(co.repo)

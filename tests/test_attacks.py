@@ -613,8 +613,11 @@ def test_threat_new_test_that_passes_half_the_time_is_flaky_not_a_regression(
     assert doc["invocation"]["stability_runs"] == 3
 
 
-def test_honest_fix_that_strengthens_an_existing_test_is_certified_by_it(repo: Repo, tmp_path: pathlib.Path) -> None:
-    """SWE-bench's FAIL_TO_PASS: no new test, the changed one fails on B and passes on C."""
+def test_honest_fix_that_strengthens_an_existing_test_is_certified_by_it(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SWE-bench's FAIL_TO_PASS: no new test, the changed one fails on B and passes on C. The
+    trusted tests are the candidate's own here, and the runner says so: nothing checked them."""
     base = repo.commit({**PKG, "tests/test_half.py": "from calc.ops import half\n\n\ndef test_half():\n    pass\n"})
     candidate = repo.commit(FIX)
     # The harness's test patch holds the same test edits (as SWE-bench keeps it): not tamper.
@@ -625,6 +628,8 @@ def test_honest_fix_that_strengthens_an_existing_test_is_certified_by_it(repo: R
     assert code == 0, doc["verdict"]
     result = _result(doc, REPRODUCER)
     assert result["role"] == "BUG_REPRODUCTION" and result["bug_discriminating"] is True
+    said = " ".join(capsys.readouterr().err.split())
+    assert "is the candidate itself: its test changes are trusted, not checked" in said
 
 
 def test_a_strengthened_test_declared_and_designated_is_judged_as_c_has_it(repo: Repo, tmp_path: pathlib.Path) -> None:
