@@ -822,6 +822,13 @@ TABLES = (
         # a sixth review's, CERTIFIED: a call's value -- a method of the table, the table handed back
         TABLES + "\n\ngetattr(TestDoubles.cases, 'pop')()\n",
         TABLES + "\n\nimport typing\n\ntyping.cast(list, TestDoubles.cases).pop()\n",
+        # a patch kept in force past the test that made it, at import or in a new test
+        TABLES + "\n\nfrom unittest import mock\n\nmock.patch.object(TestDoubles, 'cases', [(2, 4)]).start()\n",
+        TABLES.replace(
+            "class TestDoubles",
+            "def test_a_first():\n    from unittest import mock\n\n"
+            "    mock.patch.object(TestDoubles, 'cases', [(2, 4)]).start()\n\n\nclass TestDoubles",
+        ),
     ],
 )
 def test_threat_an_existing_tests_data_trimmed_is_rejected(repo: Repo, tmp_path: pathlib.Path, trimmed: str) -> None:
