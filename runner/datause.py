@@ -847,11 +847,17 @@ class _Walk:
             return bool(values) and all(_mock_patcher(self._resolved(v)) for v in values)
         return False
 
+    def _bound(self, name: ast.Name) -> list[reaching.Binding]:
+        """The bindings of ``name`` in the scope that binds it."""
+        scope, _ = self.scopes.scope(name)
+        return self.scopes.bindings(scope).get(name.id, [])
+
     def _values(self, name: ast.Name) -> list[ast.expr | None]:
         """What each binding of ``name`` binds it to (None: not a plain assignment)."""
-        scope, _ = self.scopes.scope(name)
-        bound = self.scopes.bindings(scope).get(name.id, [])
-        return [b.statement.value if isinstance(b.statement, (ast.Assign, ast.AnnAssign)) else None for b in bound]
+        return [
+            b.statement.value if isinstance(b.statement, (ast.Assign, ast.AnnAssign)) else None
+            for b in self._bound(name)
+        ]
 
     def _monkeypatch(self, expr: ast.expr) -> bool:
         """Whether ``expr`` is a ``pytest.MonkeyPatch()`` made here (or bound to one) and not
@@ -860,10 +866,9 @@ class _Walk:
             return self._resolved(expr.func).split(".")[-1] == "MonkeyPatch"
         if isinstance(expr, ast.Name):
             values = self._values(expr)
-            scope, _ = self.scopes.scope(expr)
             contexts = [
                 item.context_expr
-                for b in self.scopes.bindings(scope).get(expr.id, [])
+                for b in self._bound(expr)
                 if isinstance(b.statement, (ast.With, ast.AsyncWith))
                 for item in b.statement.items
                 if item.optional_vars is b.node
@@ -994,8 +999,7 @@ class _Walk:
         ``def``, a ``class``, a lambda bound to a name) -- not an import."""
         if not isinstance(call.func, ast.Name) or call.func.id not in self.data.added:
             return False
-        scope, _ = self.scopes.scope(call.func)
-        bound = self.scopes.bindings(scope).get(call.func.id, [])
+        bound = self._bound(call.func)
         own = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
         lambdas = [
             b for b in bound if isinstance(b.statement, ast.Assign) and isinstance(b.statement.value, ast.Lambda)
