@@ -53,10 +53,10 @@ def test_without_types_or_b_a_vacuous_test_certifies_and_a_failure_b_had_rejects
     assert vacuous_doc["verdict"]["verdict"] == "CERTIFIED"
     assert vacuous_doc["invocation"]["ablate"] == [ablate[1]]
     assert legacy_doc["verdict"]["verdict"] == "REJECTED"
-    assert any("test_legacy fail on C (judged on C's outcomes alone)" in r for r in legacy_doc["verdict"]["reasons"])
+    assert any("test_legacy fails on C (judged on C's outcomes alone)" in r for r in legacy_doc["verdict"]["reasons"])
     # the verdict line names the tier once: "REJECTED at T5: tests/...", not "at T5: T5: tests/..."
     said = capsys.readouterr().out
-    assert re.search(r"^REJECTED at (T\d): tests/test_legacy.py::test_legacy fail on C", said, re.M), said
+    assert re.search(r"^REJECTED at (T\d): tests/test_legacy.py::test_legacy fails on C", said, re.M), said
     # Static gates keep their role: they never had a B/C contrast to lose.
     results = [r for doc in (vacuous_doc, legacy_doc) for r in doc["results"] if r["role"] != "STATIC_GATE"]
     assert len(results) == 5 and not any(r["bug_discriminating"] for r in results)

@@ -138,7 +138,7 @@ def test_the_regression_halts_at_t4_and_the_page_marks_that_rung(example_records
     assert t4.one("span", class_="status").words() == "failed"
     assert t4.one("span", class_="rung-counts").words() == "selected 4, run 4 of a suite of 6"
     assert t4.one("p", class_="rung-note").words() == doc["tiers"][4]["note"]
-    assert "test_large_order_discount passes on B, fail on C" in t4.words()
+    assert "test_large_order_discount passes on B, fails on C" in t4.words()
     assert page.one("li", data_tier="T5").one("span", class_="status").words() == "not run"
     assert page.one(id="verdict-name").words() == "REJECTED"
     assert [li.words() for li in page.one("ul", id="reasons").all("li")] == doc["verdict"]["reasons"]

@@ -79,7 +79,7 @@ def test_regression_tier() -> None:
     assert ok == (TierStatus.PASSED, "the set: 2 run, no flip; 1 already failing on B")
     assert judge.regression_tier([_result("a", P, F)], "x", True, None)[0] is TierStatus.FAILED
     assert (
-        judge.regression_tier([_result("a", None, E)], "x", True, None)[1] == "a error on C and has no baseline result"
+        judge.regression_tier([_result("a", None, E)], "x", True, None)[1] == "a errors on C and has no baseline result"
     )
     flaky = [_result("a", P, K)]
     assert judge.regression_tier(flaky, "x", True, None)[0] is TierStatus.INCONCLUSIVE
@@ -184,7 +184,7 @@ def test_a_flip_rests_on_b_in_the_same_selection(
 @pytest.mark.parametrize(
     ("apart_b", "apart", "broken", "rests_on"),
     [
-        (P, F, True, "regression apart: fails on B too in the C run's selection, yet passes on B and fail on C"),
+        (P, F, True, "regression apart: fails on B too in the C run's selection, yet passes on B and fails on C"),
         (P, T, True, "regression apart"),  # a timeout on C is a failure there
         (
             P,
@@ -399,7 +399,7 @@ def test_a_reproducer_failing_on_c_refutes_the_patch_before_the_stability_runs(
     [
         ({"r": (P, P)}, TierStatus.PASSED, "1 reproducer(s) pass on C (judged on C's outcomes alone)"),
         ({"r": (F, F)}, TierStatus.FAILED, "reproducer r fails on C (fail)"),
-        ({"r": (F, P), "s": (F, F)}, TierStatus.FAILED, "s fail on C (judged on C's outcomes alone)"),
+        ({"r": (F, P), "s": (F, F)}, TierStatus.FAILED, "s fails on C (judged on C's outcomes alone)"),
         ({"r": (F, K)}, TierStatus.INCONCLUSIVE, "reproducer r is quarantined as flaky"),
     ],
 )
@@ -416,7 +416,7 @@ def test_a_bare_regression_tier_fails_on_any_failure_on_c() -> None:
     assert judge.regression_tier(had, "x", True, None)[0] is TierStatus.PASSED
     assert judge.regression_tier(had, "x", True, None, bare=True) == (
         TierStatus.FAILED,
-        "b fail on C (judged on C's outcomes alone)",
+        "b fails on C (judged on C's outcomes alone)",
     )
     assert judge.regression_tier([_result("a", F, P)], "x", True, None, bare=True) == (
         TierStatus.PASSED,

@@ -594,7 +594,7 @@ def test_a_flip_after_another_test_is_settled_in_bs_order(
     if verdict == "REJECTED":
         assert code == 1 and (result["baseline_result"], result["candidate_result"]) == ("pass", "fail")
         assert rests_on == (
-            "regression in B's order: fails on B too in the C run's selection%s, yet passes on B and fail on C "
+            "regression in B's order: fails on B too in the C run's selection%s, yet passes on B and fails on C "
             "after the tests before it in B's full run" % (" and on its own" if alone == "fail" else "")
         )
     else:

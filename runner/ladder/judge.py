@@ -43,6 +43,14 @@ B_PASSING = PASSED | {Outcome.FLAKY}
 
 Judgement = tuple[TierStatus, str]
 
+#: How a failing outcome on C reads in a sentence ("passes on B, fails on C").
+_FAILS = {Outcome.FAIL: "fails", Outcome.ERROR: "errors", Outcome.TIMEOUT: "times out", Outcome.CRASH: "crashes"}
+
+
+def _fails(outcome: Outcome) -> str:
+    return _FAILS.get(outcome, "is %s" % outcome.value)
+
+
 _MISSING = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
 _CANNOT_IMPORT = re.compile(r"cannot import name '[^']+' from '([A-Za-z0-9_.]+)'")
 
@@ -148,9 +156,9 @@ def flip(results: Sequence[ValidationResult]) -> str | None:
     """The first result that fails on C while B, run like for like, did not fail it."""
     for res in results:
         if res.baseline_result is Outcome.PASS and res.candidate_result in C_FAILING:
-            return "regression: %s passes on B, %s on C" % (res.test_id, res.candidate_result.value)
+            return "regression: %s passes on B, %s on C" % (res.test_id, _fails(res.candidate_result))
         if res.baseline_result is None and res.candidate_result in C_FAILING:
-            return "%s %s on C and has no baseline result" % (res.test_id, res.candidate_result.value)
+            return "%s %s on C and has no baseline result" % (res.test_id, _fails(res.candidate_result))
     return None
 
 
@@ -214,7 +222,7 @@ def failing_on_c(results: Sequence[ValidationResult]) -> str | None:
     harness's ``typing`` and ``baseline-replay`` ablations), a failure B had too included."""
     for res in results:
         if res.candidate_result in C_FAILING:
-            return "%s %s on C (judged on C's outcomes alone)" % (res.test_id, res.candidate_result.value)
+            return "%s %s on C (judged on C's outcomes alone)" % (res.test_id, _fails(res.candidate_result))
     return None
 
 
@@ -356,14 +364,14 @@ class Confirmation:
             assert self.apart is not None
             return (
                 "regression apart: fails on B too in the C run's selection, yet passes on B and %s on C, each "
-                "collected with the whole suite and run on its own" % self.apart.value
+                "collected with the whole suite and run on its own" % _fails(self.apart)
             )
         if self.broken_in_order:
             assert self.in_order is not None
             return (
                 "regression in B's order: fails on B too in the C run's selection%s, yet passes on B "
                 "and %s on C after the tests before it in B's full run"
-                % (" and on its own" if self.apart_b in FAILING else "", self.in_order.value)
+                % (" and on its own" if self.apart_b in FAILING else "", _fails(self.in_order))
             )
         if self.order_dependent:
             runs = [
