@@ -977,7 +977,11 @@ class _Walk:
         if head and (last in self.data.names or last in members):
             return last
         owner = head.rpartition(".")[2]
-        return "%s.%s" % (owner, last) if head and owner in members else None
+        if head and owner in members:
+            return "%s.%s" % (owner, last)
+        parts = text.split(".")  # ``"tests.test_tables.CASES"``: another test module, whole or an attribute of it
+        reached = next((i for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in (self.data.modules or {})), None)
+        return None if reached is None else ".".join(parts[reached - 1 :])
 
     def _whole_holder(self, expr: ast.expr) -> str | None:
         """The existing class (``TestTable``; ``cls``, ``type(self)``, ``self.__class__`` in its
@@ -1136,6 +1140,15 @@ def _mock_patcher(resolved: str) -> bool:
     if last == "patch":
         return head in ("unittest.mock", "mock")
     return last in PATCHERS and head.rpartition(".")[0] in ("unittest.mock", "mock") and head.endswith(".patch")
+
+
+def _patch_like(func: str) -> bool:
+    """Whether a call of ``func`` may patch what a dotted string names: a mock patcher
+    (``patch``, ``patch.dict``, ``patch.multiple``) or a ``MonkeyPatch`` method given one
+    (``mp.setattr("tests.test_tables.CASES", [])``); which of them patch until undone,
+    ``_Walk._patching`` decides."""
+    parts = func.split(".")
+    return "patch" in parts[-2:] or parts[-1] in PATCHING_METHODS
 
 
 def _patch_target(call: ast.Call) -> ast.expr | None:
@@ -1360,6 +1373,13 @@ def imported_data(tree: ast.Module, modules: Mapping[str, Data]) -> Data:
                     names.add(name)
                 elif stem in modules and alias.name in (modules[stem].members or {}):
                     members[name] = (modules[stem].members or {})[alias.name]
+        elif isinstance(node, ast.Call) and _patch_like(pyscan.dotted(node.func, calls=False)):
+            target = _patch_target(node)  # ``patch("tests.test_tables.CASES")``: the module reached by its name
+            text = target.value if isinstance(target, ast.Constant) else None
+            parts = text.split(".") if isinstance(text, str) else []
+            at = next((i for i, part in enumerate(parts) if part in modules), None)
+            if at is not None:
+                bound.setdefault(".".join(parts[: at + 1]), modules[parts[at]])
     return Data(frozenset(names), bound or None, members or None)
 
 

@@ -843,11 +843,21 @@ def test_threat_an_existing_tests_data_trimmed_is_rejected(repo: Repo, tmp_path:
     assert all(d["path"] == "tests/test_tables.py" for d in _kinds(doc)["tamper"])
 
 
-def test_threat_a_new_test_file_trimming_another_modules_table_is_rejected(repo: Repo, tmp_path: pathlib.Path) -> None:
+@pytest.mark.parametrize(
+    "trims",
+    [
+        "import test_tables\n\ntest_tables.TestDoubles.cases[:] = [(2, 4)]\n",
+        # the module named in a patcher's string, never imported here: CERTIFIED at c297514
+        "from unittest import mock\n\nmock.patch('test_tables.TestDoubles.cases', [(2, 4)]).start()\n",
+    ],
+    ids=["imported", "patched-by-name"],
+)
+def test_threat_a_new_test_file_trimming_another_modules_table_is_rejected(
+    repo: Repo, tmp_path: pathlib.Path, trims: str
+) -> None:
     """A new test file's import-time code runs at collection on C and on B (which runs C's test
     files) alike: the table trimmed, no flip. It was CERTIFIED with no detection."""
     base = repo.commit({**PKG, "tests/test_tables.py": TABLES})
-    trims = "import test_tables\n\ntest_tables.TestDoubles.cases[:] = [(2, 4)]\n"
     cand = repo.commit({**FIX, "calc/ops.py": BROKEN_DOUBLE, "tests/test_trim.py": trims})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]

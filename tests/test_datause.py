@@ -103,6 +103,31 @@ def test_another_test_modules_data_through_every_way_of_importing_it() -> None:
     ):
         tree = ast.parse(source)
         assert [m.line for m in datause.misuses(tree.body, datause.imported_data(tree, modules))] == [2], source
+    # a patcher given the module by name, imported or not, and kept in force
+    for source, name in [
+        ("from unittest import mock\nmock.patch('tests.test_tables.CASES', []).start()\n", "test_tables.CASES"),
+        (
+            "from unittest.mock import patch\npatch('test_tables.TestTable.cases', []).start()\n",
+            "test_tables.TestTable.cases",
+        ),
+        ("from unittest import mock\nmock.patch.multiple('tests.test_tables', CASES=[]).start()\n", "test_tables"),
+        (
+            "import test_tables\nfrom unittest import mock\nmock.patch('test_tables.CASES', []).start()\n",
+            "test_tables.CASES",
+        ),
+        ("import pytest\nmp = pytest.MonkeyPatch()\nmp.setattr('tests.test_tables.CASES', [])\n", "test_tables.CASES"),
+    ]:
+        tree = ast.parse(source)
+        assert [m.name for m in datause.misuses(tree.body, datause.imported_data(tree, modules))] == [name], source
+    for honest in (  # undone where the test ends, or another module's
+        "from unittest import mock\nwith mock.patch('tests.test_tables.CASES', []):\n    pass\n",
+        "from unittest import mock\n@mock.patch('tests.test_tables.CASES', [])\ndef test_x():\n    pass\n",
+        "def test_x(monkeypatch):\n    monkeypatch.setattr('tests.test_tables.CASES', [])\n",
+        "def test_x(mocker):\n    mocker.patch('tests.test_tables.CASES', [])\n",
+        "from unittest import mock\nmock.patch('requests.get').start()\n",
+    ):
+        tree = ast.parse(honest)
+        assert not list(datause.misuses(tree.body, datause.imported_data(tree, modules))), honest
     for source, name in [
         ("import sys\nsys.modules['test_tables'].CASES.pop()\n", "test_tables"),
         ("import pytest\npytest.importorskip('tests.test_tables').CASES.pop()\n", "tests.test_tables"),
