@@ -760,6 +760,9 @@ class _Walk:
             how = _use(*place, self._added(place[1]))
             if how is not None and how != "hands it to a computed callable":  # ``loadTestsFromModule``
                 yield Misuse(line, "sys.modules", "%s: the module itself, its names out of sight" % how)
+        held = self._held_whole(node, parent)
+        if held is not None:
+            yield Misuse(line, *held)
         alias = self._alias(node) if isinstance(node, ast.Name) else None
         if isinstance(node, ast.Name) and alias is None and isinstance(self.scopes.scope(node)[0], _COMPREHENSIONS):
             pass  # a comprehension's own variable (``[CASES for CASES in ...]``), not the module's
@@ -791,6 +794,40 @@ class _Walk:
         root = None if changed is None else self._root(changed, names)
         if root is not None:
             yield Misuse(line, root, "changes what it holds")
+
+    def _held_whole(self, node: ast.AST, parent: ast.AST | None) -> tuple[str, str] | None:
+        """An existing class or another test module (``_whole_holder``) holding data, bound to
+        a name, put in a container, returned or made a default (``K = TestTable``, ``[TestTable]``): what holds
+        the data, held where the check does not follow it (``K.cases.pop()``) -- its name and
+        how; None where it is called, subclassed, reached through its attributes, handed to a
+        function, or put in a tuple for ``isinstance``."""
+        if not isinstance(node, (ast.Name, ast.Attribute, ast.Call)) or _this_module(node):
+            return None
+        if isinstance(node, ast.Name) and node.id != "cls" and self.scopes.scope(node)[0] is not None:
+            return None  # a name its function binds, not the module's class
+        holder = self._whole_holder(node)
+        if holder is None or not ((self.data.members or {}).get(holder) or (self.data.modules or {}).get(holder)):
+            return None  # no class or module, or one holding no data (``Class1`` as a flag's value)
+        value, up = self._place(node, parent)
+        if isinstance(up, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and up.value is value:
+            how = "binds it to another name"
+        elif (isinstance(up, (ast.Return, ast.Yield)) and up.value is value) or (
+            isinstance(up, ast.Lambda) and up.body is value
+        ):
+            how = "hands it back"
+        elif isinstance(up, _SCOPES) and any(value is d for d in [*up.args.defaults, *up.args.kw_defaults]):
+            how = "makes it a default"
+        elif isinstance(up, ast.Dict) and any(value is v for v in up.values):
+            how = "holds it in a dict"
+        elif isinstance(up, (ast.List, ast.Tuple, ast.Set)):
+            outer = self.scopes.up.get(id(up))
+            func = pyscan.dotted(outer.func, calls=False) if isinstance(outer, ast.Call) else ""
+            if func in ("isinstance", "issubclass"):
+                return None
+            how = "holds it in a %s" % type(up).__name__.lower()
+        else:
+            return None
+        return holder, "%s, out of the check's sight" % how
 
     def _computed(self, call: ast.Call, names: set[str], parent: ast.AST | None) -> Iterator[Misuse]:
         """A call reaching the module's names by a computed key: ``globals()`` (or ``vars()``)

@@ -829,6 +829,7 @@ TABLES = (
             "def test_a_first():\n    from unittest import mock\n\n"
             "    mock.patch.object(TestDoubles, 'cases', [(2, 4)]).start()\n\n\nclass TestDoubles",
         ),
+        TABLES + "\n\n_k = TestDoubles\n_k.cases.pop()\n",  # the class by another name: CERTIFIED at c297514
     ],
 )
 def test_threat_an_existing_tests_data_trimmed_is_rejected(repo: Repo, tmp_path: pathlib.Path, trimmed: str) -> None:

@@ -570,3 +570,35 @@ def test_a_patch_of_the_tests_data_that_nothing_undoes(source: str, found: list[
     added = frozenset(n.name for n in tree.body if isinstance(n, ast.FunctionDef))
     added |= frozenset(pyscan.bindings([n for n in tree.body if not isinstance(n, ast.FunctionDef)]))
     assert _found(source, added=added) == found
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        # held where the check does not follow it: bound, put in a container, handed back
+        ("K = TestTable\nK.cases.pop()\n", [(1, "TestTable")]),
+        ("(K := TestTable).cases.clear()\n", [(1, "TestTable")]),
+        ("def test_a():\n    k = TestTable\n    k.cases = []\n", [(2, "TestTable")]),
+        ("for K in [TestTable]:\n    K.cases.pop()\n", [(1, "TestTable")]),
+        ("def _k():\n    return TestTable\n\n\n_k().cases.pop()\n", [(2, "TestTable")]),
+        ("def _trim(k=TestTable):\n    k.cases.pop()\n", [(1, "TestTable")]),
+        ("HOLD = {'t': TestTable}\n", [(1, "TestTable")]),
+        # called, subclassed, read through its attributes, handed to a library, annotated
+        ("def test_a(x):\n    assert isinstance(x, (TestTable, int))\n", []),
+        ("def test_a():\n    TestTable().test_more()\n", []),
+        ("class TestNew(TestTable):\n    pass\n", []),
+        ("import unittest\nunittest.TestLoader().loadTestsFromTestCase(TestTable)\n", []),
+        ("x: TestTable = None\n", []),
+        ("def test_a():\n    assert TestTable.cases == [(5, 10)]\n", []),
+    ],
+)
+def test_an_existing_class_held_where_the_check_cannot_follow_it(source: str, found: list[tuple[int, str]]) -> None:
+    """An alias of an existing test class (``K = TestTable``; in a list looped over, a default,
+    a function's value) reaches its data as the class does -- ``K.cases.pop()`` trimmed the
+    cases and was CERTIFIED. Held so, the class is a finding, named so it can be declared."""
+    tree = ast.parse(source)
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    assert _found(source, added=frozenset(pyscan.bindings(tree.body)) | defined) == found
+    # a class holding no data is a value like any other (click's tests: a class as a flag's value)
+    plain = datause.module_data(ast.parse(BASELINE.replace("TestTable", "Plain").replace("cases = [(5, 10)]", "pass")))
+    assert _found(source.replace("TestTable", "Plain"), baseline=plain) == []
