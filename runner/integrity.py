@@ -217,7 +217,7 @@ class _Check:
             yield from self._test_file(path, b, t, c, tamper)
         else:
             detail = {"conftest": "conftest", "plugin": "plugin"}.get(kind, "fixture_data")
-            message = "changed by the candidate"
+            message = "changed by the candidate (tests that need it come with --tests-from REV: trusted, not checked)"
             if kind == "conftest" and _collect_ignore(b) != _collect_ignore(c):
                 message = "changes collect_ignore, hiding test files from collection"
             yield tamper(detail, None, message)

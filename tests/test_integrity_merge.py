@@ -585,3 +585,14 @@ def test_a_new_test_file_reading_another_test_modules_data_is_no_tamper(repo: Re
     cand = repo.commit({"tests/test_zz.py": reads})
     report = verify_test_integrity(str(repo.path), base, base, cand, ("test_*.py",))
     assert report.detections == ()
+
+
+def test_a_changed_conftest_says_how_tests_that_need_it_are_given(repo: Repo) -> None:
+    """An honest fix adding a fixture to ``tests/conftest.py`` is REJECTED on its own tests (a
+    real one: munch): the finding says the way -- the fix's tests given as trusted."""
+    base = repo.commit({**PKG, PATH: TESTS, "tests/conftest.py": "import pytest\n"})
+    cand = repo.commit({"tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef n():\n    return 2\n"})
+    report = verify_test_integrity(str(repo.path), base, base, cand, ("test_*.py",))
+    (found,) = report.detections
+    assert (found.detail, found.path) == ("conftest", "tests/conftest.py")
+    assert "--tests-from" in found.message
