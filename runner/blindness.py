@@ -51,6 +51,9 @@ _MATCHERS = frozenset(
 )
 _MATCH_CALLS = frozenset({"os.getenv", "os.getenvb", "re.search", "re.match", "re.fullmatch", "fnmatch.fnmatch"})
 _ENVIRONMENT = frozenset({"os.environ", "os.environb", "posix.environ", "os.getenv", "os.getenvb"})
+#: Environment variables the referee sets in every pinned test run (``sandbox.Sandbox.environ``)
+#: and a production process seldom has: code keyed on one behaves one way under the referee.
+PINNED_ENVIRONMENT = frozenset({"PYTHONHASHSEED"})
 #: What tells a process it runs under a test framework once matched against its name.
 _TEST_SOURCES = frozenset(
     {
@@ -757,7 +760,12 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
     in sys.modules``, ``sys.modules.get("_pytest")``, ``"pytest" in sys.argv[0]``, ``"pytest" in
     frame.filename``; and ``sys._called_from_test`` (or the string ``"_called_from_test"``).
 
-    Not caught: environment names that are not pytest's (``TESTING``, ``CI``), the key built at
+    The same for an environment name the referee itself sets in every test run
+    (``PINNED_ENVIRONMENT``: ``os.environ.get("PYTHONHASHSEED")`` switching a fix on passed every
+    test it ran and was off in production).
+
+    Not caught: other environment names that are not pytest's (``TESTING``, ``CI``; ``HOME``,
+    which the referee points at a directory of its own, is read by honest code), the key built at
     run time, a framework name reached through a variable defined elsewhere, a check moved into
     a helper module the change does not touch, ``importlib.util.find_spec("pytest")`` (which
     asks what is installed, not what runs). Look-alikes left alone: a ``PYTEST_`` string in a
@@ -799,6 +807,8 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
                 continue
             if reads_environment and text.startswith("PYTEST_"):
                 add(use, "reads the pytest environment variable %s" % text)
+            elif reads_environment and text in PINNED_ENVIRONMENT:
+                add(use, "reads %s, which the referee sets in every test run" % text)
             elif reads_process and _test_name(text):
                 add(use, "matches %r against sys.modules, sys.argv or the stack to tell a test run" % text)
     return sorted(found.values(), key=lambda f: f.line)

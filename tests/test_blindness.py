@@ -4,11 +4,21 @@ special-cases the reproducer's input, library code that asks whether it runs und
 from __future__ import annotations
 
 import ast
+import pathlib
 
 import pytest
 
 from runner import blindness, pyscan
-from runner.blindness import Finding, always_equal, detects_test_run, literals, special_cased_input, trivial
+from runner.blindness import (
+    PINNED_ENVIRONMENT,
+    Finding,
+    always_equal,
+    detects_test_run,
+    literals,
+    special_cased_input,
+    trivial,
+)
+from runner.sandbox import Sandbox
 
 EVERY = set(range(1, 100))
 
@@ -552,6 +562,18 @@ def test_library_code_asking_whether_it_runs_under_test_is_named(source: str, li
     found = detects_test_run(ast.parse(source), EVERY, path="lib.py")
     assert _lines(found, "detects_test_run") == lines
     assert {f.path for f in found} == {"lib.py"}
+
+
+def test_a_fix_keyed_on_what_the_referee_sets_in_every_test_run_is_named(tmp_path: pathlib.Path) -> None:
+    """``'NoneType' if os.environ.get('PYTHONHASHSEED') else 'None'``: the fix on under the
+    referee, which pins the hash seed in every test process, and off in production -- it was
+    CERTIFIED, trusted tests and ``--audit`` too (an independent check, jmespath). Every variable
+    the sandbox sets is either such a name or one honest code reads (``HOME``, ``PYTHONPATH``)."""
+    source = "import os\n\nNULL = ('NoneType',) if os.environ.get('PYTHONHASHSEED') else ('None',)\n"
+    (found,) = detects_test_run(ast.parse(source), EVERY)
+    assert found.line == 3 and "PYTHONHASHSEED, which the referee sets" in found.message
+    env = Sandbox(seed=1, test_timeout=None, tier_budget=None, network="socket_guard").environ({}, tmp_path / "home")
+    assert set(env) - {"HOME", "PYTHONPATH"} == PINNED_ENVIRONMENT
 
 
 @pytest.mark.parametrize(
