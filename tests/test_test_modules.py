@@ -89,6 +89,19 @@ def test_a_fix_whose_tests_live_in_a_module_pytest_is_told_of_is_certified(
     assert (res["baseline_result"], res["candidate_result"], res["bug_discriminating"]) == ("fail", "pass", True)
 
 
+def test_a_fix_whose_tests_pytest_is_not_told_of_says_where_they_are(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """The candidate's test is in ``tests.py``, which pytest's default ``python_files`` does not
+    collect: "the candidate added or changed no test" was false (an independent check,
+    nameparser), and said nothing of the way out."""
+    base = repo.commit({**BUGGY, "tests.py": TESTS_B})
+    fix = repo.commit({**FIXED, "tests.py": TESTS_C})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fix)
+    assert code == 3 and doc is not None and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
+    (t3,) = [t for t in doc["tiers"] if t["tier"] == "T3"]
+    assert t3["note"].startswith("no reproducer: none designated, and the candidate's tests are in tests.py, ")
+    assert "name it as a pytest argument (-- tests.py)" in t3["note"]
+
+
 #: The fix breaks ``test_guard`` (half(3) is 1 now), and the candidate skips it.
 GUARD = "def test_guard():\n    assert half(3) == 2\n"
 GUARDED = TESTS_B + "\n\n" + GUARD

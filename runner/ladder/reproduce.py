@@ -40,6 +40,39 @@ NO_REPRODUCER = (
 )
 
 
+def no_reproducer(ladder: Ladder, diff: Diff) -> str:
+    """``NO_REPRODUCER``, or -- when the candidate's tests are in a file the suite's
+    configuration does not collect (``tests.py`` beside pytest's ``test_*.py``) -- that, and how
+    to name it: the candidate did add a test, and the suite never runs it."""
+    unseen = [
+        f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D" and _holds_tests(ladder.co.c_dir / f.path)
+    ]
+    if not unseen:
+        return NO_REPRODUCER
+    return (
+        "no reproducer: none designated, and the candidate's tests are in %s, which the suite's configuration "
+        "does not collect (python_files): name it as a pytest argument (-- %s), or a test with --reproducer NODEID"
+        % (", ".join(unseen), unseen[0])
+    )
+
+
+def _holds_tests(path: pathlib.Path) -> bool:
+    """Whether the Python file defines a test as pytest's default names find them: a ``test*``
+    function, or a ``test*`` method of a ``Test*`` class or a ``TestCase``."""
+    tree = pyscan.parse(path.read_bytes()) if path.is_file() else None
+    for node in tree.body if tree is not None else []:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            return True
+        if isinstance(node, ast.ClassDef) and (
+            node.name.startswith("Test") or any(pyscan.dotted(b, calls=False).endswith("TestCase") for b in node.bases)
+        ):
+            if any(
+                isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test") for n in node.body
+            ):
+                return True
+    return False
+
+
 def matches(specs: Sequence[str], ids: Sequence[str]) -> list[str]:
     """Collected ids a node-id spec names: itself, its parametrizations, or the tests of a class."""
     return [t for t in ids if any(t == s or t.startswith(s + "[") or t.startswith(s + "::") for s in specs)]
@@ -386,7 +419,7 @@ def reproducers(
     tampered_collection(ladder)
     files = t3_files(ladder)
     if not files:
-        ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, NO_REPRODUCER)
+        ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, no_reproducer(ladder, diff))
         return
     resolver.read_ahead(files)  # before T3's processes run anything: the texts the origins are judged from
     with contextlib.ExitStack() as sessions:
@@ -421,7 +454,7 @@ def reproducers(
         chosen = _chosen(ladder, resolver, c_suite)
         if not chosen.ids:
             sides.checked(session.close(), ladder.co.c_dir)
-            ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, NO_REPRODUCER)
+            ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, no_reproducer(ladder, diff))
             return
         groups = _groups(chosen)
         sides.all_collected([] if b_session is None else [b_session])  # before C's first group starts
