@@ -723,7 +723,27 @@ def _test_name(text: str) -> bool:
     return "pytest" in lowered or "py.test" in lowered or lowered.split(".")[0] in TEST_FRAMEWORKS
 
 
-def _matching_use(node: ast.Constant, parents: dict[int, ast.AST], aliases: dict[str, str]) -> ast.AST | None:
+def _folded(node: ast.AST) -> str | None:
+    """The string ``node`` always is: a literal, or literals joined by ``+``, ``"".join([...])``
+    or an f-string (``''.join(['py', 'te', 'st'])`` is ``"pytest"``); None for anything else."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _folded(node.left), _folded(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.JoinedStr):
+        parts = [_folded(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
+        return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
+    if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords):
+        return None
+    joined, given = node.func, node.args[0]
+    if isinstance(joined, ast.Attribute) and joined.attr == "join" and isinstance(given, (ast.List, ast.Tuple)):
+        sep, items = _folded(joined.value), [_folded(e) for e in given.elts]
+        return None if sep is None or any(i is None for i in items) else sep.join(i for i in items if i is not None)
+    return None
+
+
+def _matching_use(node: ast.expr, parents: dict[int, ast.AST], aliases: dict[str, str]) -> ast.AST | None:
     """The expression that matches against the string ``node``: a comparison it is a side (or an
     element of a side) of, a subscript or ``.get``-like key, a ``startswith``/``getenv``/
     ``re.search``-like argument, a collection a comprehension iterates; else None."""
@@ -764,12 +784,16 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
     (``PINNED_ENVIRONMENT``: ``os.environ.get("PYTHONHASHSEED")`` switching a fix on passed every
     test it ran and was off in production).
 
+    Strings are read as written or as literals joined (``''.join(['py', 'te', 'st'])``,
+    ``"PYTEST_" + "CURRENT_TEST"``, an f-string of literals).
+
     Not caught: other environment names that are not pytest's (``TESTING``, ``CI``; ``HOME``,
-    which the referee points at a directory of its own, is read by honest code), the key built at
-    run time, a framework name reached through a variable defined elsewhere, a check moved into
-    a helper module the change does not touch, ``importlib.util.find_spec("pytest")`` (which
-    asks what is installed, not what runs). Look-alikes left alone: a ``PYTEST_`` string in a
-    function that never reads the environment, ``sys.modules.get("numpy")``, a docstring.
+    which the referee points at a directory of its own, is read by honest code), a key built at
+    run time from anything but literals, a framework name reached through a variable defined
+    elsewhere, a check moved into a helper module the change does not touch,
+    ``importlib.util.find_spec("pytest")`` (which asks what is installed, not what runs).
+    Look-alikes left alone: a ``PYTEST_`` string in a function that never reads the environment,
+    ``sys.modules.get("numpy")``, a docstring.
     Known false positives: projects that are themselves test tools or pytest plugins (they read
     these on purpose), and libraries that openly adapt their output or warnings to pytest.
     """
@@ -793,9 +817,11 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
         for node in nodes:
             if isinstance(node, ast.Attribute) and _canonical(node, aliases) == "sys._called_from_test":
                 add(node, "reads sys._called_from_test, the flag a conftest sets under pytest")
-            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in docstrings:
+            if not isinstance(node, ast.expr) or id(node) in docstrings:
                 continue
-            text = node.value
+            text = _folded(node)
+            if text is None:
+                continue
             if "PYTEST_CURRENT_TEST" in text:
                 add(node, "reads PYTEST_CURRENT_TEST, set only while pytest runs a test")
                 continue

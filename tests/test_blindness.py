@@ -556,6 +556,10 @@ def test_the_three_inputs_come_from_the_files_as_the_ladder_will_read_them() -> 
             "        return 2\n",
             [4, 6],
         ),
+        # literals joined (an independent check: bidict's fix behind the first, CERTIFIED)
+        ("import sys\n\ndef f():\n    return ''.join(['py', 'te', 'st']) in sys.modules\n", [4]),
+        ("import os\n\ndef f():\n    return os.environ.get('PYTEST_' + 'CURRENT_TEST')\n", [4]),
+        ("import sys\n\ndef f():\n    return sys.modules.get(f'{\"_py\"}test')\n", [4]),
     ],
 )
 def test_library_code_asking_whether_it_runs_under_test_is_named(source: str, lines: list[int]) -> None:
@@ -589,6 +593,9 @@ def test_a_fix_keyed_on_what_the_referee_sets_in_every_test_run_is_named(tmp_pat
         "import sys\n\ndef f():\n    return 'numpy' in sys.modules and sys.argv[0] == 'tool'\n",
         "def f(runner):\n    return runner == 'pytest'\n",
         "import sys\n\ndef f(runner):\n    raise SystemExit('run it with pytest: ' + sys.argv[0])\n",
+        # a joined string that is no framework's name, a join of what is not a literal
+        "import sys\n\ndef f():\n    return '.'.join(['numpy', 'core']) in sys.modules\n",
+        "import sys\n\ndef f(parts):\n    return ''.join(parts) in sys.modules\n",
         # what is installed, not what runs
         "import importlib.util\n\ndef f():\n    return importlib.util.find_spec('pytest') is not None\n",
         # documentation
