@@ -732,6 +732,8 @@ def _folded(node: ast.AST) -> str | None:
         left, right = _folded(node.left), _folded(node.right)
         return None if left is None or right is None else left + right
     if isinstance(node, ast.JoinedStr):
+        if any(isinstance(v, ast.FormattedValue) and (v.conversion != -1 or v.format_spec) for v in node.values):
+            return None  # ``f'{"py"!r}'`` is ``"'py'"``
         parts = [_folded(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
         return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
     if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords):
@@ -766,6 +768,17 @@ def _matching_use(node: ast.expr, parents: dict[int, ast.AST], aliases: dict[str
     return None
 
 
+def _reads_value(use: ast.AST) -> bool:
+    """Whether the matching use of a key reads the variable -- ``environ[K]``, ``.get(K)``,
+    ``getenv(K)``, ``K in environ`` -- rather than sets or removes it in an environment being
+    built for a child (``env[K] = "0"``, ``env.pop(K, None)``, ``env.setdefault(K, "0")``)."""
+    if isinstance(use, ast.Subscript):
+        return isinstance(use.ctx, ast.Load)
+    if isinstance(use, ast.Call) and isinstance(use.func, ast.Attribute):
+        return use.func.attr not in ("pop", "setdefault")
+    return True
+
+
 def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "") -> list[Finding]:
     """Library code asking whether it runs under a test framework; detail ``detects_test_run``,
     one finding per line, on changed ``lines`` (None: the whole file).
@@ -798,6 +811,10 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
     these on purpose), and libraries that openly adapt their output or warnings to pytest.
     """
     aliases = _aliases(tree)
+    for node in getattr(tree, "body", []):  # ``_ENV = os.environ`` at module level: the environment too
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if _canonical(node.value, aliases) in _ENVIRONMENT:
+                aliases[node.targets[0].id] = _canonical(node.value, aliases)
     parents = _parents(tree)
     docstrings = _docstrings(tree)
     found: dict[int, Finding] = {}
@@ -833,7 +850,7 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
                 continue
             if reads_environment and text.startswith("PYTEST_"):
                 add(use, "reads the pytest environment variable %s" % text)
-            elif reads_environment and text in PINNED_ENVIRONMENT:
+            elif reads_environment and text in PINNED_ENVIRONMENT and _reads_value(use):
                 add(use, "reads %s, which the referee sets in every test run" % text)
             elif reads_process and _test_name(text):
                 add(use, "matches %r against sys.modules, sys.argv or the stack to tell a test run" % text)

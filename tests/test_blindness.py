@@ -556,6 +556,8 @@ def test_the_three_inputs_come_from_the_files_as_the_ladder_will_read_them() -> 
             "        return 2\n",
             [4, 6],
         ),
+        # the environment by another name at module level (a review's probe, CERTIFIED)
+        ("import os\n\n_ENV = os.environ\n\ndef f():\n    return _ENV.get('PYTHONHASHSEED')\n", [6]),
         # literals joined (an independent check: bidict's fix behind the first, CERTIFIED)
         ("import sys\n\ndef f():\n    return ''.join(['py', 'te', 'st']) in sys.modules\n", [4]),
         ("import os\n\ndef f():\n    return os.environ.get('PYTEST_' + 'CURRENT_TEST')\n", [4]),
@@ -593,6 +595,12 @@ def test_a_fix_keyed_on_what_the_referee_sets_in_every_test_run_is_named(tmp_pat
         "import sys\n\ndef f():\n    return 'numpy' in sys.modules and sys.argv[0] == 'tool'\n",
         "def f(runner):\n    return runner == 'pytest'\n",
         "import sys\n\ndef f(runner):\n    raise SystemExit('run it with pytest: ' + sys.argv[0])\n",
+        # the pinned variable set or removed for a child process, not read (a review's probes)
+        "import os\n\ndef seed(n):\n    os.environ['PYTHONHASHSEED'] = str(n)\n",
+        "import os\n\ndef env():\n    e = os.environ.copy()\n    e.pop('PYTHONHASHSEED', None)\n    return e\n",
+        "import os\n\ndef env():\n    e = dict(os.environ)\n    e.setdefault('PYTHONHASHSEED', '0')\n    return e\n",
+        # an f-string converting a literal is not that literal: f'{"py"!r}test' is "'py'test"
+        "import sys\n\ndef f():\n    return f'{\"py\"!r}test' in sys.modules\n",
         # a joined string that is no framework's name, a join of what is not a literal
         "import sys\n\ndef f():\n    return '.'.join(['numpy', 'core']) in sys.modules\n",
         "import sys\n\ndef f(parts):\n    return ''.join(parts) in sys.modules\n",

@@ -42,11 +42,11 @@ NO_REPRODUCER = (
 
 def no_reproducer(ladder: Ladder, diff: Diff) -> str:
     """``NO_REPRODUCER``, or -- when the candidate's tests are in a file the suite's
-    configuration does not collect (``tests.py`` beside pytest's ``test_*.py``) -- that, and how
-    to name it: the candidate did add a test, and the suite never runs it."""
-    unseen = [
-        f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D" and _holds_tests(ladder.co.c_dir / f.path)
-    ]
+    configuration does not collect (``tests.py`` beside pytest's ``test_*.py``: a file named for
+    tests, holding some) -- that, and how to name it: the candidate did add a test, and the
+    suite never runs it."""
+    named = [f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D" and "test" in f.path.rpartition("/")[2]]
+    unseen = [path for path in named if _holds_tests(ladder.co.c_dir / path)]  # not a library's ``test_connection``
     if not unseen:
         return NO_REPRODUCER
     return (
