@@ -796,18 +796,20 @@ class _Walk:
             yield Misuse(line, root, "changes what it holds")
 
     def _held_whole(self, node: ast.AST, parent: ast.AST | None) -> tuple[str, str] | None:
-        """An existing class or another test module (``_whole_holder``) holding data, bound to
-        a name, put in a container, returned or made a default (``K = TestTable``, ``[TestTable]``): what holds
+        """An existing test class (``Test*``, as pytest's default ``python_classes`` finds it)
+        or another test module (``_whole_holder``) holding data, bound to a name, put in a
+        container, returned or made a default (``K = TestTable``, ``[TestTable]``): what holds
         the data, held where the check does not follow it (``K.cases.pop()``) -- its name and
         how; None where it is called, subclassed, reached through its attributes, handed to a
-        function, or put in a tuple for ``isinstance``."""
+        function, or put in a tuple for ``isinstance``. A helper class of the tests (a fake, a
+        view: ``[int, Money]`` in a parametrization) is a value the tests hand around."""
         if not isinstance(node, (ast.Name, ast.Attribute, ast.Call)) or _this_module(node):
             return None
         if isinstance(node, ast.Name) and node.id != "cls" and self.scopes.scope(node)[0] is not None:
             return None  # a name its function binds, not the module's class
         holder = self._whole_holder(node)
-        if holder is None or not ((self.data.members or {}).get(holder) or (self.data.modules or {}).get(holder)):
-            return None  # no class or module, or one holding no data (``Class1`` as a flag's value)
+        if holder is None or not self._holds_data(holder):
+            return None  # no test class or module, or one holding no data (``Class1`` as a flag's value)
         value, up = self._place(node, parent)
         if isinstance(up, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and up.value is value:
             how = "binds it to another name"
@@ -850,7 +852,9 @@ class _Walk:
             target = _patch_target(call)
             patched = None if target is None else self._patched_data(target, call, names)
             if patched is not None:
-                yield Misuse(line, patched, "patches it where nothing undoes it (%s)" % func)
+                yield Misuse(
+                    line, patched, "patches it where nothing undoes it (%s)" % (func or ast.unparse(call.func))
+                )
         elif func == "getattr" and len(call.args) >= 2 and self._holder(call.args[0], names):
             reached = _getattr(call)
             name = None if reached is None else _member(reached, self.data, self.owner)
@@ -925,11 +929,15 @@ class _Walk:
             return parent.context_expr is call and self._closes(call)
         if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return call in parent.decorator_list
-        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        method = isinstance(call.func, ast.Attribute) and call.func.attr in PATCHING_METHODS
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) and method else None
         if isinstance(receiver, ast.Name):  # ``mp.setattr``: ``mp.undo()``, or inside ``with ... as mp``
             return self._released(receiver.id, call, ("undo",)) or self._inside_context(receiver, call)
-        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
-            return self._released(parent.targets[0].id, call, ("stop", "__exit__"))
+        if self._released("", call, ("stopall",)):  # ``self.addCleanup(mock.patch.stopall)``
+            return True
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1:  # ``p = ...``, ``self._p = ...``
+            name = pyscan.dotted(parent.targets[0], calls=False)
+            return bool(name) and self._released(name, call, ("stop", "__exit__"))
         return False
 
     def _closes(self, node: ast.AST) -> bool:
@@ -962,18 +970,30 @@ class _Walk:
 
     def _released(self, name: str, call: ast.Call, methods: tuple[str, ...]) -> bool:
         """Whether the scope of ``call`` enters ``name`` in a ``with`` or reaches one of its
-        ``methods`` (``p.stop``, handed to ``addCleanup`` or called; ``mp.undo()``)."""
+        ``methods`` (``p.stop``, handed to ``addCleanup`` or called; ``mp.undo()``) or decorates
+        a definition with it; "" for any
+        name (``mock.patch.stopall``). An attribute (``self._p``) is released anywhere in the
+        class of ``call``'s method: ``tearDown`` stops what ``setUp`` started."""
         function = self._enclosing(call)
-        body = function.body if function is not None else self.scopes.roots
-        for node in (n for stmt in body for n in ast.walk(stmt)):
+        scope: ast.AST | None = function
+        if function is not None and "." in name:
+            scope = self.scopes.up.get(id(function))
+        body = getattr(scope, "body", None) if scope is not None else self.scopes.roots
+        for node in (n for stmt in body or [] for n in ast.walk(stmt)):
             if (
                 isinstance(node, ast.Attribute)
                 and node.attr in methods
-                and pyscan.dotted(node.value, calls=False) == name
+                and (not name or pyscan.dotted(node.value, calls=False) == name)
             ):
                 return True
-            if isinstance(node, ast.withitem) and pyscan.dotted(node.context_expr, calls=False) == name:
+            if name and isinstance(node, ast.withitem) and pyscan.dotted(node.context_expr, calls=False) == name:
                 return True
+            if (
+                name
+                and isinstance(node, _DEFS)
+                and any(pyscan.dotted(d, calls=False) == name for d in node.decorator_list)
+            ):
+                return True  # ``EMPTY = mock.patch(...)`` then ``@EMPTY``: undone around each call
         return False
 
     def _inside_context(self, name: ast.Name, call: ast.Call) -> bool:
@@ -1020,6 +1040,16 @@ class _Walk:
         reached = next((i for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in (self.data.modules or {})), None)
         return None if reached is None else ".".join(parts[reached - 1 :])
 
+    def _holds_data(self, holder: str) -> bool:
+        """Whether ``holder`` (``_whole_holder``'s) is a test class with data of its own, or a test
+        module (``test_tables``) or one's test class (``test_tables.TestDoubles``) with data."""
+        modules = self.data.modules or {}
+        if holder in modules:
+            return bool(modules[holder])
+        module, _, name = holder.rpartition(".")
+        members = (modules[module].members if module in modules else self.data.members) or {}
+        return name.startswith("Test") and bool(members.get(name))
+
     def _whole_holder(self, expr: ast.expr) -> str | None:
         """The existing class (``TestTable``; ``cls``, ``type(self)``, ``self.__class__`` in its
         methods), other test module or this module ``expr`` is -- not an attribute or item of
@@ -1033,6 +1063,11 @@ class _Walk:
             expr.id in (self.data.members or {}) or expr.id in (self.data.modules or {})
         ):
             return expr.id
+        if isinstance(expr, ast.Attribute) and name in (self.data.modules or {}):
+            return name  # ``tests.test_tables``, imported so
+        module = (self.data.modules or {}).get(_holder_name(expr.value)) if isinstance(expr, ast.Attribute) else None
+        if isinstance(expr, ast.Attribute) and module is not None and expr.attr in (module.members or {}):
+            return name  # ``tt.TestDoubles``: another test module's class
         return None
 
     def _written(self, call: ast.Call) -> bool:
@@ -1179,20 +1214,40 @@ def _mock_patcher(resolved: str) -> bool:
     return last in PATCHERS and head.rpartition(".")[0] in ("unittest.mock", "mock") and head.endswith(".patch")
 
 
-def _patch_like(func: str) -> bool:
-    """Whether a call of ``func`` may patch what a dotted string names: a mock patcher
-    (``patch``, ``patch.dict``, ``patch.multiple``) or a ``MonkeyPatch`` method given one
-    (``mp.setattr("tests.test_tables.CASES", [])``); which of them patch until undone,
+def _patch_like(call: ast.Call, mocks: Collection[str]) -> bool:
+    """Whether ``call`` may patch what a dotted string names: a mock patcher (``patch``,
+    ``patch.dict``, ``patch.multiple``; by any name ``mocks`` holds: ``patch as P``, ``p =
+    mock.patch``) or a ``MonkeyPatch`` method given one (``mp.setattr("tests.test_tables.CASES",
+    [])``, ``pytest.MonkeyPatch().setattr(...)``); which of them patch until undone,
     ``_Walk._patching`` decides."""
-    parts = func.split(".")
-    return "patch" in parts[-2:] or parts[-1] in PATCHING_METHODS
+    func = call.func
+    parts = pyscan.dotted(func, calls=False).split(".")
+    last = func.attr if isinstance(func, ast.Attribute) else parts[-1]
+    return "patch" in parts[-2:] or last in PATCHING_METHODS or parts[0] in mocks
+
+
+def _mock_names(tree: ast.AST) -> set[str]:
+    """Names ``tree`` binds to ``unittest.mock`` (or ``mock``), to what it imports from it, or
+    to an attribute of one (``p = mock.patch``)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.asname or a.name.split(".")[0] for a in node.names if a.name in ("mock", "unittest.mock")}
+        elif isinstance(node, ast.ImportFrom) and node.module in ("mock", "unittest.mock"):
+            found |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module == "unittest":
+            found |= {a.asname or a.name for a in node.names if a.name == "mock"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and pyscan.dotted(node.value, calls=False).split(".")[0] in found:
+            found |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return found
 
 
 def _patch_target(call: ast.Call) -> ast.expr | None:
-    """What a patcher patches: its first argument, or ``target=``."""
+    """What a patcher patches: its first argument, or ``target=`` (``in_dict=``: ``patch.dict``)."""
     if call.args:
         return call.args[0]
-    return next((k.value for k in call.keywords if k.arg == "target"), None)
+    return next((k.value for k in call.keywords if k.arg in ("target", "in_dict")), None)
 
 
 def _monkeypatch_context(expr: ast.expr) -> bool:
@@ -1391,6 +1446,7 @@ def imported_data(tree: ast.Module, modules: Mapping[str, Data]) -> Data:
     names: set[str] = set()
     bound: dict[str, Data] = {}
     members: dict[str, frozenset[str]] = {}
+    mocks = _mock_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -1410,7 +1466,7 @@ def imported_data(tree: ast.Module, modules: Mapping[str, Data]) -> Data:
                     names.add(name)
                 elif stem in modules and alias.name in (modules[stem].members or {}):
                     members[name] = (modules[stem].members or {})[alias.name]
-        elif isinstance(node, ast.Call) and _patch_like(pyscan.dotted(node.func, calls=False)):
+        elif isinstance(node, ast.Call) and _patch_like(node, mocks):
             target = _patch_target(node)  # ``patch("tests.test_tables.CASES")``: the module reached by its name
             text = target.value if isinstance(target, ast.Constant) else None
             parts = text.split(".") if isinstance(text, str) else []

@@ -602,3 +602,63 @@ def test_an_existing_class_held_where_the_check_cannot_follow_it(source: str, fo
     # a class holding no data is a value like any other (click's tests: a class as a flag's value)
     plain = datause.module_data(ast.parse(BASELINE.replace("TestTable", "Plain").replace("cases = [(5, 10)]", "pass")))
     assert _found(source.replace("TestTable", "Plain"), baseline=plain) == []
+
+
+#: A baseline beside ``BASELINE``'s: a helper class of the tests with data of its own.
+HELPERS = datause.module_data(ast.parse(BASELINE + "\n\nclass Money:\n    units = {'EUR': 100}\n"))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a helper class, not a test class, handed around as tests do (a review's probes)
+        "import pytest\n\n@pytest.mark.parametrize('kind', [int, Money])\ndef test_kind(kind):\n    assert kind\n",
+        "import pytest\n\n@pytest.fixture\ndef kind():\n    return Money\n",
+        "KINDS = {'money': Money}\n",
+        # a patcher of another test module's name, undone where its test ends
+        "from unittest import mock\n\nclass TestNew:\n    def setUp(self):\n"
+        "        p = mock.patch('test_tables.double', wraps=len)\n        self.spy = p.start()\n"
+        "        self.addCleanup(p.stop)\n",
+        "from unittest import mock\n\nclass TestNew:\n    def setUp(self):\n"
+        "        self.patcher = mock.patch('test_tables.CASES', [])\n        self.patcher.start()\n\n"
+        "    def tearDown(self):\n        self.patcher.stop()\n",
+        "from unittest import mock\n\nclass TestNew:\n    def setUp(self):\n"
+        "        mock.patch('test_tables.CASES', []).start()\n        self.addCleanup(mock.patch.stopall)\n",
+        "from unittest import mock\n\nEMPTY = mock.patch('test_tables.CASES', [])\n\n\n"
+        "@EMPTY\ndef test_x():\n    pass\n",
+        "import pytest\nfrom unittest import mock\n\n@pytest.fixture\ndef empty():\n"
+        "    p = mock.patch('test_tables.CASES', [])\n    p.start()\n    yield\n    p.stop()\n",
+    ],
+)
+def test_what_an_honest_test_does_with_helpers_and_patchers_is_no_finding(source: str) -> None:
+    tree = ast.parse(source)
+    data = (
+        HELPERS
+        | datause.imported_data(tree, {"test_tables": DATA})
+        | datause.Data(added=frozenset(pyscan.bindings(tree.body)))
+    )
+    assert list(datause.misuses(tree.body, data)) == [], source
+
+
+@pytest.mark.parametrize(
+    ("source", "name"),
+    [
+        # a patcher by another name, or made where it is used, and kept in force
+        ("from unittest.mock import patch as P\nP('tests.test_tables.CASES', []).start()\n", "test_tables.CASES"),
+        ("from unittest import mock\np = mock.patch\np('test_tables.CASES', []).start()\n", "test_tables.CASES"),
+        ("import pytest\npytest.MonkeyPatch().setattr('test_tables.CASES', [])\n", "test_tables.CASES"),
+        (
+            "from unittest import mock\nmock.patch.dict(in_dict='test_tables.CASES', clear=True).start()\n",
+            "test_tables.CASES",
+        ),
+        # another module's test class, or the module, by another name
+        ("import test_tables as tt\nK = tt.TestTable\nK.cases.pop()\n", "tt.TestTable"),
+        ("import tests.test_tables\nm = tests.test_tables\nm.CASES.pop()\n", "tests.test_tables"),
+    ],
+)
+def test_a_new_test_file_reaching_another_modules_data_by_another_spelling(source: str, name: str) -> None:
+    tree = ast.parse(source)
+    data = datause.imported_data(tree, {"test_tables": DATA}) | datause.Data(
+        added=frozenset(pyscan.bindings(tree.body))
+    )
+    assert [m.name for m in datause.misuses(tree.body, data)][:1] == [name], source
