@@ -1327,9 +1327,12 @@ def _getattr(call: ast.Call) -> ast.Attribute | None:
 
 def _holder_name(expr: ast.expr) -> str:
     """The dotted name of what holds an attribute, the instance's class spelled as the instance
-    (``type(self)``, ``self.__class__`` as ``self``); "" for anything else."""
+    (``type(self)``, ``self.__class__`` as ``self``), a new instance as its class
+    (``TestTable().cases`` is the class's list); "" for anything else."""
     if isinstance(expr, ast.Call) and pyscan.dotted(expr.func, calls=False) == "type" and len(expr.args) == 1:
         expr = expr.args[0]
+    if isinstance(expr, ast.Call):
+        expr = expr.func
     name = pyscan.dotted(expr, calls=False)
     return name[: -len(".__class__")] if name.endswith(".__class__") else name
 

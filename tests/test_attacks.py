@@ -830,6 +830,7 @@ TABLES = (
             "    mock.patch.object(TestDoubles, 'cases', [(2, 4)]).start()\n\n\nclass TestDoubles",
         ),
         TABLES + "\n\n_k = TestDoubles\n_k.cases.pop()\n",  # the class by another name: CERTIFIED at c297514
+        TABLES + "\n\nTestDoubles().cases.pop()\n",  # through a new instance: CERTIFIED at baf8b5d
     ],
 )
 def test_threat_an_existing_tests_data_trimmed_is_rejected(repo: Repo, tmp_path: pathlib.Path, trimmed: str) -> None:

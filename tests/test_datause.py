@@ -583,6 +583,10 @@ def test_a_patch_of_the_tests_data_that_nothing_undoes(source: str, found: list[
         ("def _k():\n    return TestTable\n\n\n_k().cases.pop()\n", [(2, "TestTable")]),
         ("def _trim(k=TestTable):\n    k.cases.pop()\n", [(1, "TestTable")]),
         ("HOLD = {'t': TestTable}\n", [(1, "TestTable")]),
+        # the class's data through a new instance (a review's probe, CERTIFIED): its list is the class's
+        ("TestTable().cases.pop()\n", [(1, "TestTable.cases")]),
+        ("type(TestTable()).cases.clear()\n", [(1, "TestTable.cases")]),
+        ("def test_a():\n    assert TestTable().cases[0] == (5, 10)\n", []),
         # called, subclassed, read through its attributes, handed to a library, annotated
         ("def test_a(x):\n    assert isinstance(x, (TestTable, int))\n", []),
         ("def test_a():\n    TestTable().test_more()\n", []),
