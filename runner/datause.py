@@ -969,11 +969,11 @@ class _Walk:
         return up
 
     def _released(self, name: str, call: ast.Call, methods: tuple[str, ...]) -> bool:
-        """Whether the scope of ``call`` enters ``name`` in a ``with`` or reaches one of its
-        ``methods`` (``p.stop``, handed to ``addCleanup`` or called; ``mp.undo()``) or decorates
-        a definition with it; "" for any
-        name (``mock.patch.stopall``). An attribute (``self._p``) is released anywhere in the
-        class of ``call``'s method: ``tearDown`` stops what ``setUp`` started."""
+        """Whether the scope of ``call`` enters ``name`` in a ``with``, decorates a definition
+        with it, or reaches one of its ``methods`` (``p.stop``, handed to ``addCleanup`` or
+        called; ``mp.undo()``); ``name`` "" reaches them on anything (``mock.patch.stopall``).
+        An attribute (``self._p``) is released anywhere in the class of ``call``'s method:
+        ``tearDown`` stops what ``setUp`` started."""
         function = self._enclosing(call)
         scope: ast.AST | None = function
         if function is not None and "." in name:
@@ -1063,11 +1063,12 @@ class _Walk:
             expr.id in (self.data.members or {}) or expr.id in (self.data.modules or {})
         ):
             return expr.id
-        if isinstance(expr, ast.Attribute) and name in (self.data.modules or {}):
-            return name  # ``tests.test_tables``, imported so
-        module = (self.data.modules or {}).get(_holder_name(expr.value)) if isinstance(expr, ast.Attribute) else None
-        if isinstance(expr, ast.Attribute) and module is not None and expr.attr in (module.members or {}):
-            return name  # ``tt.TestDoubles``: another test module's class
+        if not isinstance(expr, ast.Attribute):
+            return None
+        modules = self.data.modules or {}
+        module = modules.get(_holder_name(expr.value))
+        if name in modules or (module is not None and expr.attr in (module.members or {})):
+            return name  # ``tests.test_tables`` imported so; ``tt.TestDoubles``, another test module's class
         return None
 
     def _written(self, call: ast.Call) -> bool:
