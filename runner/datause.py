@@ -75,6 +75,9 @@ SETTERS = frozenset({"setattr", "delattr"})
 #: puts a value in place of an attribute or an item until something undoes it.
 PATCHERS = frozenset({"object", "dict", "multiple"})
 PATCHING_METHODS = frozenset({"setattr", "setitem", "delattr", "delitem"})
+#: pytest-mock's fixtures of a scope wider than a test: a patch through one is undone when its
+#: class, module, package or session ends -- after the existing tests that read the data.
+WIDE_MOCKERS = frozenset({"class_mocker", "module_mocker", "package_mocker", "session_mocker"})
 #: Values that are a new mutable container: a table the tests iterate.
 CONTAINERS = frozenset({"list", "dict", "set", "defaultdict", "OrderedDict", "deque", "collections.OrderedDict"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -216,6 +219,7 @@ def misuses(
     walked together: an alias bound at module level is seen wherever it is used."""
     seen: set[tuple[int, str]] = set()
     first = _Walk(data, owner)
+    first.heirs = _heirs(nodes, data)
     walks: dict[str | None, _Walk] = {owner: first}
     module = set(data.names | data.loose | data.readers)
     mine_of = {id(n): (owners or {}).get(id(n), owner) for n in nodes}
@@ -242,6 +246,29 @@ def misuses(
             if (found.line, found.name) not in seen:  # ``CASES.pop()``: one use, said once
                 seen.add((found.line, found.name))
                 yield replace(found, owner=mine)
+
+
+def _heirs(nodes: Sequence[ast.AST], data: Data) -> dict[str, tuple[str, frozenset[str]]]:
+    """The classes ``nodes`` define deriving, directly or through each other, from an existing
+    class with data: each one's name, that class and what the new one binds itself. Its
+    attributes reach the data as the base's do: ``class _K(TestTable): pass`` then
+    ``_K.cases.pop()`` trimmed the base's cases, CERTIFIED."""
+    members = data.members or {}
+    new = [n for node in nodes for n in ast.walk(node) if isinstance(n, ast.ClassDef) and n.name not in members]
+    heirs: dict[str, tuple[str, frozenset[str]]] = {}
+    grew = True
+    while grew:
+        grew = False
+        for node in (n for n in new if n.name not in heirs):
+            for base in (pyscan.dotted(b, calls=False) or "" for b in node.bases):
+                via = heirs.get(base)
+                root, kept = (base, frozenset()) if members.get(base) else via if via is not None else ("", frozenset())
+                if root:
+                    own = {name for s in node.body for name in _bound_by(s)}
+                    heirs[node.name] = (root, kept | own)
+                    grew = True
+                    break
+    return heirs
 
 
 class _Plain(ast.NodeTransformer):
@@ -312,12 +339,16 @@ class _Walk:
         self.binding: set[int] = set()  # the statements binding them: no finding, their names are judged
         self.followed: set[int] = set()  # the arguments handed to an added function: judged in it, not here
         self.own: frozenset[str] = frozenset()  # in a class the candidate added: what its body binds
+        # a class the candidate added deriving from an existing one with data: that class, and
+        # what the new one binds itself (``_K.cases`` is ``TestTable.cases`` unless ``_K`` binds ``cases``)
+        self.heirs: Mapping[str, tuple[str, frozenset[str]]] = {}
 
     def sharing(self, owner: str | None) -> _Walk:
         """A walk of ``owner``'s code that knows what this one found: scopes, aliases."""
         other = _Walk(self.data, owner)
         other.scopes, other.tables = self.scopes, self.tables
         other.binding, other.followed = self.binding, self.followed
+        other.heirs = self.heirs
         return other
 
     def alias(self, stmts: Sequence[ast.AST], names: set[str]) -> None:
@@ -491,7 +522,7 @@ class _Walk:
                 return alias[0]
             return expr.id if expr.id in names and expr.id in self.data.names else None
         if isinstance(expr, ast.Attribute):
-            return _member(expr, self.data, self.owner)
+            return self._member(expr)
         parts: list[ast.expr] = []
         if isinstance(expr, ast.Subscript):
             parts = [expr.value]
@@ -620,7 +651,7 @@ class _Walk:
     def _resolved(self, func: ast.expr) -> str:
         """``func``'s dotted name with its root resolved through the import binding it
         (``ag`` of ``from operator import attrgetter as ag`` is ``operator.attrgetter``), or as
-        written; a fixture parameter named ``mocker`` stays ``mocker``."""
+        written; a fixture parameter named ``mocker`` (or ``module_mocker``...) stays so."""
         dotted = pyscan.dotted(func, calls=False)
         root, bound = self._rooted(func)
         if root is None:
@@ -636,7 +667,7 @@ class _Walk:
                 for alias in statement.names:
                     if alias.asname == root.id:
                         return alias.name + rest
-        if root.id == "mocker" and all(b.statement is None for b in bound):
+        if (root.id == "mocker" or root.id in WIDE_MOCKERS) and all(b.statement is None for b in bound):
             return dotted  # pytest-mock's fixture
         return dotted if all(isinstance(b.statement, (ast.Import, ast.ImportFrom)) for b in bound) else ""
 
@@ -780,7 +811,7 @@ class _Walk:
             if id(node) not in self.followed:
                 yield from _judged(node, table or node.id, place, self._added(place[1]), part)
         elif isinstance(node, ast.Attribute):
-            name = _member(node, self.data, self.owner)
+            name = self._member(node)
             place = self._place(node, parent)
             if name is not None and not (id(place[1]) in self.binding and isinstance(node.ctx, ast.Load)):
                 yield from _judged(node, name, place, self._added(place[1]))
@@ -798,27 +829,33 @@ class _Walk:
     def _held_whole(self, node: ast.AST, parent: ast.AST | None) -> tuple[str, str] | None:
         """An existing test class (``Test*``, as pytest's default ``python_classes`` finds it)
         or another test module (``_whole_holder``) holding data, bound to a name, put in a
-        container, returned or made a default (``K = TestTable``, ``[TestTable]``): what holds
-        the data, held where the check does not follow it (``K.cases.pop()``) -- its name and
-        how; None where it is called, subclassed, reached through its attributes, handed to a
+        container, returned or made a default (``K = TestTable``, ``[TestTable]``), or a new
+        instance of one bound to a name or made a default (``t = TestTable()``): what holds the
+        data, held where the check does not follow it (``K.cases.pop()``) -- its name and how;
+        None where it is called, subclassed, reached through its attributes, handed to a
         function, or put in a tuple for ``isinstance``. A helper class of the tests (a fake, a
         view: ``[int, Money]`` in a parametrization) is a value the tests hand around."""
         if not isinstance(node, (ast.Name, ast.Attribute, ast.Call)) or _this_module(node):
             return None
-        if isinstance(node, ast.Name) and node.id != "cls" and self.scopes.scope(node)[0] is not None:
+        made = isinstance(node, ast.Call)  # a new instance: ``t = TestTable()``, ``t.cases`` the class's list
+        whole = node.func if isinstance(node, ast.Call) else node
+        if isinstance(whole, ast.Name) and whole.id != "cls" and self.scopes.scope(whole)[0] is not None:
             return None  # a name its function binds, not the module's class
-        holder = self._whole_holder(node)
+        holder = self._whole_holder(whole) if isinstance(whole, (ast.Name, ast.Attribute)) else None
         if holder is None or not self._holds_data(holder):
             return None  # no test class or module, or one holding no data (``Class1`` as a flag's value)
         value, up = self._place(node, parent)
+        it = "a new instance of it" if made else "it"
         if isinstance(up, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and up.value is value:
-            how = "binds it to another name"
+            how = "binds %s to another name" % it
+        elif isinstance(up, _SCOPES) and any(value is d for d in [*up.args.defaults, *up.args.kw_defaults]):
+            how = "makes %s a default" % it
+        elif made:
+            return None  # handed on, returned, held in a suite's list: what unittest's own code does with one
         elif (isinstance(up, (ast.Return, ast.Yield)) and up.value is value) or (
             isinstance(up, ast.Lambda) and up.body is value
         ):
             how = "hands it back"
-        elif isinstance(up, _SCOPES) and any(value is d for d in [*up.args.defaults, *up.args.kw_defaults]):
-            how = "makes it a default"
         elif isinstance(up, ast.Dict) and any(value is v for v in up.values):
             how = "holds it in a dict"
         elif isinstance(up, (ast.List, ast.Tuple, ast.Set)):
@@ -852,12 +889,12 @@ class _Walk:
             target = _patch_target(call)
             patched = None if target is None else self._patched_data(target, call, names)
             if patched is not None:
-                yield Misuse(
-                    line, patched, "patches it where nothing undoes it (%s)" % (func or ast.unparse(call.func))
-                )
+                wide = _wide_mocker(self._resolved(call.func))
+                until = "past the test that made it" if wide else "where nothing undoes it"
+                yield Misuse(line, patched, "patches it %s (%s)" % (until, func or ast.unparse(call.func)))
         elif func == "getattr" and len(call.args) >= 2 and self._holder(call.args[0], names):
             reached = _getattr(call)
-            name = None if reached is None else _member(reached, self.data, self.owner)
+            name = None if reached is None else self._member(reached)
             how = "reads an attribute by a computed key" if reached is None else None
             if name is not None:
                 place = self._place(call, parent)
@@ -877,9 +914,10 @@ class _Walk:
         """Whether ``call`` patches until undone: ``unittest.mock``'s patchers, by their import
         (``from unittest import mock``, ``patch as P``) or a name bound to one (``p =
         mock.patch.object``), and a ``pytest.MonkeyPatch()``'s methods -- not pytest's
-        ``monkeypatch`` fixture or pytest-mock's ``mocker`` (a parameter: undone after the test),
-        nor any other object's ``patch`` or ``setattr`` (an HTTP client's ``client.patch(URL)``)."""
-        if _mock_patcher(self._resolved(call.func)):
+        ``monkeypatch`` fixture or pytest-mock's ``mocker`` (a parameter: undone after the test;
+        ``module_mocker`` and the like are not: ``WIDE_MOCKERS``), nor any other object's ``patch`` or ``setattr`` (an HTTP client's ``client.patch(URL)``)."""
+        resolved = self._resolved(call.func)
+        if _mock_patcher(resolved) or _wide_mocker(resolved):
             return True
         if isinstance(call.func, ast.Attribute) and call.func.attr in PATCHING_METHODS:
             return self._monkeypatch(call.func.value)
@@ -1040,6 +1078,27 @@ class _Walk:
         reached = next((i for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in (self.data.modules or {})), None)
         return None if reached is None else ".".join(parts[reached - 1 :])
 
+    def _member(self, node: ast.Attribute) -> str | None:
+        """The dotted name when ``node`` is data reached through an attribute: ``module.X`` or
+        ``module.Class.X`` of another test module's, ``self.X``, ``cls.X``, ``Class.X`` of an
+        existing class's -- or of a class the candidate derived from one (``heirs``), where the
+        subclass does not bind ``X`` itself; None otherwise."""
+        prefix = _holder_name(node.value)
+        modules = self.data.modules or {}
+        if prefix in modules and node.attr in modules[prefix].names:
+            return "%s.%s" % (prefix, node.attr)
+        holder, _, cls = prefix.rpartition(".")
+        if holder in modules and node.attr in (modules[holder].members or {}).get(cls, ()):
+            return "%s.%s" % (prefix, node.attr)  # ``test_tables.TestDoubles.cases``
+        members = self.data.members or {}
+        name = self.owner if prefix in ("self", "cls") else prefix
+        heir = self.heirs.get(name or "")
+        if heir is not None and node.attr not in heir[1]:
+            name = heir[0]
+        if name is not None and node.attr in members.get(name, ()):
+            return "%s.%s" % (prefix, node.attr)
+        return None
+
     def _holds_data(self, holder: str) -> bool:
         """Whether ``holder`` (``_whole_holder``'s) is a test class with data of its own, or a test
         module (``test_tables``) or one's test class (``test_tables.TestDoubles``) with data."""
@@ -1063,6 +1122,8 @@ class _Walk:
             expr.id in (self.data.members or {}) or expr.id in (self.data.modules or {})
         ):
             return expr.id
+        if isinstance(expr, ast.Name) and expr.id in self.heirs:
+            return self.heirs[expr.id][0]  # ``K = _K``, ``_K`` a subclass the candidate wrote
         if not isinstance(expr, ast.Attribute):
             return None
         modules = self.data.modules or {}
@@ -1101,7 +1162,7 @@ class _Walk:
             if isinstance(expr, ast.Call):  # ``getattr(TestTable, "cases").pop()``, ``typing.cast(list, CASES).pop()``
                 return next((r for r in (self._root(p, names) for p in _passed_on(expr)) if r is not None), None)
             if isinstance(expr, ast.Attribute):
-                found = _member(expr, self.data, self.owner)
+                found = self._member(expr)
                 if found is not None:
                     return found
             if isinstance(expr, ast.Name):
@@ -1215,6 +1276,12 @@ def _mock_patcher(resolved: str) -> bool:
     return last in PATCHERS and head.rpartition(".")[0] in ("unittest.mock", "mock") and head.endswith(".patch")
 
 
+def _wide_mocker(resolved: str) -> bool:
+    """Whether the resolved name is a patcher of one of pytest-mock's ``WIDE_MOCKERS``."""
+    root, _, rest = resolved.partition(".")
+    return root in WIDE_MOCKERS and rest in ("patch", *("patch.%s" % p for p in PATCHERS))
+
+
 def _patch_like(call: ast.Call, mocks: Collection[str]) -> bool:
     """Whether ``call`` may patch what a dotted string names: a mock patcher (``patch``,
     ``patch.dict``, ``patch.multiple``; by any name ``mocks`` holds: ``patch as P``, ``p =
@@ -1295,24 +1362,6 @@ def _changed_root(node: ast.AST) -> ast.expr | None:
         return node.value
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in CHANGING:
         return node.func.value
-    return None
-
-
-def _member(node: ast.Attribute, data: Data, owner: str | None) -> str | None:
-    """The dotted name when ``node`` is data reached through an attribute: ``module.X`` or
-    ``module.Class.X`` of another test module's, ``self.X``, ``cls.X``, ``Class.X`` of an
-    existing class's; None otherwise."""
-    prefix = _holder_name(node.value)
-    modules = data.modules or {}
-    if prefix in modules and node.attr in modules[prefix].names:
-        return "%s.%s" % (prefix, node.attr)
-    holder, _, cls = prefix.rpartition(".")
-    if holder in modules and node.attr in (modules[holder].members or {}).get(cls, ()):
-        return "%s.%s" % (prefix, node.attr)  # ``test_tables.TestDoubles.cases``
-    members = data.members or {}
-    name = owner if prefix in ("self", "cls") else prefix
-    if name is not None and node.attr in members.get(name, ()):
-        return "%s.%s" % (prefix, node.attr)
     return None
 
 

@@ -831,6 +831,8 @@ TABLES = (
         ),
         TABLES + "\n\n_k = TestDoubles\n_k.cases.pop()\n",  # the class by another name: CERTIFIED at c297514
         TABLES + "\n\nTestDoubles().cases.pop()\n",  # through a new instance: CERTIFIED at baf8b5d
+        TABLES + "\n\n_t = TestDoubles()\n_t.cases.pop()\n",  # an instance by a name: CERTIFIED at 6c34bf7
+        TABLES + "\n\nclass _K(TestDoubles):\n    pass\n\n\n_K.cases.pop()\n",  # a new subclass: CERTIFIED at 6c34bf7
     ],
 )
 def test_threat_an_existing_tests_data_trimmed_is_rejected(repo: Repo, tmp_path: pathlib.Path, trimmed: str) -> None:

@@ -494,6 +494,9 @@ MP = "import pytest\n\n"
             [(4, "TestTable.cases")],
         ),
         (M + "p = mock.patch.object\np(TestTable, 'cases', []).start()\n", [(4, "TestTable.cases")]),
+        # pytest-mock's fixtures of a wider scope: undone when the module (session...) ends
+        ("def test_x(module_mocker):\n    module_mocker.patch.object(TestTable, 'cases', [])\n", [(2, "TestTable.cases")]),
+        ("def test_x(session_mocker):\n    session_mocker.patch('tests.test_calc.CASES', [])\n", [(2, "CASES")]),
         (
             MP + "def test_x():\n    mp = pytest.MonkeyPatch()\n    mp.setattr(TestTable, 'cases', [])\n",
             [(5, "TestTable.cases")],
@@ -587,6 +590,14 @@ def test_a_patch_of_the_tests_data_that_nothing_undoes(source: str, found: list[
         ("TestTable().cases.pop()\n", [(1, "TestTable.cases")]),
         ("type(TestTable()).cases.clear()\n", [(1, "TestTable.cases")]),
         ("def test_a():\n    assert TestTable().cases[0] == (5, 10)\n", []),
+        # a new instance bound to a name, a new subclass: the class's data by another name (CERTIFIED before)
+        ("def test_a():\n    t = TestTable()\n    t.cases.pop()\n", [(2, "TestTable")]),
+        ("def _trim(t=TestTable()):\n    t.cases.pop()\n", [(1, "TestTable")]),
+        ("class _K(TestTable):\n    pass\n\n\n_K.cases.pop()\n", [(5, "_K.cases")]),
+        ("class _K(TestTable):\n    pass\n\n\nclass _L(_K):\n    pass\n\n\n_L().cases.clear()\n", [(9, "_L.cases")]),
+        ("class _K(TestTable):\n    pass\n\n\nK = _K\n", [(5, "TestTable")]),
+        ("class _K(TestTable):\n    cases = []\n\n\n_K.cases.pop()\n", []),  # its own list
+        ("import unittest\n\nSUITE = unittest.TestSuite([TestTable('test_a')])\n", []),
         # called, subclassed, read through its attributes, handed to a library, annotated
         ("def test_a(x):\n    assert isinstance(x, (TestTable, int))\n", []),
         ("def test_a():\n    TestTable().test_more()\n", []),
