@@ -144,13 +144,27 @@ def module_data(tree: ast.Module) -> Data:
     readers = frozenset(f.name for f in functions)
     makers = frozenset(f.name for f in functions if _makes_container(f))
     tables = _tables(level, frozenset(), makers) - imported  # ``os.environ[...] = ...``: a module's
-    members = {
-        c.name: _tables([s for s in c.body if not isinstance(s, _DEFS)], tables, makers)
-        for c in tree.body
-        if isinstance(c, ast.ClassDef)
-    }
+    classes = [c for c in tree.body if isinstance(c, ast.ClassDef)]
+    members = {c.name: _tables([s for s in c.body if not isinstance(s, _DEFS)], tables, makers) for c in classes}
     loose = frozenset(pyscan.bindings(level)) - tables
-    return Data(tables, None, members, readers, loose)
+    return Data(tables, None, _inherited_data(classes, members), readers, loose)
+
+
+def _inherited_data(classes: Sequence[ast.ClassDef], members: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+    """Each class's data with what its bases in the module hold and it does not bind itself: a
+    class attribute is shared with every subclass (``TestAgain(TestTable)``'s ``cases`` is
+    ``TestTable``'s list, and ``TestAgain.cases.pop()`` trimmed it, CERTIFIED)."""
+    grew = True
+    while grew:
+        grew = False
+        for node in classes:
+            own = {name for s in node.body for name in _bound_by(s)}
+            for base in (pyscan.dotted(b, calls=False) or "" for b in node.bases):
+                more = members.get(base, frozenset()) - own - members[node.name]
+                if base != node.name and more:
+                    members[node.name] |= more
+                    grew = True
+    return members
 
 
 def _makes_container(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -254,6 +268,7 @@ def _heirs(nodes: Sequence[ast.AST], data: Data) -> dict[str, tuple[str, frozens
     attributes reach the data as the base's do: ``class _K(TestTable): pass`` then
     ``_K.cases.pop()`` trimmed the base's cases, CERTIFIED."""
     members = data.members or {}
+    modules = data.modules or {}
     new = [n for node in nodes for n in ast.walk(node) if isinstance(n, ast.ClassDef) and n.name not in members]
     heirs: dict[str, tuple[str, frozenset[str]]] = {}
     grew = True
@@ -261,8 +276,10 @@ def _heirs(nodes: Sequence[ast.AST], data: Data) -> dict[str, tuple[str, frozens
         grew = False
         for node in (n for n in new if n.name not in heirs):
             for base in (pyscan.dotted(b, calls=False) or "" for b in node.bases):
+                module, _, cls = base.rpartition(".")
+                held = members.get(base) or (module in modules and (modules[module].members or {}).get(cls))
                 via = heirs.get(base)
-                root, kept = (base, frozenset()) if members.get(base) else via if via is not None else ("", frozenset())
+                root, kept = (base, frozenset()) if held else via if via is not None else ("", frozenset())
                 if root:
                     own = {name for s in node.body for name in _bound_by(s)}
                     heirs[node.name] = (root, kept | own)
@@ -779,6 +796,8 @@ class _Walk:
         itself, or the first of its bases that holds data (a class attribute is shared with
         every subclass: ``self.cases.pop()`` in one trims the base's)."""
         members = self.data.members or {}
+        if node.name in self.heirs:
+            return node.name  # a class the candidate derived from one (``_heirs``): ``_member`` follows it
         for name in [node.name, *(pyscan.dotted(b, calls=False) for b in node.bases)]:
             if members.get(name):
                 return name
@@ -829,33 +848,28 @@ class _Walk:
     def _held_whole(self, node: ast.AST, parent: ast.AST | None) -> tuple[str, str] | None:
         """An existing test class (``Test*``, as pytest's default ``python_classes`` finds it)
         or another test module (``_whole_holder``) holding data, bound to a name, put in a
-        container, returned or made a default (``K = TestTable``, ``[TestTable]``), or a new
-        instance of one bound to a name or made a default (``t = TestTable()``): what holds the
-        data, held where the check does not follow it (``K.cases.pop()``) -- its name and how;
-        None where it is called, subclassed, reached through its attributes, handed to a
-        function, or put in a tuple for ``isinstance``. A helper class of the tests (a fake, a
+        container, returned or made a default (``K = TestTable``, ``[TestTable]``): what holds
+        the data, held where the check does not follow it (``K.cases.pop()``) -- its name and
+        how; None where it is called (a new instance bound to a name is followed: ``_instance``),
+        subclassed, reached through its attributes, handed to a function, or put in a tuple for
+        ``isinstance``. A helper class of the tests (a fake, a
         view: ``[int, Money]`` in a parametrization) is a value the tests hand around."""
         if not isinstance(node, (ast.Name, ast.Attribute, ast.Call)) or _this_module(node):
             return None
-        made = isinstance(node, ast.Call)  # a new instance: ``t = TestTable()``, ``t.cases`` the class's list
-        whole = node.func if isinstance(node, ast.Call) else node
-        if isinstance(whole, ast.Name) and whole.id != "cls" and self.scopes.scope(whole)[0] is not None:
+        if isinstance(node, ast.Name) and node.id != "cls" and self.scopes.scope(node)[0] is not None:
             return None  # a name its function binds, not the module's class
-        holder = self._whole_holder(whole) if isinstance(whole, (ast.Name, ast.Attribute)) else None
+        holder = self._whole_holder(node)
         if holder is None or not self._holds_data(holder):
             return None  # no test class or module, or one holding no data (``Class1`` as a flag's value)
         value, up = self._place(node, parent)
-        it = "a new instance of it" if made else "it"
         if isinstance(up, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and up.value is value:
-            how = "binds %s to another name" % it
-        elif isinstance(up, _SCOPES) and any(value is d for d in [*up.args.defaults, *up.args.kw_defaults]):
-            how = "makes %s a default" % it
-        elif made:
-            return None  # handed on, returned, held in a suite's list: what unittest's own code does with one
+            how = "binds it to another name"
         elif (isinstance(up, (ast.Return, ast.Yield)) and up.value is value) or (
             isinstance(up, ast.Lambda) and up.body is value
         ):
             how = "hands it back"
+        elif isinstance(up, _SCOPES) and any(value is d for d in [*up.args.defaults, *up.args.kw_defaults]):
+            how = "makes it a default"
         elif isinstance(up, ast.Dict) and any(value is v for v in up.values):
             how = "holds it in a dict"
         elif isinstance(up, (ast.List, ast.Tuple, ast.Set)):
@@ -915,10 +929,11 @@ class _Walk:
         (``from unittest import mock``, ``patch as P``) or a name bound to one (``p =
         mock.patch.object``), and a ``pytest.MonkeyPatch()``'s methods -- not pytest's
         ``monkeypatch`` fixture or pytest-mock's ``mocker`` (a parameter: undone after the test;
-        ``module_mocker`` and the like are not: ``WIDE_MOCKERS``), nor any other object's ``patch`` or ``setattr`` (an HTTP client's ``client.patch(URL)``)."""
+        ``module_mocker`` and the like are not: ``WIDE_MOCKERS``), nor any other object's
+        ``patch`` or ``setattr`` (an HTTP client's ``client.patch(URL)``)."""
         resolved = self._resolved(call.func)
-        if _mock_patcher(resolved) or _wide_mocker(resolved):
-            return True
+        if _mock_patcher(resolved) or (_wide_mocker(resolved) and (self.owner or not resolved.startswith("class_"))):
+            return True  # ``class_mocker`` outside a class is pytest's function-scoped fallback
         if isinstance(call.func, ast.Attribute) and call.func.attr in PATCHING_METHODS:
             return self._monkeypatch(call.func.value)
         if isinstance(call.func, ast.Name):
@@ -963,6 +978,8 @@ class _Walk:
         a ``MonkeyPatch`` its scope undoes, or a method of one a ``with`` made, called inside it.
         Started (``.start()``) or entered by hand and left so, it outlives the new test into the
         existing ones that read the data."""
+        if _wide_mocker(self._resolved(call.func)):  # its fixture undoes it, after its class or module
+            return self._released("", call, ("stopall",))
         if isinstance(parent, ast.withitem):
             return parent.context_expr is call and self._closes(call)
         if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -1083,21 +1100,43 @@ class _Walk:
         ``module.Class.X`` of another test module's, ``self.X``, ``cls.X``, ``Class.X`` of an
         existing class's -- or of a class the candidate derived from one (``heirs``), where the
         subclass does not bind ``X`` itself; None otherwise."""
-        prefix = _holder_name(node.value)
+        made = self._instance(node.value) if isinstance(node.value, ast.Name) else None
+        prefix = made or _holder_name(node.value)
+        name = self.owner if prefix in ("self", "cls") else prefix
+        heir = self.heirs.get(name or "")
+        through = made is not None  # an instance, or a subclass the candidate wrote
+        if heir is not None and node.attr not in heir[1]:
+            prefix = name = heir[0]  # named by the class it reaches, as ``--expected-change`` declares it
+            through = True
+        if through and not isinstance(node.ctx, ast.Load):
+            return None  # set on the instance or the new subclass: the class's own is as it was
         modules = self.data.modules or {}
         if prefix in modules and node.attr in modules[prefix].names:
             return "%s.%s" % (prefix, node.attr)
         holder, _, cls = prefix.rpartition(".")
         if holder in modules and node.attr in (modules[holder].members or {}).get(cls, ()):
             return "%s.%s" % (prefix, node.attr)  # ``test_tables.TestDoubles.cases``
-        members = self.data.members or {}
-        name = self.owner if prefix in ("self", "cls") else prefix
-        heir = self.heirs.get(name or "")
-        if heir is not None and node.attr not in heir[1]:
-            name = heir[0]
-        if name is not None and node.attr in members.get(name, ()):
+        if name is not None and node.attr in (self.data.members or {}).get(name, ()):
             return "%s.%s" % (prefix, node.attr)
         return None
+
+    def _instance(self, name: ast.Name) -> str | None:
+        """The class every binding of ``name`` makes a new instance of (``t = TestTable()``, a
+        parameter defaulting to one), where that class holds data: an instance's attributes are
+        its class's until set on it (``t.cases.pop()`` trims ``TestTable.cases``); None for
+        anything else. The instance itself is a value like any other (``case.run(result)``)."""
+        made = set()
+        bindings = self._bound(name)
+        for binding in bindings:
+            value = _bound_value(binding, self.scopes.up.get(id(binding.node)))
+            func = value.func if isinstance(value, ast.Call) else None
+            if not isinstance(func, (ast.Name, ast.Attribute)):
+                return None
+            holder = self._whole_holder(func)
+            if holder is None or not self._holds_data(holder):
+                return None
+            made.add(pyscan.dotted(func, calls=False))
+        return made.pop() if len(made) == 1 else None
 
     def _holds_data(self, holder: str) -> bool:
         """Whether ``holder`` (``_whole_holder``'s) is a test class with data of its own, or a test
@@ -1192,6 +1231,23 @@ def _binds(node: ast.AST) -> Iterator[tuple[ast.AST, list[ast.expr], ast.expr, b
 PASSING = frozenset(
     {"contextlib.contextmanager", "contextmanager", "contextlib.asynccontextmanager", "asynccontextmanager"}
 )
+
+
+def _bound_value(binding: reaching.Binding, up: ast.AST | None) -> ast.expr | None:
+    """The value ``binding`` binds its name to: a plain assignment's (one name, a walrus) or a
+    parameter's default; None for anything else (a loop, an unpacking, an import)."""
+    statement, node = binding.statement, binding.node
+    if isinstance(up, ast.NamedExpr):
+        return up.value
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        return statement.value if targets == [node] else None
+    if isinstance(node, ast.arg) and isinstance(up, ast.arguments):
+        positional = [*up.posonlyargs, *up.args]
+        defaults = dict(zip(positional[len(positional) - len(up.defaults) :], up.defaults, strict=True))
+        defaults.update((a, d) for a, d in zip(up.kwonlyargs, up.kw_defaults, strict=True) if d is not None)
+        return defaults.get(node)
+    return None
 
 
 def _plain_decorators(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -33,6 +33,36 @@ def test_the_baseline_module_says_its_tables_and_its_other_values() -> None:
     assert DATA.members == {"TestTable": frozenset({"cases"})}
 
 
+def test_a_subclass_in_the_baseline_holds_its_bases_data() -> None:
+    """A class attribute is shared with every subclass: the baseline's ``TestAgain(TestTable)``
+    reaches ``TestTable.cases`` as its own ``cases`` -- trimmed through it, CERTIFIED -- unless
+    it binds ``cases`` itself."""
+    source = BASELINE + "\n\nclass TestAgain(TestTable):\n    label = 'again'\n"
+    source += "\n\nclass TestOwn(TestTable):\n    cases = None\n"
+    data = datause.module_data(ast.parse(source))
+    assert data.members == {"TestTable": {"cases"}, "TestAgain": {"cases"}, "TestOwn": frozenset()}
+    assert _found("TestAgain.cases.pop()\n", baseline=data) == [(1, "TestAgain.cases")]
+    assert _found("def test_a():\n    TestAgain().cases.clear()\n", baseline=data) == [(2, "TestAgain.cases")]
+    in_class = "class TestAgain:\n    def test_z(self):\n        self.cases.pop()\n"
+    assert _found(in_class, owner="TestAgain", baseline=data) == [(3, "self.cases")]
+    assert _found("class _K(TestAgain):\n    pass\n\n\n_K.cases.pop()\n", baseline=data) == [(5, "TestAgain.cases")]
+    assert _found("def test_a():\n    assert TestOwn.cases is None\n", baseline=data) == []
+
+
+def test_pytest_mocks_wider_fixtures_are_undone_after_the_existing_tests() -> None:
+    """pytest-mock's ``module_mocker`` (``session_mocker``...) undoes its patches when its module
+    ends, whatever the test does with what it hands back (a mock: entered, or its ``stop``);
+    ``class_mocker`` in a class, its tests after the new one's; outside one pytest gives it the
+    test's scope."""
+    patch = "mocker.patch.object(TestTable, 'cases', [])"
+    assert _found("def test_y(module_mocker):\n    with module_%s:\n        pass\n" % patch) == [(2, "TestTable.cases")]
+    assert _found("def test_y(module_mocker):\n    m = module_%s\n    m.stop()\n" % patch) == [(2, "TestTable.cases")]
+    assert _found("def test_y(module_mocker):\n    module_%s\n    module_mocker.stopall()\n" % patch) == []
+    in_class = "class TestTable:\n    def test_y(self, class_mocker):\n        class_%s\n" % patch
+    assert _found(in_class, owner="TestTable") == [(3, "TestTable.cases")]
+    assert _found("def test_y(class_mocker):\n    class_%s\n" % patch) == []
+
+
 @pytest.mark.parametrize(
     ("source", "owner", "found"),
     [
@@ -49,7 +79,11 @@ def test_the_baseline_module_says_its_tables_and_its_other_values() -> None:
         ("def test_first():\n    CASES[0:] = []\n", None, [(2, "CASES")]),
         ("class TestTable:\n    def test_x(self):\n        type(self).cases.pop()\n", "TestTable", [(3, "self.cases")]),
         ("class TestTable:\n    def setup_method(self):\n        self.cases = []\n", "TestTable", [(3, "self.cases")]),
-        ("class TestNew(TestTable):\n    def test_x(self):\n        self.cases.pop()\n", None, [(3, "self.cases")]),
+        (
+            "class TestNew(TestTable):\n    def test_x(self):\n        self.cases.pop()\n",
+            None,
+            [(3, "TestTable.cases")],
+        ),
         ("getattr(TestTable, 'cases').pop()\n", None, [(1, "TestTable.cases")]),
         ("k = 'cases'\ngetattr(TestTable, k).pop()\n", None, [(2, "getattr")]),
         ("TestTable.extra = 1\n", None, [(1, "TestTable.extra")]),
@@ -495,7 +529,10 @@ MP = "import pytest\n\n"
         ),
         (M + "p = mock.patch.object\np(TestTable, 'cases', []).start()\n", [(4, "TestTable.cases")]),
         # pytest-mock's fixtures of a wider scope: undone when the module (session...) ends
-        ("def test_x(module_mocker):\n    module_mocker.patch.object(TestTable, 'cases', [])\n", [(2, "TestTable.cases")]),
+        (
+            "def test_x(module_mocker):\n    module_mocker.patch.object(TestTable, 'cases', [])\n",
+            [(2, "TestTable.cases")],
+        ),
         ("def test_x(session_mocker):\n    session_mocker.patch('tests.test_calc.CASES', [])\n", [(2, "CASES")]),
         (
             MP + "def test_x():\n    mp = pytest.MonkeyPatch()\n    mp.setattr(TestTable, 'cases', [])\n",
@@ -590,13 +627,31 @@ def test_a_patch_of_the_tests_data_that_nothing_undoes(source: str, found: list[
         ("TestTable().cases.pop()\n", [(1, "TestTable.cases")]),
         ("type(TestTable()).cases.clear()\n", [(1, "TestTable.cases")]),
         ("def test_a():\n    assert TestTable().cases[0] == (5, 10)\n", []),
-        # a new instance bound to a name, a new subclass: the class's data by another name (CERTIFIED before)
-        ("def test_a():\n    t = TestTable()\n    t.cases.pop()\n", [(2, "TestTable")]),
-        ("def _trim(t=TestTable()):\n    t.cases.pop()\n", [(1, "TestTable")]),
-        ("class _K(TestTable):\n    pass\n\n\n_K.cases.pop()\n", [(5, "_K.cases")]),
-        ("class _K(TestTable):\n    pass\n\n\nclass _L(_K):\n    pass\n\n\n_L().cases.clear()\n", [(9, "_L.cases")]),
+        # a new instance bound to a name, a new subclass: the class's data by another name (CERTIFIED
+        # before), named by the class it reaches
+        ("def test_a():\n    t = TestTable()\n    t.cases.pop()\n", [(3, "TestTable.cases")]),
+        ("def test_a():\n    if (t := TestTable()):\n        t.cases.clear()\n", [(3, "TestTable.cases")]),
+        ("def _trim(*, t=TestTable()):\n    t.cases.pop()\n", [(2, "TestTable.cases")]),
+        ("class _K(TestTable):\n    pass\n\n\n_K.cases.pop()\n", [(5, "TestTable.cases")]),
+        (
+            "class _K(TestTable):\n    pass\n\n\nclass _L(_K):\n    pass\n\n\n_L().cases.clear()\n",
+            [(9, "TestTable.cases")],
+        ),
+        (
+            "class _K(TestTable):\n    pass\n\n\nclass _L(_K):\n    def trim(self):\n        self.cases.pop()\n",
+            [(7, "TestTable.cases")],
+        ),
+        (
+            "class _K(TestTable):\n    pass\n\n\ndef test_a():\n    t = _K()\n    t.cases.pop()\n",
+            [(7, "TestTable.cases")],
+        ),
         ("class _K(TestTable):\n    pass\n\n\nK = _K\n", [(5, "TestTable")]),
-        ("class _K(TestTable):\n    cases = []\n\n\n_K.cases.pop()\n", []),  # its own list
+        # an instance used as tests use one, a subclass with data of its own
+        ("def test_a():\n    t = TestTable()\n    assert t.cases\n", []),
+        ("def test_a():\n    case = TestTable('test_more')\n    case.run(None)\n", []),
+        ("def test_a():\n    t = TestTable()\n    t.cases = []\n", []),  # the instance's own attribute
+        ("class _K(TestTable):\n    cases = []\n\n\n_K.cases.pop()\n", []),
+        ("class _K(TestTable):\n    cases = []\n\n\ndef test_a():\n    t = _K()\n    t.cases.pop()\n", []),
         ("import unittest\n\nSUITE = unittest.TestSuite([TestTable('test_a')])\n", []),
         # called, subclassed, read through its attributes, handed to a library, annotated
         ("def test_a(x):\n    assert isinstance(x, (TestTable, int))\n", []),
