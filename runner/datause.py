@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from runner import pyscan, reaching
@@ -107,7 +107,11 @@ class Data:
     (``BASE = os.path.dirname(__file__)``, ``Cache = LRUCache``: a call's result, a name):
     handed anywhere, as tests do, but not rebound or changed in place; ``added``: names the
     candidate's code binds (its new functions, a new member as ``NAME``): a table handed to one
-    of them is handed to code nobody reviewed.
+    of them is handed to code nobody reviewed; ``fresh``: per class, the names its ``__init__``
+    or xunit setup binds on ``self`` to a new container (``self.created = []``), which each test's
+    instance holds as its own; ``shared``: the classes whose instances share the class's data (a
+    test class: no ``__init__`` or decorator of its own, no base but the module's own classes,
+    ``object`` or a ``TestCase`` -- not a pydantic model or a helper that copies its defaults).
 
     Only a table -- a list, dict or set display or comprehension, a container made by its
     constructor, or what the module's own statements fill in place -- is judged by every use: a
@@ -119,6 +123,8 @@ class Data:
     readers: frozenset[str] = frozenset()
     loose: frozenset[str] = frozenset()
     added: frozenset[str] = frozenset()
+    fresh: Mapping[str, frozenset[str]] | None = None
+    shared: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.names or self.modules or self.members or self.loose)
@@ -131,6 +137,8 @@ class Data:
             self.readers | other.readers,
             self.loose | other.loose,
             self.added | other.added,
+            {**(self.fresh or {}), **(other.fresh or {})} or None,
+            self.shared | other.shared,
         )
 
 
@@ -146,25 +154,73 @@ def module_data(tree: ast.Module) -> Data:
     tables = _tables(level, frozenset(), makers) - imported  # ``os.environ[...] = ...``: a module's
     classes = [c for c in tree.body if isinstance(c, ast.ClassDef)]
     members = {c.name: _tables([s for s in c.body if not isinstance(s, _DEFS)], tables, makers) for c in classes}
+    fresh = {c.name: _fresh(c) for c in classes}
     loose = frozenset(pyscan.bindings(level)) - tables
-    return Data(tables, None, _inherited_data(classes, members), readers, loose)
+    members = _inherited(classes, members, lambda c: {name for s in c.body for name in _bound_by(s)})
+    return Data(
+        tables,
+        None,
+        members,
+        readers,
+        loose,
+        fresh=_inherited(classes, fresh, lambda c: set()),
+        shared=_shared(classes),
+    )
 
 
-def _inherited_data(classes: Sequence[ast.ClassDef], members: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
-    """Each class's data with what its bases in the module hold and it does not bind itself: a
-    class attribute is shared with every subclass (``TestAgain(TestTable)``'s ``cases`` is
-    ``TestTable``'s list, and ``TestAgain.cases.pop()`` trimmed it, CERTIFIED)."""
+def _inherited(
+    classes: Sequence[ast.ClassDef], held: dict[str, frozenset[str]], hides: Callable[[ast.ClassDef], set[str]]
+) -> dict[str, frozenset[str]]:
+    """Each class's ``held`` names with its bases' in the module, but what ``hides`` says it binds
+    itself: a class attribute is shared with every subclass (``TestAgain(TestTable)``'s
+    ``cases`` is ``TestTable``'s list, and ``TestAgain.cases.pop()`` trimmed it, CERTIFIED)."""
     grew = True
     while grew:
         grew = False
         for node in classes:
-            own = {name for s in node.body for name in _bound_by(s)}
             for base in (pyscan.dotted(b, calls=False) or "" for b in node.bases):
-                more = members.get(base, frozenset()) - own - members[node.name]
+                more = held.get(base, frozenset()) - hides(node) - held[node.name]
                 if base != node.name and more:
-                    members[node.name] |= more
+                    held[node.name] |= more
                     grew = True
-    return members
+    return held
+
+
+#: The methods whose ``self.X = ...`` makes ``X`` each test instance's own.
+_SETUPS = frozenset({"__init__", "setUp", "setup_method", "setup"})
+
+
+def _fresh(node: ast.ClassDef) -> frozenset[str]:
+    """The names ``node``'s ``__init__`` or xunit setup binds on ``self`` to a new container
+    (``self.created = []``, ``self.cases = list(self.cases)``): a test's ``self.created`` is its
+    instance's, made again for every test -- not an alias of the class's (``self.cases = self.CASES``)."""
+    found = set()
+    for method in (m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        if method.name not in _SETUPS:
+            continue
+        for sub in (n for n in ast.walk(method) if isinstance(n, (ast.Assign, ast.AnnAssign))):
+            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+            if _container(sub.value, frozenset(), frozenset()):
+                found |= {t.attr for t in targets if isinstance(t, ast.Attribute) and pyscan.dotted(t.value) == "self"}
+    return frozenset(found)
+
+
+def _shared(classes: Sequence[ast.ClassDef]) -> frozenset[str]:
+    """The classes whose instances share the class's attributes as they are: no ``__init__`` or
+    decorator of their own (a dataclass, an attrs class copy their defaults), and no base but
+    the module's own such classes, ``object`` or a ``TestCase`` (a pydantic model copies them)."""
+    found: set[str] = set()
+    grew = True
+    while grew:
+        grew = False
+        for node in (c for c in classes if c.name not in found and not c.decorator_list):
+            if any(isinstance(m, _DEFS) and m.name == "__init__" for m in node.body):
+                continue
+            bases = [pyscan.dotted(b, calls=False) or "" for b in node.bases]
+            if all(b in found or b.rpartition(".")[2] == "object" or b.endswith("TestCase") for b in bases):
+                found.add(node.name)
+                grew = True
+    return frozenset(found)
 
 
 def _makes_container(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -262,6 +318,22 @@ def misuses(
                 yield replace(found, owner=mine)
 
 
+def _test_module(name: str) -> bool:
+    """Whether a module of that name is one pytest's default ``python_files`` collects."""
+    return name.startswith("test") or name.endswith("_test")
+
+
+def _set_on_class(nodes: Sequence[ast.AST], name: str) -> set[str]:
+    """The attributes ``nodes`` set on the class ``name`` (``_K.cases = [...]``): its own from
+    there on, whatever its bases hold."""
+    return {
+        t.attr
+        for node in nodes
+        for t in ast.walk(node)
+        if isinstance(t, ast.Attribute) and isinstance(t.ctx, ast.Store) and pyscan.dotted(t.value) == name
+    }
+
+
 def _heirs(nodes: Sequence[ast.AST], data: Data) -> dict[str, tuple[str, frozenset[str]]]:
     """The classes ``nodes`` define deriving, directly or through each other, from an existing
     class with data: each one's name, that class and what the new one binds itself. Its
@@ -271,21 +343,27 @@ def _heirs(nodes: Sequence[ast.AST], data: Data) -> dict[str, tuple[str, frozens
     modules = data.modules or {}
     new = [n for node in nodes for n in ast.walk(node) if isinstance(n, ast.ClassDef) and n.name not in members]
     heirs: dict[str, tuple[str, frozenset[str]]] = {}
+
+    def reached(node: ast.ClassDef) -> tuple[str, frozenset[str]] | None:
+        for base in (pyscan.dotted(b, calls=False) or "" for b in node.bases):
+            module, _, cls = base.rpartition(".")
+            if members.get(base) or (module in modules and (modules[module].members or {}).get(cls)):
+                return base, frozenset()
+            if base in heirs:
+                return heirs[base]
+        return None
+
     grew = True
     while grew:
         grew = False
         for node in (n for n in new if n.name not in heirs):
-            for base in (pyscan.dotted(b, calls=False) or "" for b in node.bases):
-                module, _, cls = base.rpartition(".")
-                held = members.get(base) or (module in modules and (modules[module].members or {}).get(cls))
-                via = heirs.get(base)
-                root, kept = (base, frozenset()) if held else via if via is not None else ("", frozenset())
-                if root:
-                    own = {name for s in node.body for name in _bound_by(s)}
-                    heirs[node.name] = (root, kept | own)
-                    grew = True
-                    break
-    return heirs
+            found = reached(node)
+            if found is not None:
+                own = {name for s in node.body for name in _bound_by(s)} | _set_on_class(nodes, node.name)
+                heirs[node.name] = (found[0], found[1] | own)
+                grew = True
+    plain = {n.name for n in new if reached(n) is None}  # a name another class of its own has too: neither
+    return {name: heir for name, heir in heirs.items() if name not in plain}
 
 
 class _Plain(ast.NodeTransformer):
@@ -1086,9 +1164,9 @@ class _Walk:
             return None
         head, _, last = text.rpartition(".")
         members = self.data.members or {}
-        if head and (last in self.data.names or last in members):
-            return last
         owner = head.rpartition(".")[2]
+        if head and (last in self.data.names or last in members) and _test_module(owner):
+            return last  # ``tests.test_calc.CASES``; not ``myapp.urls.ROUTES``, the project's own
         if head and owner in members:
             return "%s.%s" % (owner, last)
         parts = text.split(".")  # ``"tests.test_tables.CASES"``: another test module, whole or an attribute of it
@@ -1103,6 +1181,7 @@ class _Walk:
         made = self._instance(node.value) if isinstance(node.value, ast.Name) else None
         prefix = made or _holder_name(node.value)
         name = self.owner if prefix in ("self", "cls") else prefix
+        per_test = made is not None or prefix == "self"  # an instance: what its setup binds is its own
         heir = self.heirs.get(name or "")
         through = made is not None  # an instance, or a subclass the candidate wrote
         if heir is not None and node.attr not in heir[1]:
@@ -1110,6 +1189,10 @@ class _Walk:
             through = True
         if through and not isinstance(node.ctx, ast.Load):
             return None  # set on the instance or the new subclass: the class's own is as it was
+        if isinstance(node.value, ast.Name) and made is not None and self._set_on(node.value, node.attr):
+            return None  # ``t.cases = list(t.cases)`` before: the instance's own list
+        if per_test and node.attr in (self.data.fresh or {}).get(name or "", ()):
+            return None  # made again for each test's instance by its ``__init__`` or setup
         modules = self.data.modules or {}
         if prefix in modules and node.attr in modules[prefix].names:
             return "%s.%s" % (prefix, node.attr)
@@ -1133,10 +1216,25 @@ class _Walk:
             if not isinstance(func, (ast.Name, ast.Attribute)):
                 return None
             holder = self._whole_holder(func)
-            if holder is None or not self._holds_data(holder):
-                return None
+            if holder is None or not self._holds_data(holder) or holder not in self.data.shared:
+                return None  # an instance holding copies of its class's values (``__init__``, a model)
             made.add(pyscan.dotted(func, calls=False))
         return made.pop() if len(made) == 1 else None
+
+    def _set_on(self, name: ast.Name, attr: str) -> bool:
+        """Whether the scope binding ``name`` sets its attribute ``attr`` anywhere (``t.cases =
+        ...``): from there on it is the instance's own, read before or after alike."""
+        scope, _ = self.scopes.scope(name)
+        body: list[ast.AST] = list(self.scopes.roots) if scope is None else [scope]
+        return any(
+            isinstance(n, ast.Attribute)
+            and n.attr == attr
+            and isinstance(n.ctx, ast.Store)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == name.id
+            for stmt in body
+            for n in ast.walk(stmt)
+        )
 
     def _holds_data(self, holder: str) -> bool:
         """Whether ``holder`` (``_whole_holder``'s) is a test class with data of its own, or a test

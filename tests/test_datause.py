@@ -49,6 +49,52 @@ def test_a_subclass_in_the_baseline_holds_its_bases_data() -> None:
     assert _found("def test_a():\n    assert TestOwn.cases is None\n", baseline=data) == []
 
 
+#: A baseline of classes whose instances hold values of their own: a helper made by its
+#: ``__init__``, a model of a library's that copies its defaults, a unittest class's setup.
+OWN = BASELINE + (
+    "\n\nclass TestThing:\n    __test__ = False\n    items = []\n\n"
+    "    def __init__(self):\n        self.items = []\n\n\n"
+    "class TestModel(BaseModel):\n    tags = []\n\n\n"
+    "class TestUsers(unittest.TestCase):\n    created = []\n    CASES = [1]\n\n"
+    "    def setUp(self):\n        self.created = []\n        self.cases = self.CASES\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "owner", "found"),
+    [
+        # values the instance holds of its own: made by __init__ or a model, set by the test
+        ("def test_a():\n    t = TestThing()\n    t.items.append(1)\n", None, []),
+        ("def test_a():\n    m = TestModel()\n    m.tags.append('t')\n", None, []),
+        ("def test_a():\n    t = TestTable()\n    t.cases = list(t.cases)\n    t.cases.sort()\n", None, []),
+        ("class _K(TestTable):\n    pass\n\n\n_K.cases = [(1, 2)]\n_K.cases.append((3, 6))\n", None, []),
+        # what each test's setup makes again is its instance's; an alias of the class's is not
+        ("class TestUsers:\n    def test_b(self):\n        self.created.append(1)\n", "TestUsers", []),
+        ("class TestUsers:\n    def test_b(self):\n        self.CASES.pop()\n", "TestUsers", [(3, "self.CASES")]),
+        # two new classes of one name, one deriving from a test class: neither is followed
+        (
+            "def test_a():\n    class Fake(TestTable):\n        pass\n\n\n"
+            "def test_b():\n    class Fake:\n        cases = []\n\n    Fake.cases.append(1)\n",
+            None,
+            [],
+        ),
+        # the project's table of the same name, patched by its module's name
+        ("def test_a(module_mocker):\n    module_mocker.patch('myapp.urls.CASES', [])\n", None, []),
+    ],
+)
+def test_what_an_instance_or_a_new_subclass_holds_of_its_own(
+    source: str, owner: str | None, found: list[tuple[int, str]]
+) -> None:
+    """A class's data is followed through its instances and new subclasses only where they
+    share it: a helper's ``__init__`` or a pydantic model copies its defaults, a unittest setup
+    makes ``self.created`` again for each test, an attribute set on the instance or subclass is
+    its own -- each REJECTED when an instance's list was taken for its class's."""
+    data = datause.module_data(ast.parse(OWN))
+    assert data.shared >= {"TestTable", "TestUsers"} and not data.shared & {"TestThing", "TestModel"}
+    assert (data.fresh or {})["TestUsers"] == {"created"}
+    assert _found(source, owner, baseline=data) == found
+
+
 def test_pytest_mocks_wider_fixtures_are_undone_after_the_existing_tests() -> None:
     """pytest-mock's ``module_mocker`` (``session_mocker``...) undoes its patches when its module
     ends, whatever the test does with what it hands back (a mock: entered, or its ``stop``);
