@@ -323,17 +323,6 @@ def _test_module(name: str) -> bool:
     return name.startswith("test") or name.endswith("_test")
 
 
-def _set_on_class(nodes: Sequence[ast.AST], name: str) -> set[str]:
-    """The attributes ``nodes`` set on the class ``name`` (``_K.cases = [...]``): its own from
-    there on, whatever its bases hold."""
-    return {
-        t.attr
-        for node in nodes
-        for t in ast.walk(node)
-        if isinstance(t, ast.Attribute) and isinstance(t.ctx, ast.Store) and pyscan.dotted(t.value) == name
-    }
-
-
 def _heirs(nodes: Sequence[ast.AST], data: Data) -> dict[str, tuple[str, frozenset[str]]]:
     """The classes ``nodes`` define deriving, directly or through each other, from an existing
     class with data: each one's name, that class and what the new one binds itself. Its
@@ -359,7 +348,7 @@ def _heirs(nodes: Sequence[ast.AST], data: Data) -> dict[str, tuple[str, frozens
         for node in (n for n in new if n.name not in heirs):
             found = reached(node)
             if found is not None:
-                own = {name for s in node.body for name in _bound_by(s)} | _set_on_class(nodes, node.name)
+                own = {name for s in node.body for name in _bound_by(s)}
                 heirs[node.name] = (found[0], found[1] | own)
                 grew = True
     plain = {n.name for n in new if reached(n) is None}  # a name another class of its own has too: neither
@@ -1189,8 +1178,8 @@ class _Walk:
             through = True
         if through and not isinstance(node.ctx, ast.Load):
             return None  # set on the instance or the new subclass: the class's own is as it was
-        if isinstance(node.value, ast.Name) and made is not None and self._set_on(node.value, node.attr):
-            return None  # ``t.cases = list(t.cases)`` before: the instance's own list
+        if through and isinstance(node.value, ast.Name) and self._set_before(node.value, node.attr):
+            return None  # ``t.cases = list(t.cases)`` before it: the instance's (the subclass's) own
         if per_test and node.attr in (self.data.fresh or {}).get(name or "", ()):
             return None  # made again for each test's instance by its ``__init__`` or setup
         modules = self.data.modules or {}
@@ -1221,9 +1210,10 @@ class _Walk:
             made.add(pyscan.dotted(func, calls=False))
         return made.pop() if len(made) == 1 else None
 
-    def _set_on(self, name: ast.Name, attr: str) -> bool:
-        """Whether the scope binding ``name`` sets its attribute ``attr`` anywhere (``t.cases =
-        ...``): from there on it is the instance's own, read before or after alike."""
+    def _set_before(self, name: ast.Name, attr: str) -> bool:
+        """Whether the scope binding ``name`` sets its attribute ``attr`` (``t.cases = ...``)
+        on a line before ``name``'s use: from there on it is the instance's (or the new
+        subclass's) own -- a change before it (``t.cases.pop(); t.cases = []``) is the class's."""
         scope, _ = self.scopes.scope(name)
         body: list[ast.AST] = list(self.scopes.roots) if scope is None else [scope]
         return any(
@@ -1232,6 +1222,7 @@ class _Walk:
             and isinstance(n.ctx, ast.Store)
             and isinstance(n.value, ast.Name)
             and n.value.id == name.id
+            and n.lineno < name.lineno
             for stmt in body
             for n in ast.walk(stmt)
         )

@@ -68,6 +68,8 @@ OWN = BASELINE + (
         ("def test_a():\n    m = TestModel()\n    m.tags.append('t')\n", None, []),
         ("def test_a():\n    t = TestTable()\n    t.cases = list(t.cases)\n    t.cases.sort()\n", None, []),
         ("class _K(TestTable):\n    pass\n\n\n_K.cases = [(1, 2)]\n_K.cases.append((3, 6))\n", None, []),
+        ("def test_a():\n    t = TestTable()\n    t.cases.pop()\n    t.cases = []\n", None, [(3, "TestTable.cases")]),
+        ("class _K(TestTable):\n    pass\n\n\n_K.cases.pop()\n_K.cases = []\n", None, [(5, "TestTable.cases")]),
         # what each test's setup makes again is its instance's; an alias of the class's is not
         ("class TestUsers:\n    def test_b(self):\n        self.created.append(1)\n", "TestUsers", []),
         ("class TestUsers:\n    def test_b(self):\n        self.CASES.pop()\n", "TestUsers", [(3, "self.CASES")]),
