@@ -154,7 +154,8 @@ def module_data(tree: ast.Module) -> Data:
     tables = _tables(level, frozenset(), makers) - imported  # ``os.environ[...] = ...``: a module's
     classes = [c for c in tree.body if isinstance(c, ast.ClassDef)]
     members = {c.name: _tables([s for s in c.body if not isinstance(s, _DEFS)], tables, makers) for c in classes}
-    fresh = {c.name: _fresh(c) for c in classes}
+    unittest = _unittest(classes)
+    fresh = {c.name: _fresh(c, c.name in unittest) for c in classes}
     loose = frozenset(pyscan.bindings(level)) - tables
     members = _inherited(classes, members, lambda c: {name for s in c.body for name in _bound_by(s)})
     return Data(
@@ -163,7 +164,7 @@ def module_data(tree: ast.Module) -> Data:
         members,
         readers,
         loose,
-        fresh=_inherited(classes, fresh, lambda c: set()),
+        fresh=_inherited(classes, fresh, lambda c: _own_setup(c, fresh)),
         shared=_shared(classes),
     )
 
@@ -186,41 +187,86 @@ def _inherited(
     return held
 
 
-#: The methods whose ``self.X = ...`` makes ``X`` each test instance's own.
-_SETUPS = frozenset({"__init__", "setUp", "setup_method", "setup"})
+#: The methods pytest runs before each test of any class, and unittest's (its ``TestCase``'s).
+_SETUPS = frozenset({"setup_method"})
+_UNITTEST_SETUPS = frozenset({"setUp", "__init__"})
+#: Decorators and bases (by their last name) of classes that copy their defaults into each
+#: instance: a dataclass, an attrs class, a pydantic model or settings.
+_COPIERS = frozenset(
+    {"dataclass", "s", "attrs", "define", "frozen", "mutable", "BaseModel", "BaseSettings", "RootModel"}
+)
 
 
-def _fresh(node: ast.ClassDef) -> frozenset[str]:
-    """The names ``node``'s ``__init__`` or xunit setup binds on ``self`` to a new container
-    (``self.created = []``, ``self.cases = list(self.cases)``): a test's ``self.created`` is its
-    instance's, made again for every test -- not an alias of the class's (``self.cases = self.CASES``)."""
-    found = set()
-    for method in (m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))):
-        if method.name not in _SETUPS:
-            continue
-        for sub in (n for n in ast.walk(method) if isinstance(n, (ast.Assign, ast.AnnAssign))):
-            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
-            if _container(sub.value, frozenset(), frozenset()):
-                found |= {t.attr for t in targets if isinstance(t, ast.Attribute) and pyscan.dotted(t.value) == "self"}
-    return frozenset(found)
+def _own_setup(node: ast.ClassDef, fresh: Mapping[str, frozenset[str]]) -> set[str]:
+    """Every name any class's setup makes fresh, where ``node`` has a setup of its own (which
+    may not call its base's); none otherwise."""
+    own = any(isinstance(m, _DEFS) and m.name in _SETUPS | _UNITTEST_SETUPS for m in node.body)
+    return {name for names in fresh.values() for name in names} if own else set()
 
 
-def _shared(classes: Sequence[ast.ClassDef]) -> frozenset[str]:
-    """The classes whose instances share the class's attributes as they are: no ``__init__`` or
-    decorator of their own (a dataclass, an attrs class copy their defaults), and no base but
-    the module's own such classes, ``object`` or a ``TestCase`` (a pydantic model copies them)."""
+def _unittest(classes: Sequence[ast.ClassDef]) -> set[str]:
+    """The classes deriving from a ``TestCase``, directly or through the module's classes."""
     found: set[str] = set()
     grew = True
     while grew:
         grew = False
-        for node in (c for c in classes if c.name not in found and not c.decorator_list):
-            if any(isinstance(m, _DEFS) and m.name == "__init__" for m in node.body):
-                continue
+        for node in (c for c in classes if c.name not in found):
             bases = [pyscan.dotted(b, calls=False) or "" for b in node.bases]
-            if all(b in found or b.rpartition(".")[2] == "object" or b.endswith("TestCase") for b in bases):
+            if any(b.endswith("TestCase") or b in found for b in bases):
                 found.add(node.name)
                 grew = True
+    return found
+
+
+def _fresh(node: ast.ClassDef, unittest: bool) -> frozenset[str]:
+    """The names the setup run before each of ``node``'s tests (``setup_method``; a
+    ``TestCase``'s ``setUp`` and ``__init__``) binds on ``self`` to a new container of literals
+    (``self.created = []``): each test's instance holds its own. Not a copy of the class's
+    (``list(self.cases)``: its items are the class's) nor an alias of it (``self.CASES``)."""
+    found = set()
+    names = _SETUPS | (_UNITTEST_SETUPS if unittest else frozenset())
+    for method in (m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        if method.name not in names:
+            continue
+        for sub in (n for n in ast.walk(method) if isinstance(n, (ast.Assign, ast.AnnAssign))):
+            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+            if sub.value is not None and _new_container(sub.value):
+                found |= {t.attr for t in targets if isinstance(t, ast.Attribute) and pyscan.dotted(t.value) == "self"}
     return frozenset(found)
+
+
+def _new_container(value: ast.expr) -> bool:
+    """A display of literals, or a container's constructor given nothing or literals."""
+    parts = (
+        value.args if isinstance(value, ast.Call) and pyscan.dotted(value.func, calls=False) in CONTAINERS else [value]
+    )
+    if isinstance(value, ast.Call) and parts is not value.args:
+        return False
+    literal = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Constant, ast.UnaryOp, ast.expr_context, ast.unaryop)
+    return all(isinstance(n, literal) for part in parts for n in ast.walk(part)) and (
+        isinstance(value, (ast.Call, ast.List, ast.Set, ast.Dict))
+    )
+
+
+def _shared(classes: Sequence[ast.ClassDef]) -> frozenset[str]:
+    """The classes whose instances share the class's attributes as they are: all but one with
+    an ``__init__`` of its own, or made by a library that copies its defaults into each instance
+    (``_COPIERS``: a dataclass, an attrs class, a pydantic model), or deriving from one of the
+    module's that is."""
+    copying: set[str] = set()
+    grew = True
+    while grew:
+        grew = False
+        for node in (c for c in classes if c.name not in copying):
+            marks = [
+                pyscan.dotted(d.func if isinstance(d, ast.Call) else d, calls=False) or "" for d in node.decorator_list
+            ]
+            bases = [pyscan.dotted(b, calls=False) or "" for b in node.bases]
+            own_init = any(isinstance(m, _DEFS) and m.name == "__init__" for m in node.body)
+            if own_init or any(n.rpartition(".")[2] in _COPIERS or n in copying for n in [*marks, *bases]):
+                copying.add(node.name)
+                grew = True
+    return frozenset(c.name for c in classes if c.name not in copying)
 
 
 def _makes_container(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -351,8 +397,7 @@ def _heirs(nodes: Sequence[ast.AST], data: Data) -> dict[str, tuple[str, frozens
                 own = {name for s in node.body for name in _bound_by(s)}
                 heirs[node.name] = (found[0], found[1] | own)
                 grew = True
-    plain = {n.name for n in new if reached(n) is None}  # a name another class of its own has too: neither
-    return {name: heir for name, heir in heirs.items() if name not in plain}
+    return heirs
 
 
 class _Plain(ast.NodeTransformer):
@@ -1170,7 +1215,7 @@ class _Walk:
         made = self._instance(node.value) if isinstance(node.value, ast.Name) else None
         prefix = made or _holder_name(node.value)
         name = self.owner if prefix in ("self", "cls") else prefix
-        per_test = made is not None or prefix == "self"  # an instance: what its setup binds is its own
+        per_test = isinstance(node.value, ast.Name) and node.value.id == "self"  # not ``type(self)``
         heir = self.heirs.get(name or "")
         through = made is not None  # an instance, or a subclass the candidate wrote
         if heir is not None and node.attr not in heir[1]:
@@ -1211,21 +1256,33 @@ class _Walk:
         return made.pop() if len(made) == 1 else None
 
     def _set_before(self, name: ast.Name, attr: str) -> bool:
-        """Whether the scope binding ``name`` sets its attribute ``attr`` (``t.cases = ...``)
-        on a line before ``name``'s use: from there on it is the instance's (or the new
-        subclass's) own -- a change before it (``t.cases.pop(); t.cases = []``) is the class's."""
+        """Whether a statement of the scope binding ``name`` -- in its body itself, not under an
+        ``if`` or in a nested function -- sets its attribute ``attr`` (``t.cases = ...``) after
+        the name's last binding and before this use: from there on it is the instance's (or the
+        new subclass's) own. A change before it (``t.cases.pop(); t.cases = []``) is the class's."""
         scope, _ = self.scopes.scope(name)
-        body: list[ast.AST] = list(self.scopes.roots) if scope is None else [scope]
-        return any(
-            isinstance(n, ast.Attribute)
-            and n.attr == attr
-            and isinstance(n.ctx, ast.Store)
-            and isinstance(n.value, ast.Name)
-            and n.value.id == name.id
-            and n.lineno < name.lineno
-            for stmt in body
-            for n in ast.walk(stmt)
+        body = self.scopes.roots if scope is None else getattr(scope, "body", [])
+        bound = max(
+            (getattr(b.node, "lineno", 0) for b in self._bound(name) if getattr(b.node, "lineno", 0) <= name.lineno),
+            default=0,
         )
+        for stmt in body if isinstance(body, list) else []:
+            targets = (
+                stmt.targets
+                if isinstance(stmt, ast.Assign)
+                else [stmt.target]
+                if isinstance(stmt, ast.AnnAssign)
+                else []
+            )
+            if bound < stmt.lineno < name.lineno and any(
+                isinstance(t, ast.Attribute)
+                and t.attr == attr
+                and isinstance(t.value, ast.Name)
+                and t.value.id == name.id
+                for t in targets
+            ):
+                return True
+        return False
 
     def _holds_data(self, holder: str) -> bool:
         """Whether ``holder`` (``_whole_holder``'s) is a test class with data of its own, or a test

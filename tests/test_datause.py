@@ -57,6 +57,13 @@ OWN = BASELINE + (
     "class TestModel(BaseModel):\n    tags = []\n\n\n"
     "class TestUsers(unittest.TestCase):\n    created = []\n    CASES = [1]\n\n"
     "    def setUp(self):\n        self.created = []\n        self.cases = self.CASES\n"
+    # a marked test class; setups whose names are no test's own: a copy of the class's list, a
+    # plain class's setUp (pytest never runs it), a subclass's own setUp (not calling its base's)
+    "\n\n@pytest.mark.slow\nclass TestMarked:\n    cases = [1]\n"
+    "\n\nclass TestCopy(unittest.TestCase):\n    cases = [1]\n\n"
+    "    def setUp(self):\n        self.cases = list(self.cases)\n"
+    "\n\nclass TestPlain:\n    created = []\n\n    def setUp(self):\n        self.created = []\n"
+    "\n\nclass TestMore(TestUsers):\n    def setUp(self):\n        pass\n"
 )
 
 
@@ -73,12 +80,35 @@ OWN = BASELINE + (
         # what each test's setup makes again is its instance's; an alias of the class's is not
         ("class TestUsers:\n    def test_b(self):\n        self.created.append(1)\n", "TestUsers", []),
         ("class TestUsers:\n    def test_b(self):\n        self.CASES.pop()\n", "TestUsers", [(3, "self.CASES")]),
-        # two new classes of one name, one deriving from a test class: neither is followed
+        # a dummy class of the same name does not hide a new subclass (a review's probe)
         (
-            "def test_a():\n    class Fake(TestTable):\n        pass\n\n\n"
-            "def test_b():\n    class Fake:\n        cases = []\n\n    Fake.cases.append(1)\n",
+            "class _K(TestTable):\n    pass\n\n\n_K.cases.pop()\n\n\ndef _h():\n    class _K:\n        pass\n",
             None,
-            [],
+            [(5, "TestTable.cases")],
+        ),
+        # a third review's probes, each CERTIFIED or clean before: not the instance's own
+        ("def test_a():\n    t = TestMarked()\n    t.cases.pop()\n", None, [(3, "TestMarked.cases")]),
+        (
+            "class TestUsers:\n    def test_b(self):\n        type(self).created.pop()\n",
+            "TestUsers",
+            [(3, "self.created")],
+        ),
+        ("class TestCopy:\n    def test_b(self):\n        self.cases.pop()\n", "TestCopy", [(3, "self.cases")]),
+        (
+            "class TestPlain:\n    def test_b(self):\n        self.created.append(1)\n",
+            "TestPlain",
+            [(3, "self.created")],
+        ),
+        ("class TestMore:\n    def test_b(self):\n        self.created.append(1)\n", "TestMore", [(3, "self.created")]),
+        (
+            "def test_a():\n    t = TestTable()\n    if 0:\n        t.cases = []\n    t.cases.pop()\n",
+            None,
+            [(5, "TestTable.cases")],
+        ),
+        (
+            "def test_a():\n    t = TestTable()\n    t.cases = []\n    t = TestTable()\n    t.cases.pop()\n",
+            None,
+            [(5, "TestTable.cases")],
         ),
         # the project's table of the same name, patched by its module's name
         ("def test_a(module_mocker):\n    module_mocker.patch('myapp.urls.CASES', [])\n", None, []),
@@ -92,8 +122,9 @@ def test_what_an_instance_or_a_new_subclass_holds_of_its_own(
     makes ``self.created`` again for each test, an attribute set on the instance or subclass is
     its own -- each REJECTED when an instance's list was taken for its class's."""
     data = datause.module_data(ast.parse(OWN))
-    assert data.shared >= {"TestTable", "TestUsers"} and not data.shared & {"TestThing", "TestModel"}
-    assert (data.fresh or {})["TestUsers"] == {"created"}
+    assert data.shared >= {"TestTable", "TestUsers", "TestMarked"} and not data.shared & {"TestThing", "TestModel"}
+    fresh = data.fresh or {}
+    assert fresh["TestUsers"] == {"created"} and not (fresh["TestCopy"] or fresh["TestPlain"] or fresh["TestMore"])
     assert _found(source, owner, baseline=data) == found
 
 
