@@ -198,10 +198,16 @@ _COPIERS = frozenset(
 
 
 def _own_setup(node: ast.ClassDef, fresh: Mapping[str, frozenset[str]]) -> set[str]:
-    """Every name any class's setup makes fresh, where ``node`` has a setup of its own (which
-    may not call its base's); none otherwise."""
-    own = any(isinstance(m, _DEFS) and m.name in _SETUPS | _UNITTEST_SETUPS for m in node.body)
-    return {name for names in fresh.values() for name in names} if own else set()
+    """Every name any class's setup makes fresh, where ``node`` has a setup of its own that does
+    not call its base's; none otherwise."""
+    setups = [m for m in node.body if isinstance(m, _DEFS) and m.name in _SETUPS | _UNITTEST_SETUPS]
+    calls_base = all(
+        any(
+            isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == m.name for c in ast.walk(m)
+        )
+        for m in setups
+    )  # ``super().setUp()``, ``Base.setUp(self)``
+    return set() if calls_base else {name for names in fresh.values() for name in names}
 
 
 def _unittest(classes: Sequence[ast.ClassDef]) -> set[str]:
@@ -235,16 +241,26 @@ def _fresh(node: ast.ClassDef, unittest: bool) -> frozenset[str]:
     return frozenset(found)
 
 
+#: What a new container of literals holds: literals, and the builtin types a ``defaultdict`` is given.
+_LITERAL = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Constant, ast.UnaryOp, ast.expr_context, ast.unaryop)
+_TYPES_GIVEN = frozenset({"list", "dict", "set", "int", "float", "str", "bool", "tuple"})
+
+
 def _new_container(value: ast.expr) -> bool:
-    """A display of literals, or a container's constructor given nothing or literals."""
-    parts = (
-        value.args if isinstance(value, ast.Call) and pyscan.dotted(value.func, calls=False) in CONTAINERS else [value]
-    )
-    if isinstance(value, ast.Call) and parts is not value.args:
+    """A display of literals, or a container's constructor given nothing or literals
+    (``defaultdict(list)``): nothing in it is another object's, the class's list among them."""
+    if isinstance(value, ast.Call):
+        if pyscan.dotted(value.func, calls=False) not in CONTAINERS:
+            return False
+        parts = [*value.args, *(k.value for k in value.keywords)]
+    elif isinstance(value, (ast.List, ast.Set, ast.Dict)):
+        parts = [value]
+    else:
         return False
-    literal = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Constant, ast.UnaryOp, ast.expr_context, ast.unaryop)
-    return all(isinstance(n, literal) for part in parts for n in ast.walk(part)) and (
-        isinstance(value, (ast.Call, ast.List, ast.Set, ast.Dict))
+    return all(
+        isinstance(n, _LITERAL) or (isinstance(n, ast.Name) and n.id in _TYPES_GIVEN)
+        for part in parts
+        for n in ast.walk(part)
     )
 
 
@@ -1213,9 +1229,9 @@ class _Walk:
         existing class's -- or of a class the candidate derived from one (``heirs``), where the
         subclass does not bind ``X`` itself; None otherwise."""
         made = self._instance(node.value) if isinstance(node.value, ast.Name) else None
-        prefix = made or _holder_name(node.value)
-        name = self.owner if prefix in ("self", "cls") else prefix
-        per_test = isinstance(node.value, ast.Name) and node.value.id == "self"  # not ``type(self)``
+        per_test = isinstance(node.value, ast.Name) and self._selfish(node.value, set())  # not ``type(self)``
+        prefix = "self" if per_test else made or _holder_name(node.value)
+        name = self.owner if prefix in ("self", "cls", "super") else prefix
         heir = self.heirs.get(name or "")
         through = made is not None  # an instance, or a subclass the candidate wrote
         if heir is not None and node.attr not in heir[1]:
@@ -1236,6 +1252,34 @@ class _Walk:
         if name is not None and node.attr in (self.data.members or {}).get(name, ()):
             return "%s.%s" % (prefix, node.attr)
         return None
+
+    def _selfish(self, name: ast.Name, seen: set[int]) -> bool:
+        """Whether ``name`` is the instance a method of a class runs on: ``self``, the method's
+        first parameter by any name (``def test_x(this)``), or a name every binding of which is
+        one (``s = self``) -- ``s.cases.pop()`` trimmed the class's list, CERTIFIED."""
+        if name.id == "self":
+            return True
+        bindings = self._bound(name)
+        if not bindings or id(name) in seen:
+            return False
+        seen.add(id(name))
+        for binding in bindings:
+            up = self.scopes.up.get(id(binding.node))
+            if isinstance(binding.node, ast.arg) and isinstance(up, ast.arguments):
+                function = self.scopes.up.get(id(up))
+                holder = self.scopes.up.get(id(function))
+                method = isinstance(holder, ast.ClassDef) or (holder is None and self.owner is not None)
+                if not (method and [*up.posonlyargs, *up.args][:1] == [binding.node]):
+                    return False
+                if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    pyscan.dotted(d, calls=False) == "staticmethod" for d in function.decorator_list
+                ):
+                    return False
+                continue
+            value = _bound_value(binding, up)
+            if not (isinstance(value, ast.Name) and self._selfish(value, seen)):
+                return False
+        return True
 
     def _instance(self, name: ast.Name) -> str | None:
         """The class every binding of ``name`` makes a new instance of (``t = TestTable()``, a
@@ -1262,10 +1306,8 @@ class _Walk:
         new subclass's) own. A change before it (``t.cases.pop(); t.cases = []``) is the class's."""
         scope, _ = self.scopes.scope(name)
         body = self.scopes.roots if scope is None else getattr(scope, "body", [])
-        bound = max(
-            (getattr(b.node, "lineno", 0) for b in self._bound(name) if getattr(b.node, "lineno", 0) <= name.lineno),
-            default=0,
-        )
+        here = (name.lineno, name.col_offset)
+        bound = max((_at(b.node) for b in self._bound(name) if _at(b.node) <= here), default=(0, 0))
         for stmt in body if isinstance(body, list) else []:
             targets = (
                 stmt.targets
@@ -1274,7 +1316,7 @@ class _Walk:
                 if isinstance(stmt, ast.AnnAssign)
                 else []
             )
-            if bound < stmt.lineno < name.lineno and any(
+            if bound < _at(stmt) < here and any(
                 isinstance(t, ast.Attribute)
                 and t.attr == attr
                 and isinstance(t.value, ast.Name)
@@ -1577,10 +1619,17 @@ def _getattr(call: ast.Call) -> ast.Attribute | None:
     return ast.copy_location(ast.Attribute(call.args[0], key.value, ast.Load()), call)
 
 
+def _at(node: ast.AST) -> tuple[int, int]:
+    """Where ``node`` starts: line, then column (two statements on one line: ``t = X(); t.a = []``)."""
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
 def _holder_name(expr: ast.expr) -> str:
     """The dotted name of what holds an attribute, the instance's class spelled as the instance
     (``type(self)``, ``self.__class__`` as ``self``), a new instance as its class
-    (``TestTable().cases`` is the class's list); "" for anything else."""
+    (``TestTable().cases`` is the class's list, also named by a walrus); "" for anything else."""
+    if isinstance(expr, ast.NamedExpr):
+        expr = expr.value
     if isinstance(expr, ast.Call) and pyscan.dotted(expr.func, calls=False) == "type" and len(expr.args) == 1:
         expr = expr.args[0]
     if isinstance(expr, ast.Call):

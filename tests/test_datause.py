@@ -64,6 +64,7 @@ OWN = BASELINE + (
     "    def setUp(self):\n        self.cases = list(self.cases)\n"
     "\n\nclass TestPlain:\n    created = []\n\n    def setUp(self):\n        self.created = []\n"
     "\n\nclass TestMore(TestUsers):\n    def setUp(self):\n        pass\n"
+    "\n\nclass TestAgain(TestUsers):\n    def setUp(self):\n        super().setUp()\n"
 )
 
 
@@ -80,6 +81,23 @@ OWN = BASELINE + (
         # what each test's setup makes again is its instance's; an alias of the class's is not
         ("class TestUsers:\n    def test_b(self):\n        self.created.append(1)\n", "TestUsers", []),
         ("class TestUsers:\n    def test_b(self):\n        self.CASES.pop()\n", "TestUsers", [(3, "self.CASES")]),
+        # the instance a method runs on by another name, the class's data through super() (a fourth
+        # review's probes; ``s = self`` CERTIFIED)
+        (
+            "class TestTable:\n    def test_a(self):\n        s = self\n        s.cases.pop()\n",
+            "TestTable",
+            [(4, "self.cases")],
+        ),
+        ("class TestTable:\n    def test_a(this):\n        this.cases.pop()\n", "TestTable", [(3, "self.cases")]),
+        (
+            "class TestUsers:\n    def test_a(self):\n        super().created.pop()\n",
+            "TestUsers",
+            [(3, "super.created")],
+        ),
+        ("class TestUsers:\n    def test_a(this):\n        this.created.append(1)\n", "TestUsers", []),
+        ("class TestAgain:\n    def test_a(self):\n        self.created.append(1)\n", "TestAgain", []),
+        ("def test_a():\n    t = TestTable(); t.cases = []; t.cases.pop()\n", None, []),
+        ("class TestTable:\n    @staticmethod\n    def helper(s):\n        s.cases.pop()\n", "TestTable", []),
         # a dummy class of the same name does not hide a new subclass (a review's probe)
         (
             "class _K(TestTable):\n    pass\n\n\n_K.cases.pop()\n\n\ndef _h():\n    class _K:\n        pass\n",
@@ -126,6 +144,23 @@ def test_what_an_instance_or_a_new_subclass_holds_of_its_own(
     fresh = data.fresh or {}
     assert fresh["TestUsers"] == {"created"} and not (fresh["TestCopy"] or fresh["TestPlain"] or fresh["TestMore"])
     assert _found(source, owner, baseline=data) == found
+
+
+def test_a_setup_makes_fresh_only_a_new_container_of_literals() -> None:
+    """What ``setup_method`` binds on ``self`` is each test's own only where nothing in it is
+    another object's: not a copy of the class's list, nor a dict holding it by a keyword."""
+    bound = {
+        "a": "[]",
+        "b": "defaultdict(list)",
+        "c": "{'k': (1, -2)}",
+        "d": "list(self.cases)",
+        "e": "dict(k=self.cases)",
+        "f": "[*CASES]",
+        "g": "self.CASES",
+    }
+    body = "".join("        self.%s = %s\n" % item for item in bound.items())
+    data = datause.module_data(ast.parse("class TestT:\n    cases = [1]\n\n    def setup_method(self):\n" + body))
+    assert (data.fresh or {})["TestT"] == {"a", "b", "c"}
 
 
 def test_pytest_mocks_wider_fixtures_are_undone_after_the_existing_tests() -> None:
@@ -696,7 +731,8 @@ def test_a_patch_of_the_tests_data_that_nothing_undoes(source: str, found: list[
     [
         # held where the check does not follow it: bound, put in a container, handed back
         ("K = TestTable\nK.cases.pop()\n", [(1, "TestTable")]),
-        ("(K := TestTable).cases.clear()\n", [(1, "TestTable")]),
+        ("(K := TestTable).cases.clear()\n", [(1, "TestTable.cases"), (1, "TestTable")]),
+        ("(_t := TestTable()).cases.clear()\n", [(1, "TestTable.cases")]),
         ("def test_a():\n    k = TestTable\n    k.cases = []\n", [(2, "TestTable")]),
         ("for K in [TestTable]:\n    K.cases.pop()\n", [(1, "TestTable")]),
         ("def _k():\n    return TestTable\n\n\n_k().cases.pop()\n", [(2, "TestTable")]),
