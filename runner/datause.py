@@ -210,18 +210,24 @@ def _own_setup(node: ast.ClassDef, fresh: Mapping[str, frozenset[str]]) -> set[s
     return set() if calls_base else {name for names in fresh.values() for name in names}
 
 
-def _unittest(classes: Sequence[ast.ClassDef]) -> set[str]:
-    """The classes deriving from a ``TestCase``, directly or through the module's classes."""
+def _derived(classes: Sequence[ast.ClassDef], direct: Callable[[ast.ClassDef, list[str]], bool]) -> set[str]:
+    """The classes ``direct`` says so of (given each one's base names), and those deriving from
+    one of them through the module's classes."""
     found: set[str] = set()
     grew = True
     while grew:
         grew = False
         for node in (c for c in classes if c.name not in found):
             bases = [pyscan.dotted(b, calls=False) or "" for b in node.bases]
-            if any(b.endswith("TestCase") or b in found for b in bases):
+            if direct(node, bases) or any(b in found for b in bases):
                 found.add(node.name)
                 grew = True
     return found
+
+
+def _unittest(classes: Sequence[ast.ClassDef]) -> set[str]:
+    """The classes deriving from a ``TestCase``, directly or through the module's classes."""
+    return _derived(classes, lambda node, bases: any(b.endswith("TestCase") for b in bases))
 
 
 def _fresh(node: ast.ClassDef, unittest: bool) -> frozenset[str]:
@@ -269,19 +275,15 @@ def _shared(classes: Sequence[ast.ClassDef]) -> frozenset[str]:
     an ``__init__`` of its own, or made by a library that copies its defaults into each instance
     (``_COPIERS``: a dataclass, an attrs class, a pydantic model), or deriving from one of the
     module's that is."""
-    copying: set[str] = set()
-    grew = True
-    while grew:
-        grew = False
-        for node in (c for c in classes if c.name not in copying):
-            marks = [
-                pyscan.dotted(d.func if isinstance(d, ast.Call) else d, calls=False) or "" for d in node.decorator_list
-            ]
-            bases = [pyscan.dotted(b, calls=False) or "" for b in node.bases]
-            own_init = any(isinstance(m, _DEFS) and m.name == "__init__" for m in node.body)
-            if own_init or any(n.rpartition(".")[2] in _COPIERS or n in copying for n in [*marks, *bases]):
-                copying.add(node.name)
-                grew = True
+
+    def copies(node: ast.ClassDef, bases: list[str]) -> bool:
+        marks = [
+            pyscan.dotted(d.func if isinstance(d, ast.Call) else d, calls=False) or "" for d in node.decorator_list
+        ]
+        own_init = any(isinstance(m, _DEFS) and m.name == "__init__" for m in node.body)
+        return own_init or any(n.rpartition(".")[2] in _COPIERS for n in [*marks, *bases])
+
+    copying = _derived(classes, copies)
     return frozenset(c.name for c in classes if c.name not in copying)
 
 
