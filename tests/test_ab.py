@@ -148,7 +148,8 @@ def test_a_run_is_judged_again_when_what_it_judged_changed(
 ) -> None:
     """Resuming reuses a run only for what it judged: a candidate derived otherwise since (another
     tree), or a run written before runs said what they judged, is judged again; the rest is not.
-    A corrected case line judges every candidate of the case again."""
+    A corrected case line is what no run judged: the case is built again and every candidate
+    judged (checked on the keys: judging ten runs again shows nothing the two above do not)."""
     args, done, corpus_file = ab_run
     out = tmp_path / "ab"
     shutil.copytree(done, out)
@@ -169,13 +170,14 @@ def test_a_run_is_judged_again_when_what_it_judged_changed(
     orphan.parent.mkdir()
     orphan.write_text(json.dumps({**json.loads(stale.read_text()), "candidate": "no-longer-derived"}))
     assert len(harness.finished(out)) == 2 * 5 * 2
-    # the case line corrected (another test command): nothing of the case is reused
-    lines = [json.loads(line) for line in corpus_file.read_text().splitlines()]
-    lines[0]["test_command"] = [*lines[0]["test_command"], "-q"]
-    corpus_file = tmp_path / "corrected.jsonl"
-    corpus_file.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    assert main(["ab", "--corpus", str(corpus_file), "--out", str(out), "--cases", "calc-half", *args[-2:]]) == 0
-    assert capsys.readouterr().err.count("changed since its run: judged again") == 10
+    # the case line corrected (another test command): no run of the case judged what it asks
+    line = next(case for case in corpus.load(corpus_file) if case["id"] == "calc-half")
+    corrected = {**line, "test_command": [*line["test_command"], "-q"]}
+    marker, arms = runs / "candidates.json", harness.arms([], audit=False)
+    assert harness._done(out, line, False, marker, arms) and not harness._done(out, corrected, False, marker, arms)
+    judged = json.loads(marker.read_text())["judged"]
+    tree = {name: key.split(":")[0] for name, key in judged.items()}
+    assert all(harness._judged(corrected, False, tree[name]) != key for name, key in judged.items())
 
 
 def test_a_corpus_line_that_is_not_a_case_is_one_line_of_bad_input(

@@ -36,9 +36,9 @@ def _findings(doc: dict[str, Any]) -> dict[str, Any]:
 def test_a_parallel_baseline_run_finds_what_a_serial_one_finds(
     repo: Repo, tmp_path: pathlib.Path, schema: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    many = "import pytest\n\nfrom calc.ops import double\n\n\n@pytest.mark.parametrize('n', range(40))\n"
+    many = "import pytest\n\nfrom calc.ops import double\n\n\n@pytest.mark.parametrize('n', range(25))\n"
     many += "def test_double_many(n):\n    assert double(n) == 2 * n\n"
-    files = {**PKG, **{"tests/test_many_%d.py" % i: many for i in range(3)}}
+    files = {**PKG, **{"tests/test_many_%d.py" % i: many for i in range(2)}}
     base = repo.commit(files)
     cand = repo.commit(FIX)
     monkeypatch.setattr(parallel, "MIN_TESTS", 50)
