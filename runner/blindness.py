@@ -23,6 +23,7 @@ line sets, and answer with ``Finding`` records (a ``pyscan.Hit`` with its path).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import TypeAlias, Union
@@ -38,6 +39,13 @@ TRIVIAL: frozenset[object] = frozenset({0, 1, -1, "", b"", " ", "\t", "\n", "\r"
 
 #: Module names whose presence, in ``sys.modules`` or on the command line, means "under test".
 TEST_FRAMEWORKS = frozenset({"pytest", "_pytest", "py.test", "unittest", "nose", "nose2"})
+#: Modules only a pytest process imports: pytest's own dependencies and xdist's worker side
+#: (``"pluggy" in sys.modules`` tells a test run as well as ``"pytest"`` does).
+PYTEST_ONLY = frozenset({"pluggy", "iniconfig", "py", "xdist"})
+#: Test code by pytest's naming: a ``test``/``Test`` prefix (functions, classes, modules), a
+#: ``test``/``tests``/``testing`` part of a module path or file name, ``conftest``, a ``_test``
+#: suffix -- matched against the stack or ``sys.modules``, it asks whether tests are running.
+_TEST_CODE = re.compile(r"^test|(^|[./\\])(tests?|testing)($|[./\\_])|conftest|_tests?$", re.IGNORECASE)
 
 _COMPARISONS = frozenset({"__eq__", "__ne__", "__hash__"})
 #: Class-level calls that declare a field (attrs, dataclasses, pydantic, ORMs).
@@ -720,7 +728,32 @@ def special_cased_input(
 
 def _test_name(text: str) -> bool:
     lowered = text.lower()
-    return "pytest" in lowered or "py.test" in lowered or lowered.split(".")[0] in TEST_FRAMEWORKS
+    if "pytest" in lowered or "py.test" in lowered or _TEST_CODE.search(text):
+        return True
+    return lowered.split(".")[0] in TEST_FRAMEWORKS | PYTEST_ONLY
+
+
+def _outer_string(node: ast.Constant, parents: dict[int, ast.AST]) -> ast.expr | None:
+    """The string a literal is one part of, when the rest is not literal -- ``__package__ +
+    ".test"``, ``f"{root}.tests"`` -- matched as a whole; None when the literal stands alone
+    or the whole folds (``_folded`` reads it then)."""
+    outer: ast.expr = node
+    while True:
+        parent = parents.get(id(outer))
+        if (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add)) or isinstance(parent, ast.JoinedStr):
+            outer = parent
+        else:
+            break
+    return None if outer is node or _folded(outer) is not None else outer
+
+
+def _leads(part: ast.Constant, whole: ast.expr) -> bool:
+    """Whether ``part`` begins the string ``whole`` builds, or begins a new part of a dotted or
+    path-like name (``".test"``): only then does a test-code name in it name test code."""
+    first: ast.expr = whole
+    while isinstance(first, (ast.BinOp, ast.JoinedStr)):
+        first = first.left if isinstance(first, ast.BinOp) else first.values[0]
+    return first is part or (isinstance(part.value, str) and part.value[:1] in "./\\_")
 
 
 def _folded(node: ast.AST) -> str | None:
@@ -789,9 +822,14 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
     subscript, ``in``, ``startswith``); in one that reads ``sys.modules``, ``sys.argv``,
     ``sys.orig_argv``, ``__main__`` or the stack (``inspect.stack``, ``sys._getframe``,
     ``traceback.extract_stack``), a string naming a test framework (containing ``pytest`` or
-    ``py.test``, or ``unittest``/``nose`` and their submodules) used the same way -- ``"pytest"
-    in sys.modules``, ``sys.modules.get("_pytest")``, ``"pytest" in sys.argv[0]``, ``"pytest" in
-    frame.filename``; and ``sys._called_from_test`` (or the string ``"_called_from_test"``).
+    ``py.test``, or ``unittest``/``nose`` and their submodules), a module only pytest imports
+    (``PYTEST_ONLY``: ``pluggy``), or test code by pytest's naming (``_TEST_CODE``: ``test_``,
+    ``Test``, a ``tests`` module path part, ``conftest``) used the same way -- ``"pytest" in
+    sys.modules``, ``sys.modules.get("_pytest")``, ``"pytest" in sys.argv[0]``, ``"pytest" in
+    frame.filename``, ``frame.f_code.co_name.startswith("test_")``; and
+    ``sys._called_from_test`` (or the string ``"_called_from_test"``). A string built at run time
+    with a literal part counts by that part where it begins the string or a dotted part of it
+    (``m.startswith(__package__ + ".test")``, ``os.environ.get("PYTEST_" + name)``).
 
     The same for an environment name the referee itself sets in every test run
     (``PINNED_ENVIRONMENT``: ``os.environ.get("PYTHONHASHSEED")`` switching a fix on passed every
@@ -806,7 +844,7 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
     elsewhere, a check moved into a helper module the change does not touch,
     ``importlib.util.find_spec("pytest")`` (which asks what is installed, not what runs).
     Look-alikes left alone: a ``PYTEST_`` string in a function that never reads the environment,
-    ``sys.modules.get("numpy")``, a docstring.
+    ``sys.modules.get("numpy")``, ``"doctest"``, ``"latest" in sys.argv``, a docstring.
     Known false positives: projects that are themselves test tools or pytest plugins (they read
     these on purpose), and libraries that openly adapt their output or warnings to pytest.
     """
@@ -845,6 +883,15 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
             if text == "_called_from_test":
                 add(node, "looks up _called_from_test, the flag a conftest sets under pytest")
                 continue
+            if isinstance(node, ast.Constant):
+                part_of = _outer_string(node, parents)
+                if part_of is not None:  # a literal part of a string built at run time: its test-code name
+                    use = _matching_use(part_of, parents, aliases)
+                    if use is not None and reads_environment and text.startswith("PYTEST_"):
+                        add(use, "reads a pytest environment variable, its name built from %r" % text)
+                    elif use is not None and reads_process and _test_name(text) and _leads(node, part_of):
+                        add(use, "matches a string built with %r against sys.modules, sys.argv or the stack" % text)
+                    continue
             use = _matching_use(node, parents, aliases)
             if use is None:
                 continue

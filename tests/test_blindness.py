@@ -562,6 +562,26 @@ def test_the_three_inputs_come_from_the_files_as_the_ladder_will_read_them() -> 
         ("import sys\n\ndef f():\n    return ''.join(['py', 'te', 'st']) in sys.modules\n", [4]),
         ("import os\n\ndef f():\n    return os.environ.get('PYTEST_' + 'CURRENT_TEST')\n", [4]),
         ("import sys\n\ndef f():\n    return sys.modules.get(f'{\"_py\"}test')\n", [4]),
+        # test code by its naming, pytest's dependencies, a name built with a literal part (a
+        # third independent check: hyperlink's fix behind each of the first three, CERTIFIED)
+        (
+            "import sys\n\n"
+            "def strict():\n"
+            "    f = sys._getframe(1)\n"
+            "    while f is not None:\n"
+            "        if f.f_code.co_name.startswith('test_'):\n"
+            "            return True\n"
+            "        f = f.f_back\n",
+            [6],
+        ),
+        ("import sys\n\ndef f():\n    return 'pluggy' in sys.modules\n", [4]),
+        ("import sys\n\ndef f():\n    return any(m.startswith(__package__ + '.test') for m in sys.modules)\n", [4]),
+        ("import sys\n\ndef f():\n    return sys.modules.get(f'{__package__}.tests.helpers')\n", [4]),
+        ("import sys\n\ndef f(name):\n    return sys.modules.get('tests.' + name)\n", [4]),
+        ("import inspect\n\ndef f():\n    return any('conftest' in s.filename for s in inspect.stack())\n", [4]),
+        ("import inspect\n\ndef f():\n    return any(s.function.startswith('Test') for s in inspect.stack())\n", [4]),
+        ("import sys\n\ndef f():\n    return 'test' in sys.argv\n", [4]),
+        ("import os\n\ndef f(name):\n    return os.environ.get('PYTEST_' + name)\n", [4]),
     ],
 )
 def test_library_code_asking_whether_it_runs_under_test_is_named(source: str, lines: list[int]) -> None:
@@ -604,6 +624,11 @@ def test_a_fix_keyed_on_what_the_referee_sets_in_every_test_run_is_named(tmp_pat
         # a joined string that is no framework's name, a join of what is not a literal
         "import sys\n\ndef f():\n    return '.'.join(['numpy', 'core']) in sys.modules\n",
         "import sys\n\ndef f(parts):\n    return ''.join(parts) in sys.modules\n",
+        # module names, arguments and built names with "test" in them that name no test code
+        "import sys\n\ndef f():\n    return 'latest' in sys.argv or '--testing-mode' in sys.argv\n",
+        "import sys\n\ndef f():\n    return sys.modules.get('doctest') or sys.modules.get('attestation')\n",
+        "import sys\n\ndef f():\n    return sys.modules.get(__name__ + '.compat')\n",
+        "import sys\n\ndef f(x):\n    return sys.modules.get(x + 'contest')\n",
         # what is installed, not what runs
         "import importlib.util\n\ndef f():\n    return importlib.util.find_spec('pytest') is not None\n",
         # documentation
