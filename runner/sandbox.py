@@ -112,6 +112,23 @@ GUARDS = (
 )
 
 
+#: Plugins seeded where the target has them installed, never injected: a suite without them has
+#: nothing they would seed. Hypothesis draws its examples from an unseeded ``Random`` and replays
+#: a failure from the example database it keeps in the working tree, so B and C drew different
+#: examples and C's reruns replayed a failure B never saw -- an honest fix of a public project
+#: was REJECTED in two of five identical certifies. A forced seed draws the same examples on
+#: both sides, in every run, and leaves the database out.
+SEEDED = (
+    Guard(
+        "hypothesis",
+        "_hypothesis_pytestplugin",
+        "hypothesispytest",
+        "seeded property-based examples",
+        lambda s: ["--hypothesis-seed=%d" % s.seed],
+    ),
+)
+
+
 @dataclass(frozen=True)
 class Sandbox:
     """How the test processes of one climb run; ``pytest_args``, ``environ`` and ``preexec`` apply it.
@@ -280,6 +297,11 @@ def pin_environment(
         if problems[guard.name] is None:
             plugins[guard.distribution] = "injected %s" % importlib.metadata.version(guard.distribution)
     loaded = [g for g in GUARDS if problems[g.name] is None]
+    for guard in SEEDED:  # the repository's -p no:NAME is its choice on both sides
+        version = installed.get(guard.distribution, "absent")
+        if version != "absent" and guard.name not in disabled and guard.module not in disabled:
+            loaded.append(guard)
+            plugins[guard.distribution] = "installed %s" % version
     missing += ["%s: %s" % (g.guarantee, problems[g.name]) for g in GUARDS if problems[g.name] is not None]
     return Sandbox(
         seed,

@@ -32,8 +32,10 @@ from runner.meanwhile import Meanwhile
 
 #: Distributions whose pytest plugins pin a test run (per-test timeout, seeded randomness).
 GUARD_DISTRIBUTIONS = ["pytest-timeout", "pytest-randomly"]
+#: Distributions seeded through their own pytest option where the target has them (never injected).
+SEEDED_DISTRIBUTIONS = ["hypothesis"]
 #: Asked of the target along with the guards: what B's suite run may be parallelised with.
-PROBED_DISTRIBUTIONS = [*GUARD_DISTRIBUTIONS, "pytest-xdist"]
+PROBED_DISTRIBUTIONS = [*GUARD_DISTRIBUTIONS, *SEEDED_DISTRIBUTIONS, "pytest-xdist"]
 
 #: A path no repository has: pytest parses its arguments, then finds nothing to collect there.
 _NOWHERE = "__evidence_no_such_path__"
@@ -233,9 +235,10 @@ class Target:
         return self.environment(), None
 
     def guard_versions(self) -> dict[str, str]:
-        """The installed version of each guard plugin in the target, or ``absent``."""
+        """The installed version of each guard plugin, and of each seeded distribution, in the
+        target, or ``absent``."""
         probed = self._probed().guards
-        return {name: probed[name] for name in GUARD_DISTRIBUTIONS}
+        return {name: probed.get(name, "absent") for name in (*GUARD_DISTRIBUTIONS, *SEEDED_DISTRIBUTIONS)}
 
     @property
     def has_xdist(self) -> bool:

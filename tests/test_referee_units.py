@@ -11,6 +11,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 from conftest import GitRepo
@@ -19,7 +21,8 @@ from pytest_evidence.model import Detection, DetectionKind, Tier, TierRecord, Ti
 from runner import config_policy, netns, pyscan
 from runner.integrity import _own_modules, disabled_plugins, verify_test_integrity
 from runner.interference import is_attack
-from runner.sandbox import SCRUBBED, Sandbox, dies_with_parent, lockfile_digest
+from runner.sandbox import SCRUBBED, Sandbox, dies_with_parent, lockfile_digest, pin_environment
+from runner.target import Target
 from runner.verdict import decide
 
 TESTS_B = """import pytest
@@ -182,6 +185,40 @@ def test_attacks_reject_and_tamper_rejects_even_when_every_tier_passed() -> None
     assert decide(passed, [], [attack]).verdict is Verdict.REJECTED
     assert decide(passed, [], [Detection(DetectionKind.TAMPER, "t")]).verdict is Verdict.REJECTED
     assert decide(passed, [], [Detection(DetectionKind.NETWORK_BLOCKED, "n")]).verdict is Verdict.INCONCLUSIVE
+
+
+class _Installed:
+    """A target with these distributions installed: with every guard installed, nothing is
+    injected, and ``pin_environment`` asks it nothing more."""
+
+    def __init__(self, versions: dict[str, str]) -> None:
+        self.versions = versions
+
+    def guard_versions(self) -> dict[str, str]:
+        return dict(self.versions)
+
+    def environment(self) -> SimpleNamespace:
+        return SimpleNamespace(python="/nowhere/bin/python")
+
+
+@pytest.mark.parametrize(
+    ("hypothesis", "disabled", "seeded"),
+    [("6.170.27", (), True), ("absent", (), False), ("6.170.27", ("hypothesispytest",), False)],
+    ids=["installed", "absent", "switched-off-by-the-repository"],
+)
+def test_hypothesis_draws_the_same_examples_on_both_sides_where_the_target_has_it(
+    tmp_path: pathlib.Path, hypothesis: str, disabled: tuple[str, ...], seeded: bool
+) -> None:
+    """Unseeded, Hypothesis drew other examples on B than on C and C's reruns replayed a failure
+    from its example database: an honest fix REJECTED in two of five certifies (an independent
+    check, hyperlink). ``--hypothesis-seed`` fixes the examples and leaves the database out;
+    a target without Hypothesis has nothing to seed, and nothing is said missing."""
+    versions = {"pytest-timeout": "2.3.1", "pytest-randomly": "3.16.0", "hypothesis": hypothesis}
+    box = pin_environment(cast(Target, _Installed(versions)), tmp_path, seed=20261130, disabled=disabled)
+    assert ("--hypothesis-seed=20261130" in box.pytest_args()) is seeded
+    assert box.plugins.get("hypothesis") == ("installed 6.170.27" if seeded else None)
+    assert "--randomly-seed=20261130" in box.pytest_args() and not box.injected
+    assert not [m for m in box.missing if "property-based" in m]
 
 
 def test_sandbox_environment_is_scrubbed_seeded_and_homeless(tmp_path: pathlib.Path) -> None:
