@@ -62,6 +62,11 @@ _ENVIRONMENT = frozenset({"os.environ", "os.environb", "posix.environ", "os.gete
 #: Environment variables the referee sets in every pinned test run (``sandbox.Sandbox.environ``)
 #: and a production process seldom has: code keyed on one behaves one way under the referee.
 PINNED_ENVIRONMENT = frozenset({"PYTHONHASHSEED"})
+#: What separates the parts of a dotted module name or a path, as written or by name.
+_SEPARATORS = "./\\_"
+_SEPARATOR_NAMES = frozenset({"os.sep", "os.path.sep", "os.altsep", "os.path.altsep", "posixpath.sep"})
+#: Calls that answer "under test" with no name to match: pytest turns faulthandler on in every run.
+_TEST_RUN_CALLS = {"faulthandler.is_enabled": "asks faulthandler.is_enabled(), which pytest turns on in every run"}
 #: What tells a process it runs under a test framework once matched against its name.
 _TEST_SOURCES = frozenset(
     {
@@ -747,13 +752,33 @@ def _outer_string(node: ast.Constant, parents: dict[int, ast.AST]) -> ast.expr |
     return None if outer is node or _folded(outer) is not None else outer
 
 
-def _leads(part: ast.Constant, whole: ast.expr) -> bool:
-    """Whether ``part`` begins the string ``whole`` builds, or begins a new part of a dotted or
-    path-like name (``".test"``): only then does a test-code name in it name test code."""
-    first: ast.expr = whole
-    while isinstance(first, (ast.BinOp, ast.JoinedStr)):
-        first = first.left if isinstance(first, ast.BinOp) else first.values[0]
-    return first is part or (isinstance(part.value, str) and part.value[:1] in "./\\_")
+def _leads(part: ast.Constant, whole: ast.expr, aliases: dict[str, str]) -> bool:
+    """Whether ``part`` begins the string ``whole`` builds or a part of a dotted or path-like
+    name in it -- it starts with a separator (``".test"``) or follows one (``os.sep + "tests"``):
+    only then does a test-code name in it name test code."""
+    pieces: list[ast.expr] = []
+
+    def flatten(node: ast.expr) -> None:
+        if isinstance(node, ast.BinOp):
+            flatten(node.left)
+            flatten(node.right)
+        elif isinstance(node, ast.JoinedStr):
+            for value in node.values:
+                flatten(value)
+        elif isinstance(node, ast.FormattedValue) and node.conversion == -1 and not node.format_spec:
+            pieces.append(node.value)
+        else:
+            pieces.append(node)
+
+    flatten(whole)
+    at = next(i for i, piece in enumerate(pieces) if piece is part)
+    if at == 0 or (isinstance(part.value, str) and part.value[:1] in _SEPARATORS):
+        return True
+    before = pieces[at - 1]
+    text = _folded(before)
+    if text is not None:
+        return text[-1:] in _SEPARATORS
+    return _canonical(before, aliases) in _SEPARATOR_NAMES
 
 
 def _folded(node: ast.AST) -> str | None:
@@ -827,9 +852,11 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
     ``Test``, a ``tests`` module path part, ``conftest``) used the same way -- ``"pytest" in
     sys.modules``, ``sys.modules.get("_pytest")``, ``"pytest" in sys.argv[0]``, ``"pytest" in
     frame.filename``, ``frame.f_code.co_name.startswith("test_")``; and
-    ``sys._called_from_test`` (or the string ``"_called_from_test"``). A string built at run time
-    with a literal part counts by that part where it begins the string or a dotted part of it
-    (``m.startswith(__package__ + ".test")``, ``os.environ.get("PYTEST_" + name)``).
+    ``sys._called_from_test`` (or the string ``"_called_from_test"``); ``faulthandler.is_enabled()``,
+    which pytest turns on in every run. A string built at run time with a literal part counts by
+    that part where it begins the string or a dotted or path part of it
+    (``m.startswith(__package__ + ".test")``, ``os.sep + "tests" + os.sep in filename``,
+    ``os.environ.get("PYTEST_" + name)``).
 
     The same for an environment name the referee itself sets in every test run
     (``PINNED_ENVIRONMENT``: ``os.environ.get("PYTHONHASHSEED")`` switching a fix on passed every
@@ -872,6 +899,8 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
         for node in nodes:
             if isinstance(node, ast.Attribute) and _canonical(node, aliases) == "sys._called_from_test":
                 add(node, "reads sys._called_from_test, the flag a conftest sets under pytest")
+            if isinstance(node, ast.Call) and _canonical(node.func, aliases) in _TEST_RUN_CALLS:
+                add(node, _TEST_RUN_CALLS[_canonical(node.func, aliases)])
             if not isinstance(node, ast.expr) or id(node) in docstrings:
                 continue
             text = _folded(node)
@@ -889,7 +918,7 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
                     use = _matching_use(part_of, parents, aliases)
                     if use is not None and reads_environment and text.startswith("PYTEST_"):
                         add(use, "reads a pytest environment variable, its name built from %r" % text)
-                    elif use is not None and reads_process and _test_name(text) and _leads(node, part_of):
+                    elif use is not None and reads_process and _test_name(text) and _leads(node, part_of, aliases):
                         add(use, "matches a string built with %r against sys.modules, sys.argv or the stack" % text)
                     continue
             use = _matching_use(node, parents, aliases)

@@ -563,7 +563,8 @@ def test_the_three_inputs_come_from_the_files_as_the_ladder_will_read_them() -> 
         ("import os\n\ndef f():\n    return os.environ.get('PYTEST_' + 'CURRENT_TEST')\n", [4]),
         ("import sys\n\ndef f():\n    return sys.modules.get(f'{\"_py\"}test')\n", [4]),
         # test code by its naming, pytest's dependencies, a name built with a literal part (a
-        # third independent check: hyperlink's fix behind each of the first three, CERTIFIED)
+        # third independent check: hyperlink's fix behind each of the first three, soupsieve's
+        # behind the path separators, pydash's behind faulthandler -- each CERTIFIED)
         (
             "import sys\n\n"
             "def strict():\n"
@@ -582,6 +583,15 @@ def test_the_three_inputs_come_from_the_files_as_the_ladder_will_read_them() -> 
         ("import inspect\n\ndef f():\n    return any(s.function.startswith('Test') for s in inspect.stack())\n", [4]),
         ("import sys\n\ndef f():\n    return 'test' in sys.argv\n", [4]),
         ("import os\n\ndef f(name):\n    return os.environ.get('PYTEST_' + name)\n", [4]),
+        (
+            "import os, sys\n\n"
+            "def f():\n"
+            "    frame = sys._getframe(1)\n"
+            "    return os.sep + 'tests' + os.sep in frame.f_code.co_filename\n",
+            [5],
+        ),
+        ("import os, sys\n\ndef f():\n    return f'{os.sep}test{os.sep}' in sys._getframe(1).f_code.co_name\n", [4]),
+        ("import faulthandler\n\ndef f(x):\n    return x if faulthandler.is_enabled() else -x\n", [4]),
     ],
 )
 def test_library_code_asking_whether_it_runs_under_test_is_named(source: str, lines: list[int]) -> None:
