@@ -57,6 +57,10 @@ def flake_rows(
     ]
 
 
+#: How a quarantine an earlier run made begins its failure message (the detection repeats it).
+_QUARANTINED_SINCE = "quarantined since run "
+
+
 def quarantine(obs: Optional[Observation], quarantined: Mapping[str, Sequence[str]]) -> Optional[Observation]:
     """A test quarantined by an earlier run is never green: whatever it did now, it is ``flaky``."""
     if obs is None or obs.test_id not in quarantined or obs.outcome is Outcome.FLAKY:
@@ -64,8 +68,8 @@ def quarantine(obs: Optional[Observation], quarantined: Mapping[str, Sequence[st
     first = quarantined[obs.test_id][0].split(":", 1)[0]
     failure = Failure(
         FailureKind.FLAKY,
-        "quarantined since run %s (outcome now: %s); clear it with: evidence-runner flaky clear %s"
-        % (first, obs.outcome.value, obs.test_id),
+        "%s%s (outcome now: %s); clear it with: evidence-runner flaky clear %s"
+        % (_QUARANTINED_SINCE, first, obs.outcome.value, obs.test_id),
     )
     return Observation(obs.test_id, Outcome.FLAKY, obs.duration, failure, obs.stdout_summary, obs.attempts)
 
@@ -150,13 +154,10 @@ def _detections_of(obs: Observation, b_obs: Optional[Observation], role: Optiona
         if o is None:
             continue
         if o.outcome is Outcome.FLAKY:
-            found.append(
-                Detection(
-                    DetectionKind.FLAKY_QUARANTINED,
-                    "quarantined on the %s: attempts %s" % (side, ", ".join(a.value for a in o.attempts)),
-                    tid,
-                )
-            )
+            message = "quarantined on the %s: attempts %s" % (side, ", ".join(a.value for a in o.attempts))
+            if o.failure is not None and o.failure.message.startswith(_QUARANTINED_SINCE):
+                message += "; not by this run: " + o.failure.message  # which run, and how to clear it
+            found.append(Detection(DetectionKind.FLAKY_QUARANTINED, message, tid))
         elif o.outcome is Outcome.TIMEOUT:
             found.append(Detection(DetectionKind.TIMEOUT, "timed out on the %s" % side, tid))
         elif o.outcome is Outcome.CRASH:

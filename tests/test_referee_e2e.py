@@ -62,6 +62,13 @@ def test_a_quarantined_test_stays_flaky_across_runs_until_cleared(
     assert res["candidate_result"] == "flaky" and "flaky clear" in res["failure"]["message"]
     assert res["flaky_history"][0].startswith(first["run_id"] + ":")
     assert second["verdict"]["halted_at"] == "T3"
+    # what the summary prints says which run quarantined it, and how to clear it (an independent
+    # check: a quarantine by an earlier candidate read as this one's flake)
+    said = [d["message"] for d in second["detections"] if d["kind"] == "flaky_quarantined" and d["test_id"] == flip_id]
+    assert said and all(
+        "not by this run: quarantined since run %s" % first["run_id"] in m and "evidence-runner flaky clear" in m
+        for m in said
+    ), said
 
     code, out = _cli(capsys, "flaky", "clear", flip_id, "--repo", str(repo.path))
     assert code == 0 and "cleared" in out
