@@ -227,6 +227,13 @@ def addopts(path: str, data: bytes | None) -> list[str]:
     return [] if found is None or found.unparseable else _args(found.values.get("addopts"))
 
 
+def doctest_modules(settings: Settings | None, pytest_args: Sequence[str]) -> bool:
+    """Whether the suite runs the examples of the code's docstrings: ``--doctest-modules`` in
+    ``settings``' addopts or in the operator's pytest arguments."""
+    words = _args(settings.values.get("addopts")) if settings is not None and not settings.unparseable else []
+    return "--doctest-modules" in [*words, *pytest_args]
+
+
 def _args(value: object) -> list[str]:
     """An ``args`` setting (``addopts``, ``testpaths``, ``python_files``...) as words."""
     if value is None:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from pytest_evidence import gitops, overlay
 from pytest_evidence.model import Detection, DetectionKind
-from runner import config_policy, datause, pyscan
+from runner import config_policy, datause, doctests, pyscan
 from runner.merge import added_tests, merge_tests
 
 #: Files that may hold pytest configuration, and the section that does (ini files).
@@ -657,10 +657,14 @@ def verify_test_integrity(
     candidate: str,
     python_files: Sequence[str],
     expected: Sequence[str] = (),
+    pytest_args: Sequence[str] = (),
 ) -> IntegrityReport:
     """Compare the candidate's protected files with B's (and the trusted source's); plan the lay.
 
-    ``python_files`` applies where the trusted configuration does not set its own.
+    ``python_files`` applies where the trusted configuration does not set its own. Where the
+    suite runs the docstrings' examples (``--doctest-modules`` in the trusted ``addopts`` or in
+    ``pytest_args``), an existing doctest the candidate edited in a source file is a changed test
+    too (``_edited_doctests``).
     """
     trees = {rev: gitops.blobs(repo, rev) for rev in {baseline, trusted, candidate}}
 
@@ -718,6 +722,13 @@ def verify_test_integrity(
         final = t_sha if t_sha != b_sha else (b_sha if found else c_sha)
         if final != c_sha:
             lay[path] = read(trusted if final == t_sha else baseline, path)
+    if config_policy.doctest_modules(trusted_settings, pytest_args):
+        sources = [
+            p
+            for p in paths
+            if p.endswith(".py") and collect.under_testpaths(p) and _kind(p, collect, plugins, test_dirs) is None
+        ]
+        detections.extend(_edited_doctests(read, (baseline, trusted, candidate), sources, trees[candidate], expected))
     found_settings, laid_settings = _settings_findings(read, baseline, trusted, candidate, configs)
     detections.extend(found_settings)
     lay.update(laid_settings)
@@ -725,6 +736,35 @@ def verify_test_integrity(
         p for p in paths if trusted != baseline and trees[trusted].get(p) != trees[baseline].get(p)
     )
     return IntegrityReport(tuple(detections), lay, protected, changed_by_trusted, frozenset(kept), frozenset(dropped))
+
+
+def _edited_doctests(
+    read: Callable[[str, str], bytes | None],
+    revisions: tuple[str, str, str],
+    sources: Sequence[str],
+    files: Collection[str],
+    expected: Sequence[str],
+) -> Iterator[Detection]:
+    """An existing doctest of a source file whose examples the candidate changed: the trusted
+    source's own change of it, or one declared with ``--expected-change`` (pytest's id of the
+    doctest), is not the candidate's doing."""
+    declared = {overlay.split_test_id(e) for e in expected}
+    for path in sources:
+        b, t, c = (read(rev, path) for rev in revisions)
+        if b is None or c is None or b == c:
+            continue
+        trusted_as_c: set[str] = set()  # changed by the trusted source, and left so by the candidate
+        if t is not None and t != b:
+            unlike_c = {e.qualname for e in doctests.edited(path, t, c, files)}
+            trusted_as_c = {e.qualname for e in doctests.edited(path, b, t, files)} - unlike_c
+        for found in doctests.edited(path, b, c, files):
+            if overlay.split_test_id(found.test_id) in declared or found.qualname in trusted_as_c:
+                continue
+            message = "the doctest of %s differs from the baseline (declare it with --expected-change %s)" % (
+                found.qualname or "the module",
+                found.test_id,
+            )
+            yield Detection(DetectionKind.TAMPER, "%s: %s" % (path, message), None, path, found.line, "modified_test")
 
 
 def _aliases(node: ast.stmt) -> set[tuple[str, int, str, str | None]]:

@@ -926,3 +926,46 @@ def test_threat_a_test_right_only_before_its_modules_earlier_tests_is_not_certif
     assert (tier["selected"], tier["run"]) == (1, 2)  # test_b selected, test_a run before it
     result = _result(doc, "tests/test_reg.py::test_b_lookup")
     assert (result["baseline_result"], result["candidate_result"]) == ("pass", "fail")
+
+
+TRIPLE = 'def triple(n):\n    """Three times n.\n\n    >>> triple(2)\n    6\n    """\n    return n * 3\n'
+DOCTESTED = {
+    **PKG,
+    "calc/more.py": TRIPLE,
+    "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "--doctest-modules"\n',
+}
+
+
+@pytest.mark.parametrize(
+    ("triple", "declared", "verdict"),
+    [
+        (TRIPLE.replace("n * 3", "n * 3 + 1").replace("    6\n", "    7\n"), False, "REJECTED"),
+        (
+            TRIPLE.replace("n * 3", "n * 3 + 1").replace("triple(2)\n", "triple(2)  # doctest: +SKIP\n"),
+            False,
+            "REJECTED",
+        ),
+        (TRIPLE.replace("n * 3", "n * 3 + 1").replace("    6\n", "    7\n"), True, "CERTIFIED"),
+        (TRIPLE.replace("Three times n.", "Three times n,\n    the triple."), False, "CERTIFIED"),
+    ],
+    ids=["output-edited", "skipped", "declared", "prose-only"],
+)
+def test_threat_a_doctest_edited_to_hide_a_regression_is_rejected(
+    repo: Repo, tmp_path: pathlib.Path, triple: str, declared: bool, verdict: str
+) -> None:
+    """With ``--doctest-modules`` a docstring's examples are tests in a source file: a fix
+    breaking ``triple`` and editing its doctest to the broken answer, or skipping it, was
+    CERTIFIED, the doctest read as unchanged (an independent check, pydash). Declared with
+    ``--expected-change`` (pytest's id of the doctest) the change is the candidate's to make;
+    prose around unchanged examples is no change."""
+    base = repo.commit(DOCTESTED)
+    cand = repo.commit({**FIX, "calc/more.py": triple})
+    args = ("--expected-change", "calc/more.py::calc.more.triple") if declared else ()
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, *args)
+    assert doc is not None and doc["verdict"]["verdict"] == verdict, doc and doc["verdict"]
+    tampered = [d for d in _kinds(doc).get("tamper", []) if d["path"] == "calc/more.py"]
+    if verdict == "REJECTED":
+        assert code == 1 and [d["detail"] for d in tampered] == ["modified_test"]
+        assert "--expected-change calc/more.py::calc.more.triple" in tampered[0]["message"]
+    else:
+        assert code == 0 and tampered == []

@@ -106,14 +106,18 @@ def t3_files(ladder: Ladder) -> list[str]:
     # Only what the suite's own collection reaches: pytest collects any file named on its command
     # line, test-named or not, and T3 must not run a test the suite does not have. A file the
     # suite's arguments name is collected wherever it is; any other, under ``testpaths`` only.
-    collect = config_policy.collection(config_policy.effective(read)[1])
+    settings = config_policy.effective(read)[1]
+    collect = config_policy.collection(settings)
     by_path = [p for p in ladder.test_modules if p.startswith("/")]  # ``config_policy.Collection.by_path``
+    named = {s.split("::", 1)[0] for s in (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)}
+    # A named source file is a doctest module where the suite runs docstrings' examples.
+    doctested = config_policy.doctest_modules(settings, ladder.invocation.pytest_args)
 
     def collected(path: str) -> bool:
         by_pattern = overlay.named_by(path, ladder.test_modules) and collect.under_testpaths(path)
-        return by_pattern or overlay.named_by(path, by_path)
+        as_doctests = doctested and path in named and path.endswith(".py") and collect.under_testpaths(path)
+        return by_pattern or as_doctests or overlay.named_by(path, by_path)
 
-    named = {s.split("::", 1)[0] for s in (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)}
     changed = set(sides.plan.changed)
     roots = ladder.target.relative_roots(co.c_dir)
     tests = [f for f in python_files(co.c_dir) if collected(f)]

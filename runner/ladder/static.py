@@ -79,7 +79,13 @@ def protect(ladder: Ladder, diff: Diff) -> Diff:
         return diff
     trusted, label = co.trusted_tests(invocation.tests_from)
     report = integrity.verify_test_integrity(
-        str(co.repo), co.baseline, trusted, co.candidate, ladder.test_modules, invocation.expected_changes
+        str(co.repo),
+        co.baseline,
+        trusted,
+        co.candidate,
+        ladder.test_modules,
+        invocation.expected_changes,
+        invocation.pytest_args,
     )
     ladder.evidence.detect(report.detections)
     ladder.trusted = report.trusted

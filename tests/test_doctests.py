@@ -1,0 +1,67 @@
+"""The doctests of source files' docstrings, compared between B and C (``runner.doctests``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from runner import doctests
+
+B = b'''"""Tools.
+
+>>> 1 + 1
+2
+"""
+
+
+def triple(n):
+    """Three times n.
+
+    >>> triple(2)
+    6
+    """
+    return n * 3
+
+
+class Box:
+    def get(self):
+        """>>> Box().get()
+        1
+        """
+        return 1
+'''
+
+
+@pytest.mark.parametrize(
+    ("c", "edited"),
+    [
+        (B.replace(b"    6\n", b"    7\n"), ["triple"]),  # the expected output
+        (B.replace(b"triple(2)\n", b"triple(2)  # doctest: +SKIP\n"), ["triple"]),  # a directive
+        (B.replace(b"    >>> triple(2)\n    6\n", b""), ["triple"]),  # its examples gone, the function kept
+        (B.replace(b">>> 1 + 1\n2\n", b">>> 1 + 2\n3\n"), [""]),  # the module's own docstring
+        (B.replace(b">>> Box().get()\n        1", b">>> Box().get()\n        2"), ["Box.get"]),  # a method
+        (B.replace(b"Three times n.", b"Three times n,\n    the triple."), []),  # prose around the examples
+        (B.replace(b"return n * 3", b"return n * 3 + 1"), []),  # code, not its doctest
+        (B[: B.index(b"def triple")] + B[B.index(b"class Box") :], []),  # the function and its doctest gone
+        (B + b'\n\ndef new():\n    """>>> new()\n    """\n', []),  # a new doctest: not an existing one
+        (b"def broken(:\n", []),  # C does not parse: T0 says so
+    ],
+    ids=["output", "skip", "emptied", "module", "method", "prose", "code", "removed", "added", "unparsable"],
+)
+def test_an_existing_doctest_whose_examples_changed_is_named(c: bytes, edited: list[str]) -> None:
+    found = doctests.edited("src/pkg/tools.py", B, c, {"src/pkg/__init__.py"})
+    assert [e.qualname for e in found] == edited
+    module = "pkg.tools"
+    assert [e.test_id for e in found] == ["src/pkg/tools.py::%s" % ".".join(filter(None, (module, q))) for q in edited]
+
+
+@pytest.mark.parametrize(
+    ("path", "files", "name"),
+    [
+        ("src/pkg/sub/mod.py", {"src/pkg/__init__.py", "src/pkg/sub/__init__.py"}, "pkg.sub.mod"),
+        ("pkg/__init__.py", {"pkg/__init__.py"}, "pkg"),
+        ("tool.py", set(), "tool"),
+        ("lib/mod.py", set(), "mod"),  # no package: pytest's rootdir-less prepend import names it alone
+    ],
+)
+def test_a_module_is_named_as_pytests_default_import_names_it(path: str, files: set[str], name: str) -> None:
+    assert doctests.module_name(path, files) == name
