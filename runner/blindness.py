@@ -41,11 +41,15 @@ TRIVIAL: frozenset[object] = frozenset({0, 1, -1, "", b"", " ", "\t", "\n", "\r"
 TEST_FRAMEWORKS = frozenset({"pytest", "_pytest", "py.test", "unittest", "nose", "nose2"})
 #: Modules only a pytest process imports: pytest's own dependencies and xdist's worker side
 #: (``"pluggy" in sys.modules`` tells a test run as well as ``"pytest"`` does).
-PYTEST_ONLY = frozenset({"pluggy", "iniconfig", "py", "xdist"})
-#: Test code by pytest's naming: a ``test``/``Test`` prefix (functions, classes, modules), a
+PYTEST_ONLY = frozenset({"pluggy", "iniconfig", "xdist"})
+#: Test code by pytest's naming: a ``test_``/``Test`` prefix (functions, classes, modules), a
 #: ``test``/``tests``/``testing`` part of a module path or file name, ``conftest``, a ``_test``
-#: suffix -- matched against the stack or ``sys.modules``, it asks whether tests are running.
-_TEST_CODE = re.compile(r"^test|(^|[./\\])(tests?|testing)($|[./\\_])|conftest|_tests?$", re.IGNORECASE)
+#: suffix -- matched against the stack or ``sys.modules`` itself, it asks whether tests run.
+_TEST_CODE = re.compile(r"^test_|^Test|(^|[./\\])(tests?|testing)($|[./\\])|conftest|_tests?$")
+#: Fields of a frame, a code object or a stack entry: what a stack walk matches a name against.
+_FRAME_FIELDS = frozenset(
+    {"f_code", "f_back", "f_globals", "co_name", "co_qualname", "co_filename", "filename", "function"}
+)
 
 _COMPARISONS = frozenset({"__eq__", "__ne__", "__hash__"})
 #: Class-level calls that declare a field (attrs, dataclasses, pydantic, ORMs).
@@ -731,11 +735,34 @@ def special_cased_input(
 # -- detects_test_run --------------------------------------------------------------------------
 
 
-def _test_name(text: str) -> bool:
+def _framework_name(text: str) -> bool:
+    """A test framework's name (``pytest``, ``unittest``...) or a module only pytest imports."""
     lowered = text.lower()
-    if "pytest" in lowered or "py.test" in lowered or _TEST_CODE.search(text):
-        return True
-    return lowered.split(".")[0] in TEST_FRAMEWORKS | PYTEST_ONLY
+    return "pytest" in lowered or "py.test" in lowered or lowered.split(".")[0] in TEST_FRAMEWORKS | PYTEST_ONLY
+
+
+def _test_code_check(text: str, use: ast.AST, parents: dict[int, ast.AST], aliases: dict[str, str]) -> bool:
+    """A name of test code (``_TEST_CODE``) read against the process's own state in the same
+    expression -- ``co_name.startswith("test_")``, ``"test" in sys.argv``, a comprehension over
+    ``sys.modules`` -- not one that merely shares a function with it (``cmd == "test"`` in a
+    CLI's ``main``, ``cfg["tests"]``, ``sys.modules[name + ".testing"] = module``)."""
+    if not _TEST_CODE.search(text) or not _reads_value(use):
+        return False
+    nodes = list(ast.walk(use))
+    outer = parents.get(id(use))
+    while outer is not None and not isinstance(outer, (ast.stmt, *_SCOPES)):
+        if isinstance(outer, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
+            nodes += [n for g in outer.generators for n in ast.walk(g.iter)]
+        outer = parents.get(id(outer))
+    return any(
+        (isinstance(n, ast.Attribute) and n.attr in _FRAME_FIELDS)
+        or (isinstance(n, (ast.Name, ast.Attribute)) and _process_state(_canonical(n, aliases)))
+        for n in nodes
+    )
+
+
+def _process_state(name: str) -> bool:
+    return any(name == s or name.startswith(s + ".") for s in _TEST_SOURCES)
 
 
 def _outer_string(node: ast.Constant, parents: dict[int, ast.AST]) -> ast.expr | None:
@@ -868,10 +895,18 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
     Not caught: other environment names that are not pytest's (``TESTING``, ``CI``; ``HOME``,
     which the referee points at a directory of its own, is read by honest code), a key built at
     run time from anything but literals, a framework name reached through a variable defined
-    elsewhere, a check moved into a helper module the change does not touch,
-    ``importlib.util.find_spec("pytest")`` (which asks what is installed, not what runs).
+    elsewhere (``m = "pytest"; m in sys.modules``, ``M = sys.modules`` at module level), a check
+    moved into a helper (``_has("pytest")``) or a module the change does not touch, strings made
+    by a method (``"PYTEST".lower()``, ``"{}test".format("py")``), set operations
+    (``{"pytest"} & sys.modules.keys()``, ``isdisjoint``), ``sys`` reached by ``getattr`` or
+    ``__import__``, and pytest's footprints that need no name (its import hook in
+    ``sys.meta_path``, a replaced ``sys.unraisablehook``, the captured ``sys.stdout``'s type,
+    ``/proc/self/cmdline``, ``sys.gettrace()``); ``importlib.util.find_spec("pytest")`` (which
+    asks what is installed, not what runs).
     Look-alikes left alone: a ``PYTEST_`` string in a function that never reads the environment,
-    ``sys.modules.get("numpy")``, ``"doctest"``, ``"latest" in sys.argv``, a docstring.
+    ``sys.modules.get("numpy")``, ``"doctest"``, ``"latest" in sys.argv``, a docstring, and a
+    test-code name (``_TEST_CODE``) not matched against the process's state in the same
+    expression (``cmd == "test"`` in a CLI's ``main``, ``sys.modules[__name__ + ".testing"] = m``).
     Known false positives: projects that are themselves test tools or pytest plugins (they read
     these on purpose), and libraries that openly adapt their output or warnings to pytest.
     """
@@ -895,7 +930,7 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
         nodes = list(_own(scope))
         names = {_canonical(n, aliases) for n in nodes if isinstance(n, (ast.Name, ast.Attribute))}
         reads_environment = bool(names & _ENVIRONMENT)
-        reads_process = any(n == s or n.startswith(s + ".") for n in names for s in _TEST_SOURCES)
+        reads_process = any(_process_state(n) for n in names)
         for node in nodes:
             if isinstance(node, ast.Attribute) and _canonical(node, aliases) == "sys._called_from_test":
                 add(node, "reads sys._called_from_test, the flag a conftest sets under pytest")
@@ -918,8 +953,9 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
                     use = _matching_use(part_of, parents, aliases)
                     if use is not None and reads_environment and text.startswith("PYTEST_"):
                         add(use, "reads a pytest environment variable, its name built from %r" % text)
-                    elif use is not None and reads_process and _test_name(text) and _leads(node, part_of, aliases):
-                        add(use, "matches a string built with %r against sys.modules, sys.argv or the stack" % text)
+                    elif use is not None and reads_process and _leads(node, part_of, aliases):
+                        if _framework_name(text) or _test_code_check(text, use, parents, aliases):
+                            add(use, "matches a string built with %r against sys.modules, sys.argv or the stack" % text)
                     continue
             use = _matching_use(node, parents, aliases)
             if use is None:
@@ -928,6 +964,6 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
                 add(use, "reads the pytest environment variable %s" % text)
             elif reads_environment and text in PINNED_ENVIRONMENT and _reads_value(use):
                 add(use, "reads %s, which the referee sets in every test run" % text)
-            elif reads_process and _test_name(text):
+            elif reads_process and (_framework_name(text) or _test_code_check(text, use, parents, aliases)):
                 add(use, "matches %r against sys.modules, sys.argv or the stack to tell a test run" % text)
     return sorted(found.values(), key=lambda f: f.line)

@@ -61,29 +61,71 @@ def module_name(path: str, files: Collection[str]) -> str:
 
 
 def _docstrings(source: bytes) -> dict[str, tuple[int, Examples]]:
-    """Every module, class and function of ``source`` by qualified name ("" for the module),
-    with its line and its docstring's examples (empty: no docstring, or no example in it)."""
+    """Every module, class and function doctest reads in ``source`` by qualified name ("" for
+    the module), with its line and its docstring's examples (empty: no docstring, or no example
+    in it). Of definitions sharing a name -- a property's getter and setter, overloads, the
+    branches of an ``if`` -- the last with a docstring is the one whose docstring runs."""
     tree = pyscan.parse(source)
     if tree is None:
         return {}
-    return {name: (line, _examples(node)) for name, line, node in _definitions(tree, "")}
+    found: dict[str, tuple[int, Examples]] = {}
+    for name, line, node in _definitions(tree, ""):
+        if name not in found or _docstring(node):
+            found[name] = (line, _examples(node))
+    return found
 
 
 def _definitions(node: ast.AST, prefix: str) -> Iterator[tuple[str, int, ast.AST]]:
+    """``node`` and the classes and functions doctest's finder reaches from it: a module's and
+    a class's own, in compound statements too (``if``, ``try``, ``with``); not those inside a
+    function, which it never runs."""
     yield prefix, getattr(node, "lineno", 1), node
-    for child in getattr(node, "body", []):
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return
+    for child in _statements(getattr(node, "body", [])):
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield from _definitions(child, "%s.%s" % (prefix, child.name) if prefix else child.name)
 
 
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """``body``'s statements, with those of its compound statements' blocks in their place."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+            yield from _statements([*stmt.body, *getattr(stmt, "orelse", [])])
+        elif isinstance(stmt, ast.Try):
+            blocks = [*stmt.body, *(s for h in stmt.handlers for s in h.body), *stmt.orelse, *stmt.finalbody]
+            yield from _statements(blocks)
+
+
 def _examples(node: ast.AST) -> Examples:
-    if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-        return ()
-    text = ast.get_docstring(node, clean=False)
+    """The examples of ``node``'s docstring as they decide a run: the source as Python reads it
+    (``f(1,2)`` reformatted to ``f(1, 2)`` is the same example), the expected output with its
+    whitespace normalised where the example says ``NORMALIZE_WHITESPACE``, the directives."""
+    text = _docstring(node)
     if not text:
         return ()
     try:
         found = doctest.DocTestParser().get_examples(text)
-    except ValueError:  # a malformed example: doctest fails it at collection; compared as written
-        return (("", text, (), None),)
-    return tuple((e.source, e.want, tuple(sorted(e.options.items())), e.exc_msg) for e in found)
+    except ValueError:  # doctest cannot parse it: it errors at collection whatever it says
+        return ()
+    return tuple((_source(e.source), _want(e), tuple(sorted(e.options.items())), e.exc_msg) for e in found)
+
+
+def _docstring(node: ast.AST) -> str | None:
+    if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return ast.get_docstring(node, clean=False)
+
+
+def _source(code: str) -> str:
+    try:
+        return ast.dump(ast.parse(code))
+    except SyntaxError:
+        return code
+
+
+def _want(example: doctest.Example) -> str:
+    if example.options.get(doctest.NORMALIZE_WHITESPACE):
+        return " ".join(example.want.split())
+    return example.want

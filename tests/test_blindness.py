@@ -639,6 +639,20 @@ def test_a_fix_keyed_on_what_the_referee_sets_in_every_test_run_is_named(tmp_pat
         "import sys\n\ndef f():\n    return sys.modules.get('doctest') or sys.modules.get('attestation')\n",
         "import sys\n\ndef f():\n    return sys.modules.get(__name__ + '.compat')\n",
         "import sys\n\ndef f(x):\n    return sys.modules.get(x + 'contest')\n",
+        # a review's probes: test-ish names beside process state, not matched against it
+        "import sys\n\ndef main():\n    cmd = sys.argv[1]\n    if cmd == 'test':\n        return selftest()\n",
+        "import sys\n\ndef main():\n    if 'testserver' in sys.argv:\n        return 1\n",
+        "import sys\n\ndef f(cfg):\n    sys.modules\n    return cfg['tests']\n",
+        (
+            "import sys, importlib\n\ndef __getattr__(name):\n    if name == 'testing':\n"
+            "        mod = importlib.import_module('.testing', __name__)\n"
+            "        sys.modules[__name__ + '.testing'] = mod\n        return mod\n"
+        ),
+        "import sys\n\ndef main():\n    return [a for a in sys.argv[1:] if a.rsplit('.', 1)[-1] == 'py']\n",
+        (
+            "import inspect\n\ndef caller(record):\n    st = inspect.stack()\n"
+            "    return st[2] if record.name == 'py.warnings' else st[1]\n"
+        ),
         # what is installed, not what runs
         "import importlib.util\n\ndef f():\n    return importlib.util.find_spec('pytest') is not None\n",
         # documentation
