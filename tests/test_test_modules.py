@@ -102,6 +102,19 @@ def test_a_fix_whose_tests_pytest_is_not_told_of_says_where_they_are(repo: Repo,
     assert "name it as a pytest argument (-- tests.py)" in t3["note"]
 
 
+def test_a_candidate_that_changes_nothing_says_so(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """``--candidate`` naming B (an empty patch) said "the candidate added or changed no test (name
+    one with --reproducer)": a way out that leads nowhere (an independent check)."""
+    base = repo.commit({**BUGGY, "tests/test_b.py": TESTS_B})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", base)
+    assert code == 3 and doc is not None and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
+    (t3,) = [t for t in doc["tiers"] if t["tier"] == "T3"]
+    assert (
+        t3["note"]
+        == "no reproducer: the candidate changes nothing -- its tree is the baseline's, so there is no fix to show"
+    )
+
+
 #: The fix breaks ``test_guard`` (half(3) is 1 now), and the candidate skips it.
 GUARD = "def test_guard():\n    assert half(3) == 2\n"
 GUARDED = TESTS_B + "\n\n" + GUARD

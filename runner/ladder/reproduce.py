@@ -44,7 +44,10 @@ def no_reproducer(ladder: Ladder, diff: Diff) -> str:
     """``NO_REPRODUCER``, or -- when the candidate's tests are in a file the suite's
     configuration does not collect (``tests.py`` beside pytest's ``test_*.py``: a file named for
     tests, holding some) -- that, and how to name it: the candidate did add a test, and the
-    suite never runs it."""
+    suite never runs it. A candidate that changes nothing says so: its tree is B's (an empty
+    patch, or ``--candidate`` naming B's tree)."""
+    if not diff.files:
+        return "no reproducer: the candidate changes nothing -- its tree is the baseline's, so there is no fix to show"
     named = [f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D" and "test" in f.path.rpartition("/")[2]]
     unseen = [path for path in named if _holds_tests(ladder.co.c_dir / path)]  # not a library's ``test_connection``
     if not unseen:
