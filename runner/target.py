@@ -166,6 +166,9 @@ class Target:
 
     def _exists(self) -> None:
         if shutil.which(self.python) is None:
+            found = [p for p in ("bin/python", "Scripts/python.exe") if os.path.isfile(os.path.join(self.python, p))]
+            if found:  # a venv named, not its interpreter
+                raise MissingTool("--python %s is a directory: give its interpreter, %s" % (self.python, found[0]))
             raise MissingTool("--python %s: no such interpreter" % self.python)
 
     def check_pytest_args(self, checkout: pathlib.Path) -> None:

@@ -142,6 +142,7 @@ def test_changed_module_imported_from_outside_the_checkout_blocks_certification(
         ("bad-patch", "does not apply to the baseline: patch failed: calc/ops.py:1"),
         ("unknown-test", "no collected test matches tests/test_ops.py::test_nope"),
         ("missing-python", "no such interpreter"),
+        ("python-is-a-venv", "is a directory: give its interpreter, bin/python"),
         ("not-python", "--python /bin/true is not a Python that can run the plugin"),
         ("python-says-json", "answered the probe with something it does not say (KeyError: 'pytest')"),
         ("corrupt-store", "is corrupt"),
@@ -184,6 +185,10 @@ def test_bad_input_is_one_line_and_exit_2(
         args += ["--reproducer", "tests/test_ops.py::test_nope"]
     elif case == "missing-python":
         args += ["--python", str(tmp_path / "no-such-python")]
+    elif case == "python-is-a-venv":  # the venv named, not its interpreter (an independent check)
+        (tmp_path / "venv" / "bin").mkdir(parents=True)
+        (tmp_path / "venv" / "bin" / "python").symlink_to(sys.executable)
+        args += ["--python", str(tmp_path / "venv")]
     elif case == "not-python":
         args += ["--python", "/bin/true"]
     elif case == "python-says-json":  # an interpreter whose last word is JSON, not the probe's answer
