@@ -223,15 +223,17 @@ def test_modules_at(repo: str, commit: str, pytest_args: Sequence[str]) -> tuple
 
 def addopts(path: str, data: bytes | None) -> list[str]:
     """The ``addopts`` words of a configuration file (none where it holds no readable settings)."""
-    found = read(path, data)
-    return [] if found is None or found.unparseable else _args(found.values.get("addopts"))
+    return _addopts_of(read(path, data))
 
 
 def doctest_modules(settings: Settings | None, pytest_args: Sequence[str]) -> bool:
     """Whether the suite runs the examples of the code's docstrings: ``--doctest-modules`` in
     ``settings``' addopts or in the operator's pytest arguments."""
-    words = _args(settings.values.get("addopts")) if settings is not None and not settings.unparseable else []
-    return "--doctest-modules" in [*words, *pytest_args]
+    return "--doctest-modules" in [*_addopts_of(settings), *pytest_args]
+
+
+def _addopts_of(settings: Settings | None) -> list[str]:
+    return [] if settings is None or settings.unparseable else _args(settings.values.get("addopts"))
 
 
 def _args(value: object) -> list[str]:
