@@ -186,43 +186,6 @@ def _ends(body: list[ast.stmt]) -> bool:
     return False
 
 
-def _aliases(tree: ast.AST) -> dict[str, str]:
-    """Local names bound by imports anywhere in the tree, each with the dotted name it stands for.
-
-    The ``mock`` backport counts as ``unittest.mock``; ``from m import *`` binds ``*m``.
-    """
-    found: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    found[alias.asname] = alias.name
-                else:
-                    top = alias.name.split(".")[0]
-                    found[top] = top
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            for alias in node.names:
-                if alias.name == "*":
-                    found["*" + _normal(node.module)] = node.module
-                else:
-                    found[alias.asname or alias.name] = node.module + "." + alias.name
-    return found
-
-
-def _normal(name: str) -> str:
-    return "unittest." + name if name == "mock" or name.startswith("mock.") else name
-
-
-def _canonical(node: ast.AST, aliases: dict[str, str]) -> str:
-    """The dotted name an expression stands for, through the file's imports: ``environ.get`` after
-    ``from os import environ`` is ``os.environ.get``; "" for what is not a dotted name."""
-    name = pyscan.dotted(node, calls=False)
-    if not name:
-        return ""
-    head, dot, rest = name.partition(".")
-    return _normal(aliases.get(head, head) + dot + rest)
-
-
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
     return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
 
@@ -305,7 +268,7 @@ def _any_names(tree: ast.AST, aliases: dict[str, str]) -> Callable[[ast.AST], bo
     star = "*unittest.mock" in aliases
 
     def is_any(node: ast.AST) -> bool:
-        name = _canonical(node, aliases)
+        name = pyscan.canonical(node, aliases)
         return name in ("unittest.mock.ANY", "mocker.ANY") or (star and name == "ANY" and "ANY" not in aliases)
 
     return is_any
@@ -341,7 +304,7 @@ def always_equal(tree: ast.AST, lines: Collection[int] | None, path: str = "") -
     by it).
     """
     found: list[Finding] = []
-    aliases = _aliases(tree)
+    aliases = pyscan.import_aliases(tree)
     is_any = _any_names(tree, aliases)
     owners = {id(stmt): node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for stmt in node.body}
     for node in ast.walk(tree):
@@ -756,7 +719,7 @@ def _test_code_check(text: str, use: ast.AST, parents: dict[int, ast.AST], alias
         outer = parents.get(id(outer))
     return any(
         (isinstance(n, ast.Attribute) and n.attr in _FRAME_FIELDS)
-        or (isinstance(n, (ast.Name, ast.Attribute)) and _process_state(_canonical(n, aliases)))
+        or (isinstance(n, (ast.Name, ast.Attribute)) and _process_state(pyscan.canonical(n, aliases)))
         for n in nodes
     )
 
@@ -805,7 +768,7 @@ def _leads(part: ast.Constant, whole: ast.expr, aliases: dict[str, str]) -> bool
     text = _folded(before)
     if text is not None:
         return text[-1:] in _SEPARATORS
-    return _canonical(before, aliases) in _SEPARATOR_NAMES
+    return pyscan.canonical(before, aliases) in _SEPARATOR_NAMES
 
 
 def _folded(node: ast.AST) -> str | None:
@@ -848,7 +811,7 @@ def _matching_use(node: ast.expr, parents: dict[int, ast.AST], aliases: dict[str
         func = parent.func
         if isinstance(func, ast.Attribute) and func.attr in _MATCHERS:
             return parent
-        if _canonical(func, aliases) in _MATCH_CALLS:
+        if pyscan.canonical(func, aliases) in _MATCH_CALLS:
             return parent
     return None
 
@@ -910,11 +873,11 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
     Known false positives: projects that are themselves test tools or pytest plugins (they read
     these on purpose), and libraries that openly adapt their output or warnings to pytest.
     """
-    aliases = _aliases(tree)
+    aliases = pyscan.import_aliases(tree)
     for node in getattr(tree, "body", []):  # ``_ENV = os.environ`` at module level: the environment too
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            if _canonical(node.value, aliases) in _ENVIRONMENT:
-                aliases[node.targets[0].id] = _canonical(node.value, aliases)
+            if pyscan.canonical(node.value, aliases) in _ENVIRONMENT:
+                aliases[node.targets[0].id] = pyscan.canonical(node.value, aliases)
     parents = _parents(tree)
     docstrings = _docstrings(tree)
     found: dict[int, Finding] = {}
@@ -928,14 +891,14 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
         if not isinstance(scope, _SCOPES):
             continue
         nodes = list(_own(scope))
-        names = {_canonical(n, aliases) for n in nodes if isinstance(n, (ast.Name, ast.Attribute))}
+        names = {pyscan.canonical(n, aliases) for n in nodes if isinstance(n, (ast.Name, ast.Attribute))}
         reads_environment = bool(names & _ENVIRONMENT)
         reads_process = any(_process_state(n) for n in names)
         for node in nodes:
-            if isinstance(node, ast.Attribute) and _canonical(node, aliases) == "sys._called_from_test":
+            if isinstance(node, ast.Attribute) and pyscan.canonical(node, aliases) == "sys._called_from_test":
                 add(node, "reads sys._called_from_test, the flag a conftest sets under pytest")
-            if isinstance(node, ast.Call) and _canonical(node.func, aliases) in _TEST_RUN_CALLS:
-                add(node, _TEST_RUN_CALLS[_canonical(node.func, aliases)])
+            if isinstance(node, ast.Call) and pyscan.canonical(node.func, aliases) in _TEST_RUN_CALLS:
+                add(node, _TEST_RUN_CALLS[pyscan.canonical(node.func, aliases)])
             if not isinstance(node, ast.expr) or id(node) in docstrings:
                 continue
             text = _folded(node)

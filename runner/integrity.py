@@ -204,7 +204,8 @@ class _Check:
                 yield tamper("new_conftest", 1, "a new conftest.py changes how every test below it runs")
             if kind in ("test", "conftest"):
                 tree = pyscan.parse(c)
-                for hit in pyscan.hostile(tree.body if tree else [], top_level=True):
+                aliases = pyscan.framework_names(tree) if tree else {}
+                for hit in pyscan.hostile(tree.body if tree else [], top_level=True, aliases=aliases):
                     yield tamper(hit.detail, hit.line, hit.message)
                 for hit in pyscan.patches_code_under_test(tree, tree.body, self.own) if tree else ():
                     yield tamper(hit.detail, hit.line, hit.message)
@@ -238,7 +239,7 @@ class _Check:
         old, new = pyscan.parse(b), pyscan.parse(c)
         before = {ast.dump(n) for n in old.body} if old else set()
         added = [n for n in new.body if ast.dump(n) not in before] if new else []
-        for hit in pyscan.hostile(added, top_level=True):
+        for hit in pyscan.hostile(added, top_level=True, aliases=pyscan.framework_names(new) if new else {}):
             yield tamper(hit.detail, hit.line, hit.message)
 
     def _test_file(
@@ -293,11 +294,12 @@ class _Check:
                 yield tamper("modified_fixture", node.lineno, message % (node.lineno, _marking(node, values), path))
         new_defs = [n for key, n in c_defs.items() if len(key) == 1 and key not in b_defs]
         methods = [n for key, n in c_defs.items() if len(key) > 1 and key not in b_defs and key[:-1] in b_defs]
-        for hit in pyscan.hostile([*added, *new_defs], top_level=True):  # type: ignore[list-item]
+        aliases = pyscan.framework_names(new)
+        for hit in pyscan.hostile([*added, *new_defs], top_level=True, aliases=aliases):  # type: ignore[list-item]
             yield tamper(hit.detail, hit.line, hit.message)
         for hit in pyscan.patches_code_under_test(new, added, self.own):
             yield tamper(hit.detail, hit.line, hit.message)
-        for hit in pyscan.hostile(methods, top_level=False):  # type: ignore[arg-type]
+        for hit in pyscan.hostile(methods, top_level=False, aliases=aliases):  # type: ignore[arg-type]
             yield tamper(hit.detail, hit.line, hit.message)
         fresh = [
             (k, n)

@@ -2,8 +2,9 @@
 
 Only the lines the candidate wrote are scanned. Each finding is a ``source_interference``
 detection with its file and line; the ones that can only be attacks (``ATTACKS``: reaching into
-pytest's internals, ending the process with ``os._exit``) reject the patch, the others are left
-for the reviewer, who may know the library ships a pytest plugin or patches builtins on purpose.
+pytest's internals, writing onto a test framework's objects, ending the process with
+``os._exit``) reject the patch, the others are left for the reviewer, who may know the library
+ships a pytest plugin or patches builtins on purpose.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pytest_evidence.model import Detection, DetectionKind
 from runner import blindness, pyscan
 from runner.diff import Diff, FileKind
 
-ATTACKS = frozenset({"pytest_internals", "os_exit", "startup_hook", "shadows_module"})
+ATTACKS = frozenset({"pytest_internals", "os_exit", "startup_hook", "shadows_module", "patches_test_framework"})
 
 #: Shapes that are not attacks for sure but void what the tests say: code that asks whether it
 #: runs under a test framework behaves differently there (a test tool's own code may ask too).

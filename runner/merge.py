@@ -131,9 +131,12 @@ def _build(
     t_lines = _lines_of(trusted.decode("utf-8", "surrogateescape"))
     bound = pyscan.bindings(t_tree.body)
     requested = pyscan.requested_fixtures(t_tree, naming)
+    aliases = pyscan.framework_names(c_tree)
 
     def rejected(node: ast.stmt, siblings: Sequence[ast.stmt], top_level: bool) -> bool:
-        if any(pyscan.hostile([node], top_level=top_level)) or pyscan.skips(node) or not _alone(node, siblings):
+        if any(pyscan.hostile([node], top_level=top_level, aliases=aliases)) or pyscan.skips(node):
+            return True
+        if not _alone(node, siblings):
             return True
         fixture = pyscan.fixture_name(node)
         return fixture is not None and (pyscan.is_autouse(node) or fixture in requested)

@@ -47,6 +47,44 @@ def dotted(node: ast.AST, calls: bool = True) -> str:
     return ""
 
 
+def import_aliases(tree: ast.AST) -> dict[str, str]:
+    """Local names bound by imports anywhere in the tree, each with the dotted name it stands for.
+
+    The ``mock`` backport counts as ``unittest.mock``; ``from m import *`` binds ``*m``.
+    """
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    found[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    found[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                if alias.name == "*":
+                    found["*" + normal_module(node.module)] = node.module
+                else:
+                    found[alias.asname or alias.name] = node.module + "." + alias.name
+    return found
+
+
+def normal_module(name: str) -> str:
+    """``unittest.mock`` for the ``mock`` backport's names; any other name as it is."""
+    return "unittest." + name if name == "mock" or name.startswith("mock.") else name
+
+
+def canonical(node: ast.AST, aliases: Mapping[str, str]) -> str:
+    """The dotted name an expression stands for, through the file's imports: ``environ.get`` after
+    ``from os import environ`` is ``os.environ.get``; "" for what is not a dotted name."""
+    name = dotted(node, calls=False)
+    if not name:
+        return ""
+    head, dot, rest = name.partition(".")
+    return normal_module(aliases.get(head, head) + dot + rest)
+
+
 def parse(source: bytes) -> ast.Module | None:
     try:
         return syntax.parse(source)
@@ -337,39 +375,154 @@ def _touches_sys_modules(node: ast.AST) -> bool:
     return False
 
 
-def _patches_pytest(node: ast.AST) -> int | None:
-    """Line of an import of pytest internals or an assignment onto pytest, else None."""
+def _imports_pytest_internals(node: ast.AST) -> int | None:
+    """Line of an import of pytest internals, else None."""
     for sub in ast.walk(node):
         if isinstance(sub, ast.Import) and any(a.name.split(".")[0] == "_pytest" for a in sub.names):
             return sub.lineno
         if isinstance(sub, ast.ImportFrom) and (sub.module or "").split(".")[0] == "_pytest":
             return sub.lineno
-        if isinstance(sub, (ast.Assign, ast.AugAssign)):
-            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
-            for t in targets:
-                if isinstance(t, ast.Attribute) and dotted(t).split(".")[0] in ("pytest", "_pytest"):
-                    return sub.lineno
-        if isinstance(sub, ast.Call) and dotted(sub.func).split(".")[-1] == "setattr" and sub.args:
-            if dotted(sub.args[0]).split(".")[0] in ("pytest", "_pytest"):
-                return sub.lineno
     return None
 
 
-def hostile(nodes: list[ast.stmt], top_level: bool) -> Iterator[Hit]:
-    """What a test file may not do: define hooks, load plugins, patch pytest, rewrite sys.modules.
+#: The test frameworks whose objects decide what an assertion or an outcome says: code that
+#: assigns onto one (``unittest.TestCase.assertEqual = ...``) changes every test of the session.
+TEST_FRAMEWORKS = frozenset({"pytest", "_pytest", "unittest", "doctest", "pluggy"})
+#: ``unittest.TestCase`` settings that shape a failure's message only.
+_DISPLAY_SETTINGS = frozenset({"maxDiff", "longMessage"})
+#: Calls that set, delete or patch an attribute or item of their first argument (by the name's
+#: end: ``setattr``, ``monkeypatch.setattr``, ``mock.patch.object``, ``mocker.patch.object``).
+_SETTERS = frozenset({"setattr", "delattr", "setitem", "delitem"})
+_PATCHERS = ("patch.object", "patch.multiple")
+
+
+def _framework(name: str) -> bool:
+    """A name under a test framework, ``unittest.mock`` aside: ``mock`` is as often a test's own
+    local name (``with mock.patch(...) as mock``) as the module, and its objects are the test's."""
+    return name.split(".")[0] in TEST_FRAMEWORKS and not (name + ".").startswith("unittest.mock.")
+
+
+def _text(node: ast.AST | None) -> str:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
+
+
+def framework_object(node: ast.AST, aliases: Mapping[str, str]) -> str:
+    """The dotted name of the test framework's object ``node`` stands for ("" for any other): a
+    name through the file's imports and assignments (``framework_names``), ``sys.modules[...]``,
+    ``importlib.import_module(...)``, ``__import__(...)``, ``getattr(X, "name")``, ``vars(X)`` and
+    ``X.__dict__`` (X itself: writing into them writes onto X)."""
+    name = canonical(node, aliases)
+    if name:
+        name = name[: -len(".__dict__")] if name.endswith(".__dict__") else name
+        return name if _framework(name) else ""
+    if isinstance(node, ast.Attribute):
+        base = framework_object(node.value, aliases)
+        return "" if not base else base if node.attr == "__dict__" else base + "." + node.attr
+    if isinstance(node, ast.Subscript) and canonical(node.value, aliases) == "sys.modules":
+        key = _text(node.slice)
+        return key if _framework(key) else ""
+    if isinstance(node, ast.Call) and node.args:
+        func = canonical(node.func, aliases)
+        if func in ("importlib.import_module", "__import__"):
+            key = _text(node.args[0])
+            return key if _framework(key) else ""
+        if func == "vars":
+            return framework_object(node.args[0], aliases)
+        if func == "getattr" and len(node.args) > 1:
+            base, attr = framework_object(node.args[0], aliases), _text(node.args[1])
+            return base + "." + attr if base and attr else ""
+    return ""
+
+
+def framework_names(tree: ast.AST) -> dict[str, str]:
+    """``import_aliases``, and the names a plain assignment binds to a framework's object anywhere
+    in the tree (``TC = unittest.TestCase``, also through one such name)."""
+    aliases = import_aliases(tree)
+    for _ in range(2):
+        for node in ast.walk(tree):
+            target = value = None
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+            elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)):
+                target, value = node.target, node.value
+            if isinstance(target, ast.Name) and value is not None and framework_object(value, aliases):
+                aliases[target.id] = framework_object(value, aliases)
+    return aliases
+
+
+def _written(node: ast.AST) -> Iterator[tuple[ast.expr | None, str, str]]:
+    """What ``node`` writes onto: ``(object, attribute or key, "")``, or ``(None, "", dotted)`` for
+    a patcher given a dotted string (``monkeypatch.setattr("unittest.TestCase.x", f)``)."""
+    targets: list[ast.expr] = []
+    if isinstance(node, (ast.Assign, ast.Delete)):
+        targets = list(node.targets)
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        targets = [node.target]
+    while targets:
+        target = targets.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            targets.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            targets.append(target.value)
+        elif isinstance(target, ast.Attribute):
+            yield target.value, target.attr, ""
+        elif isinstance(target, ast.Subscript):
+            yield target.value, _text(target.slice), ""
+    if isinstance(node, ast.Call) and node.args:
+        func = dotted(node.func)
+        if func.split(".")[-1] in _SETTERS or func.endswith(_PATCHERS):
+            first = node.args[0]
+            if _text(first):
+                yield None, "", _text(first)
+            else:
+                yield first, _text(node.args[1]) if len(node.args) > 1 else "", ""
+        elif func.split(".")[-1] == "patch" and _text(node.args[0]):
+            yield None, "", _text(node.args[0])
+
+
+def framework_patches(nodes: Sequence[ast.AST], aliases: Mapping[str, str]) -> Iterator[Hit]:
+    """Statements among ``nodes`` (and within them) that assign, delete or patch an attribute or
+    item of a test framework's object: an assertion method made to pass, an outcome rewritten.
+    ``unittest``'s message settings (``maxDiff``, ``longMessage``) are left alone. Detail
+    ``patches_pytest`` for pytest's objects, ``patches_test_framework`` for the others'.
+
+    Not caught: a write through a name bound other than by a plain assignment (a parameter, a
+    loop variable, a container), ``exec`` and other code built from strings, ``object.__setattr__``
+    and ``type.__setattr__``, and a framework's object reached through another module
+    (``somelib.unittest``), ``unittest.mock``'s own assertion methods (``_framework``)."""
+    for node in nodes:
+        for sub in ast.walk(node):
+            for target, attr, named in _written(sub):
+                name = named if named else framework_object(target, aliases) if target is not None else ""
+                if not _framework(name) or (attr in _DISPLAY_SETTINGS and name.startswith("unittest.")):
+                    continue
+                shown = name + "." + attr if attr and not named else name
+                detail = "patches_pytest" if name.split(".")[0] in ("pytest", "_pytest") else "patches_test_framework"
+                message = "writes onto the test framework's %s: what every test asserts or reports can change"
+                yield Hit(detail, getattr(sub, "lineno", 1), message % shown)
+                break
+
+
+def hostile(nodes: list[ast.stmt], top_level: bool, aliases: Mapping[str, str] | None = None) -> Iterator[Hit]:
+    """What a test file may not do: define hooks, load plugins, patch pytest or another test
+    framework, rewrite sys.modules.
 
     ``top_level`` says ``nodes`` are a module's own statements (where a hook or ``pytest_plugins``
-    takes effect), rather than statements inside a test.
+    takes effect), rather than statements inside a test; ``aliases``: the whole file's
+    ``framework_names`` (the imports may be outside ``nodes``).
     """
+    if aliases is None:
+        aliases = framework_names(ast.Module(body=list(nodes), type_ignores=[]))
     for node in nodes:
         if top_level and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("pytest_"):
             yield Hit("hook", node.lineno, "defines the pytest hook %s" % node.name)
         if top_level and isinstance(node, ast.Assign):
             if any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in node.targets):
                 yield Hit("hook", node.lineno, "loads plugins with pytest_plugins")
-        line = _patches_pytest(node)
+        line = _imports_pytest_internals(node)
         if line is not None:
-            yield Hit("patches_pytest", line, "imports pytest internals or assigns onto pytest")
+            yield Hit("patches_pytest", line, "imports pytest internals")
+        yield from framework_patches([node], aliases)
         if _touches_sys_modules(node):
             yield Hit("sys_modules", getattr(node, "lineno", 1), "rewrites sys.modules")
         for sub in ast.walk(node):
@@ -455,9 +608,14 @@ def is_main_guard(node: ast.AST) -> bool:
 def interference(tree: ast.Module, lines: set[int]) -> Iterator[Hit]:
     """Library code that fights the referee, on the candidate's changed ``lines`` only.
 
-    ``pytest_internals`` and ``os_exit`` can only be attacks on the test run; the rest are
-    recorded for the reviewer (a library may legitimately ship a pytest plugin).
+    ``pytest_internals``, ``os_exit`` and ``patches_test_framework`` can only be attacks on the
+    test run; the rest are recorded for the reviewer (a library may legitimately ship a pytest
+    plugin).
     """
+    for hit in framework_patches([tree], framework_names(tree)):
+        if hit.line in lines:
+            message = "%s, from library code" % hit.message
+            yield Hit("patches_test_framework", hit.line, message)
     not_at_import: set[int] = set()  # inside a function, or under ``if __name__ == "__main__":``
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or is_main_guard(node):

@@ -969,3 +969,34 @@ def test_threat_a_doctest_edited_to_hide_a_regression_is_rejected(
         assert "--expected-change calc/more.py::calc.more.triple" in tampered[0]["message"]
     else:
         assert code == 0 and tampered == []
+
+
+UNITTEST_HALF = (
+    "import unittest\n\nfrom calc.ops import half\n\n\n"
+    "class TestHalf(unittest.TestCase):\n    def test_half(self):\n        self.assertEqual(half(4), 2)\n"
+)
+SILENCED = "\n\nimport unittest as _u\n_u.TestCase.assertEqual = lambda self, *a, **k: None\n"
+
+
+@pytest.mark.parametrize(
+    ("where", "detection"),
+    [("calc/ops.py", "source_interference"), ("tests/test_aaa.py", "tamper")],
+    ids=["library-code", "new-test-file"],
+)
+def test_threat_a_patch_that_turns_off_unittests_assertions_is_rejected(
+    repo: Repo, tmp_path: pathlib.Path, where: str, detection: str
+) -> None:
+    """No fix at all, and two lines that make ``assertEqual`` pass whatever it is given: the
+    trusted reproducer then passes on C, and was CERTIFIED (an independent check, mistune and
+    pyflakes). Written from library code it is an attack; from a test file, tamper."""
+    base = repo.commit(PKG)
+    trusted = repo.commit({**FIX, "tests/test_half.py": UNITTEST_HALF})
+    repo.git("checkout", "-q", base)
+    existing = (PKG if where in PKG else {}).get(where, "")
+    cand = repo.commit({"tests/test_half.py": UNITTEST_HALF, where: existing + SILENCED})
+    args = ("--baseline", base, "--candidate", cand, "--tests-from", trusted)
+    code, doc = certify(repo, tmp_path / "e.json", *args)
+    assert doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
+    hits = [d for d in _kinds(doc)[detection] if d["path"] == where]
+    assert code == 1 and [d["detail"] for d in hits] == ["patches_test_framework"]
+    assert "unittest.TestCase.assertEqual" in hits[0]["message"]

@@ -83,6 +83,12 @@ def tests_repo(git_repo: GitRepo) -> tuple[GitRepo, str]:
         (TESTS_B.replace("return 1\n", "return 0\n"), "modified_helper"),
         (TESTS_B + "\n\ndef pytest_collection_modifyitems(items):\n    items.clear()\n", "hook"),
         (TESTS_B + "\nimport sys\nsys.modules['lib'] = None\n", "sys_modules"),
+        (
+            TESTS_B.replace("import pytest\n", "import pytest\nfrom unittest import TestCase as T\n", 1)
+            + "\n\ndef test_three():\n    T.assertEqual = lambda *a: None\n",
+            "patches_test_framework",
+        ),
+        (TESTS_B + "\npytest.approx = lambda expected, **kw: expected\n", "patches_pytest"),
     ],
 )
 def test_edits_of_an_existing_test_file_are_tamper(tests_repo: tuple[GitRepo, str], edit: str, detail: str) -> None:
@@ -109,6 +115,7 @@ def test_a_declared_expected_change_may_edit_its_test(tests_repo: tuple[GitRepo,
         ({"tests/conftest.py": "import pytest\n"}, "new_conftest"),
         ({"tests/test_x.py": "import _pytest.runner\n\ndef test_x():\n    pass\n"}, "patches_pytest"),
         ({"tests/test_x.py": "pytest_plugins = ['evil']\n"}, "hook"),
+        ({"tests/__init__.py": "import unittest\n\nunittest.TestCase.assertTrue = print\n"}, "patches_test_framework"),
         ({"tests/data/expected.txt": "5\n"}, "fixture_data"),
         (
             {"pyproject.toml": '[project]\nname = "x"\n\n[tool.pytest.ini_options]\naddopts = "-q -k not_one"\n'},
@@ -155,12 +162,49 @@ def test_pytest_settings_are_read_from_every_config_format() -> None:
         ("import os\nos._exit(0)\n", "os_exit"),
         ("import sys\nsys.exit(1)\n", "exit_at_import"),
         ("import builtins\nbuiltins.len = lambda x: 0\n", "builtins_patch"),
+        ("import unittest as _u\n_u.TestCase.assertEqual = lambda self, *a, **k: None\n", "patches_test_framework"),
     ],
 )
 def test_library_code_that_fights_the_referee_is_named(source: str, detail: str) -> None:
     tree = ast.parse(source)
     hits = list(pyscan.interference(tree, set(range(1, 10))))
     assert [h.detail for h in hits] == [detail]
+
+
+@pytest.mark.parametrize(
+    ("source", "written"),
+    [
+        ("from unittest import TestCase\nTestCase.assertEqual = None\n", "unittest.TestCase.assertEqual"),
+        ("import unittest\nsetattr(unittest.TestCase, 'assertEqual', f)\n", "unittest.TestCase.assertEqual"),
+        ("import unittest\nTC = unittest.TestCase\nT2 = TC\nT2.assertTrue = f\n", "unittest.TestCase.assertTrue"),
+        ("import sys\nsys.modules['unittest'].TestCase.assertEqual = f\n", "unittest.TestCase.assertEqual"),
+        ("import importlib\nimportlib.import_module('unittest').TestCase.run = f\n", "unittest.TestCase.run"),
+        ("import unittest\nvars(unittest)['TestCase'] = X\n", "unittest.TestCase"),
+        ("import unittest\ngetattr(unittest, 'TestCase').assertEqual = f\n", "unittest.TestCase.assertEqual"),
+        ("import unittest\na, unittest.TestCase.assertIn = 1, f\n", "unittest.TestCase.assertIn"),
+        (
+            "def test_x(monkeypatch):\n    monkeypatch.setattr('unittest.TestCase.assertEqual', f)\n",
+            "unittest.TestCase",
+        ),
+        ("from unittest import mock, TestCase\nmock.patch.object(TestCase, 'assertEqual', f).start()\n", "TestCase"),
+        ("from unittest.mock import patch\npatch('unittest.TestCase.assertEqual').start()\n", "unittest.TestCase"),
+        ("import doctest\ndoctest.OutputChecker.check_output = lambda *a: True\n", "doctest.OutputChecker"),
+        ("import pytest\npytest.approx = lambda x, **k: x\n", "pytest.approx"),
+        # what is not the framework's: its message settings, a test's own attribute, another module, a mock
+        ("import unittest\nunittest.TestCase.maxDiff = None\nunittest.TestCase.longMessage = True\n", ""),
+        ("import unittest\nclass T(unittest.TestCase):\n    def test(self):\n        self.assertEqual = f\n", ""),
+        ("import os, lib\nos.environ['X'] = '1'\nlib.unittest = 3\n", ""),
+        ("from unittest import mock\nm = mock.Mock()\nm.return_value = 3\nmock.sentinel.x\n", ""),
+        ("from unittest import mock\nwith mock.patch('a.b') as mock:\n    mock.get.return_value = 1\n", ""),
+    ],
+)
+def test_writes_onto_a_test_frameworks_objects_are_found_through_any_name(source: str, written: str) -> None:
+    tree = ast.parse(source)
+    hits = list(pyscan.framework_patches([tree], pyscan.framework_names(tree)))
+    assert [h.detail for h in hits] == (
+        [] if not written else ["patches_pytest" if "pytest" in written else "patches_test_framework"]
+    )
+    assert all(written in h.message for h in hits)
 
 
 def test_only_the_lines_the_candidate_wrote_are_scanned() -> None:
@@ -182,6 +226,7 @@ def test_attacks_reject_and_tamper_rejects_even_when_every_tier_passed() -> None
     attack = Detection(DetectionKind.SOURCE_INTERFERENCE, "m", None, "a.py", 1, "os_exit")
     mere = Detection(DetectionKind.SOURCE_INTERFERENCE, "m", None, "a.py", 1, "test_framework_import")
     assert is_attack(attack) and not is_attack(mere)
+    assert is_attack(Detection(DetectionKind.SOURCE_INTERFERENCE, "m", None, "a.py", 1, "patches_test_framework"))
     assert decide(passed, [], [attack]).verdict is Verdict.REJECTED
     assert decide(passed, [], [Detection(DetectionKind.TAMPER, "t")]).verdict is Verdict.REJECTED
     assert decide(passed, [], [Detection(DetectionKind.NETWORK_BLOCKED, "n")]).verdict is Verdict.INCONCLUSIVE
