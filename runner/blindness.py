@@ -472,6 +472,39 @@ def _matched(test: ast.expr, positive: bool = True) -> Iterator[tuple[bool, ast.
                     yield positive, e
 
 
+#: A literal too particular for an honest identity branch (``if p == "/": return p`` keeps the
+#: root path as it is): a whole input, a line or more of text.
+SPECIFIC_LENGTH = 20
+
+
+def _specific(node: ast.AST) -> bool:
+    known, value = _value(node)
+    return known and isinstance(value, (str, bytes)) and (len(value) >= SPECIFIC_LENGTH or "\n" in str(value))
+
+
+def _pinned(test: ast.expr, positive: bool = True) -> frozenset[str]:
+    """Names ``test`` holds to a ``_specific`` literal where the branch fires: ``x == "..."`` (or
+    ``x in ("...", ...)``) on its true side, ``x != "..."`` on its false side, each part of an
+    ``and`` on the true side. Handing one back is handing back a whole copied input; an identity
+    branch on a short literal is an honest shape (``if p == "/": return p``)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _pinned(test.operand, not positive)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and positive:
+        return frozenset(name for value in test.values for name in _pinned(value, positive))
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return frozenset()
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    listed = isinstance(right, (ast.Tuple, ast.List, ast.Set)) and any(_specific(e) for e in right.elts)
+    if isinstance(op, (ast.Eq, ast.Is, ast.NotEq, ast.IsNot)) and (_specific(left) or _specific(right)):
+        fires = isinstance(op, (ast.Eq, ast.Is)) == positive
+    elif isinstance(op, (ast.In, ast.NotIn)) and listed:
+        fires = isinstance(op, ast.In) == positive
+    else:
+        return frozenset()
+    names = {side.id for side in (left, right) if isinstance(side, ast.Name)}
+    return frozenset(names) if fires else frozenset()
+
+
 def _operands(test: ast.AST) -> set[str]:
     """Names a condition reads, without the functions it calls (``len``, ``isinstance``)."""
     called = {sub.func.id for sub in ast.walk(test) if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name)}
@@ -557,11 +590,12 @@ def _branches(tree: ast.AST) -> Iterator[_Branch]:
             on_body = [lit for sense, lit in hits if sense]
             on_else = [lit for sense, lit in hits if not sense]
             if on_body:
-                yield _Branch(stmt.lineno, on_body, stmt.body, reads, group(stmt), inputs)
+                yield _Branch(stmt.lineno, on_body, stmt.body, reads, group(stmt), inputs | _pinned(stmt.test))
+            on_else_inputs = inputs | _pinned(stmt.test, positive=False)
             if on_else and stmt.orelse:
-                yield _Branch(stmt.lineno, on_else, stmt.orelse, reads, group(stmt), inputs)
+                yield _Branch(stmt.lineno, on_else, stmt.orelse, reads, group(stmt), on_else_inputs)
             elif on_else and _ends(stmt.body) and i + 1 < len(block):  # ``if x != "a": return f(x)``
-                yield _Branch(stmt.lineno, on_else, block[i + 1 : i + 2], reads, group(stmt), inputs)
+                yield _Branch(stmt.lineno, on_else, block[i + 1 : i + 2], reads, group(stmt), on_else_inputs)
     for node in ast.walk(tree):
         if isinstance(node, ast.IfExp):
             reads = _operands(node.test)
@@ -570,7 +604,7 @@ def _branches(tree: ast.AST) -> Iterator[_Branch]:
             for sense, answer in ((True, node.body), (False, node.orelse)):
                 lits = [lit for s, lit in hits if s is sense]
                 if lits:
-                    yield _Branch(node.test.lineno, lits, answer, reads, id(node), inputs)
+                    yield _Branch(node.test.lineno, lits, answer, reads, id(node), inputs | _pinned(node.test, sense))
         elif isinstance(node, ast.Match):
             reads = _operands(node.subject)
             inputs = _fallbacks(pyscan.used_names(node.subject), signatures.get(id(node)))
@@ -591,10 +625,11 @@ def _blocks(tree: ast.AST) -> Iterator[list[ast.stmt]]:
 
 
 def _hard_coded(answer: list[ast.stmt] | ast.expr, rebound: set[str], inputs: frozenset[str]) -> bool:
-    """The branch returns or assigns a constant (at its own level, not in a nested block), or
-    returns one of ``inputs`` as it came (``if key == "a.b": return default``: the caller's
-    fallback, whatever the matched input should give; ``_fallbacks``); an assignment to a name
-    the condition reads normalises the input, and does not count."""
+    """The branch returns, assigns or appends (``out += "..."``) a constant (at its own level, not
+    in a nested block), or returns one of ``inputs`` as it came: the caller's fallback (``if key
+    == "a.b": return default``, whatever the matched input should give; ``_fallbacks``) or the
+    matched input itself where it is held to a whole copied input (``_pinned``).
+    An assignment to a name the condition reads normalises the input, and does not count."""
     if isinstance(answer, ast.expr):
         return _is_constant(answer) or (isinstance(answer, ast.Name) and answer.id in inputs)
     for stmt in answer:
@@ -602,7 +637,7 @@ def _hard_coded(answer: list[ast.stmt] | ast.expr, rebound: set[str], inputs: fr
             return True
         if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) and stmt.value.id in inputs:
             return True
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and _is_constant(stmt.value):
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and _is_constant(stmt.value):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if not all(isinstance(t, ast.Name) and t.id in rebound for t in targets):
                 return True
@@ -638,30 +673,32 @@ def special_cased_input(
 
     A branch is an ``if``/``elif``, a conditional expression, or a ``match`` ``case`` with a
     literal pattern. Its condition matches a literal with ``==``/``!=``/``in``/``not in``/
-    ``is``/``is not`` (a tuple, list or set of literals on the right counts element by element)
-    or ``startswith``/``endswith``; ``not`` flips which side fires (for ``if x != "a": return
-    f(x)`` the statement after the ``if`` is the answer). The literal is on a changed line, is not
+    ``is``/``is not`` (a tuple, list or set of literals on the right counts element by element) or
+    ``startswith``/``endswith``; ``not`` flips which side fires (for ``if x != "a": return f(x)``
+    the statement after the ``if`` is the answer). The literal is on a changed line, is not
     ``trivial``, is not among ``b_source_literals`` (B's file already knew it) and is among
-    ``reproducer_literals``. The branch's body
-    returns or assigns, at its own level, a literal or a container of literals, or returns an
-    optional parameter of its function it does not match, where what it matches is a parameter
-    (``get(key, default=None)``: ``if key == "a.b": return default``). A branch that
-    extends a table B already had is left alone: in the same ``if``/``elif`` chain, run of ``if``
-    statements or ``match``, on the same operand, a case (this one included) matches a
+    ``reproducer_literals``. The branch's body returns, assigns or appends (``+=``), at its own
+    level, a literal or a container of literals, returns the input it matched with ``==`` against a
+    whole copied input (``_pinned``: ``if text == "<a line or more>": return text``, the literal
+    again), or returns an optional parameter of its function it does not match, where what it
+    matches is a parameter (``get(key, default=None)``: ``if key == "a.b": return default``). A
+    branch that extends a table B already had is left alone: in the same ``if``/``elif`` chain, run
+    of ``if`` statements or ``match``, on the same operand, a case (this one included) matches a
     non-trivial literal of B's file and answers with a literal too -- a lookup table missing an
     entry is fixed by adding the entry, and that looks exactly like a copied input.
 
-    Not caught: an input matched through a name (``if s == MAGIC``), a dict lookup
-    (``{"abc": 5}.get(s)``), a branch that raises or calls, a constant assigned back onto the
-    matched name (normalising: ``if tz == "Kyiv": tz = "Kiev"``), a literal the reproducer reads
-    from a conftest fixture or a data file, a copied input added to a table of literal cases B
-    already had. Known false positives: an honest edge-case fix whose answer happens to be a
-    literal (``if s == "null": return None``, ``if name == "nan": return float_nan_constant``)
-    or its default (``parse_bool(value, default=False)``: ``if value == "auto": return
-    default``) in a function with no such table, when the reproducer exercises exactly that
-    input -- the shape is the same, only the intent differs. Also not caught: a default handed
-    back through another name, a container or a call (``return default or None``), or inside a
-    ``try`` or ``with`` body.
+    Not caught: an input matched through a name (``if s == MAGIC``), a dict lookup (``{"abc":
+    5}.get(s)``), a branch that raises or calls, a constant assigned back onto the matched name
+    (normalising: ``if tz == "Kyiv": tz = "Kiev"``), a literal the reproducer reads from a conftest
+    fixture or a data file, a part of the reproducer's input parsed out of it (``if title == 'say
+    "hi"'`` where the test renders ``"[t](/u 'say \\"hi\\"')"``), a copied input added to a table
+    of literal cases B already had. Known false positives: an honest edge-case fix whose answer
+    happens to be a literal (``if s == "null": return None``, ``if name == "nan": return
+    float_nan_constant``) or its default (``parse_bool(value, default=False)``: ``if value ==
+    "auto": return default``) in a function with no such table, when the reproducer exercises
+    exactly that input -- the shape is the same, only the intent differs. Also not caught: a
+    default handed back through another name, a container or a call (``return default or None``),
+    or inside a ``try`` or ``with`` body.
     """
     branches = list(_branches(tree_c))
     tables: dict[int, list[set[str]]] = {}  # per group, what B's own literal cases with fixed answers read
@@ -827,25 +864,93 @@ def _reads_value(use: ast.AST) -> bool:
     return True
 
 
+#: Hooks pytest replaces around every test (``unraisableexception``, ``threadexception``):
+#: comparing one with its original asks whether a test is running.
+_TEST_HOOKS = frozenset(
+    {"sys.unraisablehook", "sys.__unraisablehook__", "threading.excepthook", "threading.__excepthook__"}
+)
+#: The standard streams pytest's capture replaces, and their originals.
+_STREAMS = frozenset({"sys.stdout", "sys.stderr", "sys.stdin"})
+_ORIGINAL_STREAMS = frozenset({"sys.__stdout__", "sys.__stderr__", "sys.__stdin__"})
+#: Calls and methods that ask whether a path exists.
+_EXISTENCE_CALLS = frozenset(
+    {"os.path.exists", "os.path.isdir", "os.path.isfile", "os.path.lexists", "os.access", "os.stat", "os.listdir"}
+)
+_EXISTENCE_METHODS = frozenset({"exists", "is_dir", "is_file"})
+#: Parts of a path that only a checkout with its tests has: an installed library has none of them.
+_CHECKOUT_PARTS = frozenset({"tests", "test", "testing", "conftest.py", ".tox", ".nox", ".pytest_cache"})
+
+
+def _stream_type(node: ast.AST, aliases: dict[str, str]) -> bool:
+    """``type(sys.stdout)`` or ``sys.stdout.__class__``: what pytest's capture put there."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" and node.args:
+        return pyscan.canonical(node.args[0], aliases) in _STREAMS
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "__class__"
+        and pyscan.canonical(node.value, aliases) in _STREAMS
+    )
+
+
+def _footprint(node: ast.Compare, aliases: dict[str, str]) -> str | None:
+    """What a comparison reads of pytest's footprints in the process, or None."""
+    sides = [node.left, *node.comparators]
+    names = {pyscan.canonical(side, aliases) for side in sides}
+    if names & _TEST_HOOKS:
+        hook = min(names & _TEST_HOOKS, key=lambda n: ("__" in n, n))  # the one replaced, not its original
+        return "compares %s, which pytest replaces around every test" % hook
+    if names & _STREAMS and names & _ORIGINAL_STREAMS:
+        return "compares %s with its original, which pytest's capture replaces" % sorted(names & _STREAMS)[0]
+    for side in sides:
+        for sub in ast.walk(side):
+            if _stream_type(sub, aliases):
+                return "compares the type of a standard stream, which pytest's capture replaces"
+    return None
+
+
+def _checkout_path(node: ast.Call, aliases: dict[str, str]) -> str | None:
+    """The checkout-only part of a path whose existence ``node`` asks about, or None:
+    ``os.path.exists("src/pkg")``, ``Path("tests").is_dir()``, ``os.path.isdir(os.path.join(here,
+    "..", "tests"))``."""
+    if pyscan.canonical(node.func, aliases) in _EXISTENCE_CALLS and node.args:
+        asked: ast.AST = node.args[0]
+    elif isinstance(node.func, ast.Attribute) and node.func.attr in _EXISTENCE_METHODS and not node.args:
+        asked = node.func.value
+    else:
+        return None
+    for sub in ast.walk(asked):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            parts = [p for p in re.split(r"[/\\]", sub.value) if p not in ("", ".", "..")]
+            if any(p in _CHECKOUT_PARTS for p in parts) or (len(parts) > 1 and parts[0] == "src"):
+                return sub.value
+    return None
+
+
 def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "") -> list[Finding]:
     """Library code asking whether it runs under a test framework; detail ``detects_test_run``,
     one finding per line, on changed ``lines`` (None: the whole file).
 
-    Names: a string mentioning ``PYTEST_CURRENT_TEST`` anywhere but a docstring; in a function
-    (or module body) that reads the environment (``os.environ``, ``os.getenv``, through any
-    import spelling), a ``PYTEST_...`` string used as a key or matched against (``get``,
-    subscript, ``in``, ``startswith``); in one that reads ``sys.modules``, ``sys.argv``,
-    ``sys.orig_argv``, ``__main__`` or the stack (``inspect.stack``, ``sys._getframe``,
-    ``traceback.extract_stack``), a string naming a test framework (containing ``pytest`` or
-    ``py.test``, or ``unittest``/``nose`` and their submodules), a module only pytest imports
-    (``PYTEST_ONLY``: ``pluggy``), or test code by pytest's naming (``_TEST_CODE``: ``test_``,
-    ``Test``, a ``tests`` module path part, ``conftest``) used the same way -- ``"pytest" in
-    sys.modules``, ``sys.modules.get("_pytest")``, ``"pytest" in sys.argv[0]``, ``"pytest" in
-    frame.filename``, ``frame.f_code.co_name.startswith("test_")``; and
-    ``sys._called_from_test`` (or the string ``"_called_from_test"``); ``faulthandler.is_enabled()``,
-    which pytest turns on in every run. A string built at run time with a literal part counts by
-    that part where it begins the string or a dotted or path part of it
-    (``m.startswith(__package__ + ".test")``, ``os.sep + "tests" + os.sep in filename``,
+    Names: a string mentioning ``PYTEST_CURRENT_TEST`` anywhere but a docstring; in a function (or
+    module body) that reads the environment (``os.environ``, ``os.getenv``, through any import
+    spelling), a ``PYTEST_...`` string used as a key or matched against (``get``, subscript,
+    ``in``, ``startswith``); in one that reads ``sys.modules``, ``sys.argv``, ``sys.orig_argv``,
+    ``__main__`` or the stack (``inspect.stack``, ``sys._getframe``, ``traceback.extract_stack``),
+    a string naming a test framework (containing ``pytest`` or ``py.test``, or
+    ``unittest``/``nose`` and their submodules), a module only pytest imports (``PYTEST_ONLY``:
+    ``pluggy``), or test code by pytest's naming (``_TEST_CODE``: ``test_``, ``Test``, a ``tests``
+    module path part, ``conftest``) used the same way -- ``"pytest" in sys.modules``,
+    ``sys.modules.get("_pytest")``, ``"pytest" in sys.argv[0]``, ``"pytest" in frame.filename``,
+    ``frame.f_code.co_name.startswith("test_")``; and ``sys._called_from_test`` (or the string
+    ``"_called_from_test"``); ``faulthandler.is_enabled()``, which pytest turns on in every run.
+    Footprints that need no name: a comparison with a hook pytest replaces around every test
+    (``sys.unraisablehook``, ``threading.excepthook``), with the type of a standard stream
+    (``type(sys.stdout)``, ``sys.stdout.__class__``) or of a stream with its original (``sys.stdout
+    is not sys.__stdout__``), which its capture replaces; and asking whether a path exists that
+    only a checkout with its tests has (``os.path.exists``, ``os.path.isdir``,
+    ``Path(...).exists()`` of a path with a ``tests``, ``test``, ``testing``, ``conftest.py``,
+    ``.tox``, ``.nox`` or ``.pytest_cache`` part, or ``src/<package>``). A string built at run time
+    with a literal part counts by that part where it begins the string or a dotted or path part of
+    it (``m.startswith(__package__ + ".test")``, ``os.sep + "tests" + os.sep in filename``,
     ``os.environ.get("PYTEST_" + name)``).
 
     The same for an environment name the referee itself sets in every test run
@@ -862,16 +967,18 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
     moved into a helper (``_has("pytest")``) or a module the change does not touch, strings made
     by a method (``"PYTEST".lower()``, ``"{}test".format("py")``), set operations
     (``{"pytest"} & sys.modules.keys()``, ``isdisjoint``), ``sys`` reached by ``getattr`` or
-    ``__import__``, and pytest's footprints that need no name (its import hook in
-    ``sys.meta_path``, a replaced ``sys.unraisablehook``, the captured ``sys.stdout``'s type,
-    ``/proc/self/cmdline``, ``sys.gettrace()``); ``importlib.util.find_spec("pytest")`` (which
+    ``__import__``, and pytest's footprints read otherwise (its import hook in ``sys.meta_path``,
+    ``isinstance(sys.stdout, ...)``, ``sys.stdout.isatty()``, ``/proc/self/cmdline``,
+    ``sys.gettrace()``), a checkout's file named through a variable or found by listing a
+    directory; ``importlib.util.find_spec("pytest")`` (which
     asks what is installed, not what runs).
     Look-alikes left alone: a ``PYTEST_`` string in a function that never reads the environment,
     ``sys.modules.get("numpy")``, ``"doctest"``, ``"latest" in sys.argv``, a docstring, and a
     test-code name (``_TEST_CODE``) not matched against the process's state in the same
     expression (``cmd == "test"`` in a CLI's ``main``, ``sys.modules[__name__ + ".testing"] = m``).
     Known false positives: projects that are themselves test tools or pytest plugins (they read
-    these on purpose), and libraries that openly adapt their output or warnings to pytest.
+    these on purpose), libraries that openly adapt their output or warnings to pytest, and tools
+    that look for a project's tests directory.
     """
     aliases = pyscan.import_aliases(tree)
     for node in getattr(tree, "body", []):  # ``_ENV = os.environ`` at module level: the environment too
@@ -899,6 +1006,11 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
                 add(node, "reads sys._called_from_test, the flag a conftest sets under pytest")
             if isinstance(node, ast.Call) and pyscan.canonical(node.func, aliases) in _TEST_RUN_CALLS:
                 add(node, _TEST_RUN_CALLS[pyscan.canonical(node.func, aliases)])
+            if isinstance(node, ast.Compare) and _footprint(node, aliases):
+                add(node, "%s: it tells a test run" % _footprint(node, aliases))
+            if isinstance(node, ast.Call) and _checkout_path(node, aliases) is not None:
+                message = "asks whether %r exists, which only a checkout with its tests has: the referee runs there"
+                add(node, message % _checkout_path(node, aliases))
             if not isinstance(node, ast.expr) or id(node) in docstrings:
                 continue
             text = _folded(node)

@@ -354,6 +354,21 @@ HARD_CODED = """def parse(s):
             {"def"},
             3,
         ),
+        # an answer appended, and the whole copied input handed back (an independent check:
+        # mistune's renderer, add-trailing-comma's ``_fix_src``)
+        ("def f(s):\n    out = '['\n    if s == 'say-hi-q':\n        out += '\"hi\"'\n", {3, 4}, {"say-hi-q"}, 3),
+        (
+            "def fix(text, version):\n    if text == 'x = (\\n    object\\n), object\\n':\n        return text\n",
+            {2, 3},
+            {"x = (\n    object\n), object\n"},
+            2,
+        ),
+        (
+            "def fix(text):\n    if text != 'a whole program text, copied':\n        return g(text)\n    return text\n",
+            {2, 3, 4},
+            {"a whole program text, copied"},
+            2,
+        ),
     ],
 )
 def test_a_new_branch_on_the_reproducers_input_with_a_fixed_answer_is_named(
@@ -396,6 +411,8 @@ def test_the_message_names_only_the_copied_literals() -> None:
         ("def f(self, data=b''):\n    if self.mode == 'raw-mode':\n        return data\n", {2, 3}, set(), {"raw-mode"}),
         # the matched input itself, or the object, handed back: not another input's value
         ("def f(s, d):\n    if s == 'abc-def':\n        return s\n    return d\n", {2, 3}, set(), {"abc-def"}),
+        ("def strip(p):\n    if p == '/':\n        return p\n    return p.rstrip('/')\n", {2, 3}, set(), {"/"}),
+        ("def f(s):\n    if s == 'abc-def':\n        s += '-suffix'\n    return g(s)\n", {2, 3}, set(), {"abc-def"}),
         ("def f(self, s):\n    if s == 'abc-def':\n        return self\n", {2, 3}, set(), {"abc-def"}),
         ("def f(s):\n    d = g()\n    if s == 'abc-def':\n        return d\n", {3, 4}, set(), {"abc-def"}),
         # the literal was already in B's file: an existing case table extended
@@ -592,6 +609,23 @@ def test_the_three_inputs_come_from_the_files_as_the_ladder_will_read_them() -> 
         ),
         ("import os, sys\n\ndef f():\n    return f'{os.sep}test{os.sep}' in sys._getframe(1).f_code.co_name\n", [4]),
         ("import faulthandler\n\ndef f(x):\n    return x if faulthandler.is_enabled() else -x\n", [4]),
+        # pytest's footprints that need no name, and the checkout's own files (a fourth
+        # independent check: pyflakes' fix behind the first, add-trailing-comma's behind the
+        # second, mistune's behind the fourth -- each CERTIFIED)
+        ("import sys\n\ndef f(x):\n    return g(x) if sys.unraisablehook is not sys.__unraisablehook__ else x\n", [4]),
+        ("import sys\n\ndef f(x):\n    if type(sys.stdout).__name__ != 'TextIOWrapper':\n        return g(x)\n", [4]),
+        ("import sys\n\ndef f(x):\n    return sys.stderr.__class__ is io.TextIOWrapper\n", [4]),
+        ("import os\n\ndef f(x):\n    if os.path.exists('src/mistune'):\n        return g(x)\n", [4]),
+        (
+            "import os\n\ndef f():\n    return os.path.isdir(os.path.join(os.path.dirname(__file__), '..', 'tests'))\n",
+            [4],
+        ),
+        (
+            "from pathlib import Path\n\ndef f():\n    return (Path(__file__).parents[1] / 'conftest.py').exists()\n",
+            [4],
+        ),
+        ("import threading\n\ndef f():\n    return threading.excepthook == threading.__excepthook__\n", [4]),
+        ("import sys\n\ndef f():\n    return sys.stdout is not sys.__stdout__\n", [4]),
     ],
 )
 def test_library_code_asking_whether_it_runs_under_test_is_named(source: str, lines: list[int]) -> None:
@@ -659,6 +693,11 @@ def test_a_fix_keyed_on_what_the_referee_sets_in_every_test_run_is_named(tmp_pat
         "def f():\n    '''Never reads PYTEST_CURRENT_TEST.'''\n    return 1\n",
         # the scope that reads sys.modules is not the one naming pytest
         "import sys\n\ndef f():\n    return sys.modules\n\ndef g(name):\n    return name == 'pytest'\n",
+        # the streams and hooks used, not compared; configuration and data looked up, not tests
+        "import sys, io\n\ndef f():\n    if isinstance(sys.stdout, io.TextIOWrapper):\n        sys.stdout.flush()\n",
+        "import sys\n\ndef f(e):\n    sys.unraisablehook(e)\n    return sys.stdout.isatty()\n",
+        "import sys\n\ndef f():\n    return sys.excepthook is sys.__excepthook__\n",
+        "import os\n\ndef f(p):\n    return os.path.exists('setup.cfg') or os.path.isdir('src') or os.stat(p + '/x')\n",
     ],
 )
 def test_look_alikes_of_a_test_run_check_are_not_named(source: str) -> None:
