@@ -5,8 +5,9 @@ Python sources (packaging files left out) and C's test paths -- the shape of a r
 A ``--corpus`` of ``commit`` cases (a public repository's buggy and fixed commits, ``docs/ab.md``)
 works alike: every script reads a case's import root and test command from the built repository
 (``CaseRepo.pythonpath``, ``CaseRepo.test_command``), which both formats fill.
-Downloads and venvs are cached under ``benchmarks/.cache`` (ignored by git); the package index is
-the only network used.
+Downloads and venvs are cached under ``benchmarks/.cache`` (ignored by git; ``EVIDENCE_BENCH_CACHE``
+names another directory, for a checkout that should stay as it is); the package index -- and, for
+a ``commit`` case, its repository's URL -- is the only network used.
 """
 
 from __future__ import annotations
@@ -21,14 +22,14 @@ from typing import Any
 
 from _suite import ROOT  # noqa: F401 - first: it puts this checkout's packages first on sys.path
 
-from pytest_evidence.errors import BadInput
+from pytest_evidence.errors import BadInput, EvidenceError
 from runner.ab import corpus
 from runner.ab.corpus import Built as CaseRepo
 
 __all__ = ["CaseRepo"]
 
 HERE = pathlib.Path(__file__).resolve().parent
-CACHE = HERE / ".cache"
+CACHE = pathlib.Path(os.environ.get("EVIDENCE_BENCH_CACHE", HERE / ".cache"))
 CORPUS = pathlib.Path(os.environ.get("EVIDENCE_CORPUS", HERE.parent.parent / "shared" / "corpus"))
 
 
@@ -82,5 +83,11 @@ def measure_cases(
 
 
 def prepare(case: dict[str, Any], work: pathlib.Path) -> CaseRepo:
-    """The case's repository (``runner.ab.corpus``), venvs and sdists cached here."""
-    return corpus.build(case, work, CACHE)
+    """The case's repository (``runner.ab.corpus``), venvs and sdists cached in ``CACHE``. A case
+    that cannot be built (a repository that cannot be cloned, a package the index does not have)
+    ends the benchmark with one line naming it: a figure without the case would read as complete."""
+    try:
+        return corpus.build(case, work, CACHE)
+    except EvidenceError as exc:
+        print("%s: case %s: %s" % (pathlib.Path(sys.argv[0]).name, case["id"], exc), file=sys.stderr)
+        raise SystemExit(exc.exit_code) from None
