@@ -15,6 +15,7 @@ import enum
 import fnmatch
 import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pytest_evidence import gitops, overlay, syntax
@@ -148,6 +149,23 @@ def _body_holding(first: int, last: int, tree: ast.Module) -> str | None:
     return found
 
 
+def _new_definitions(first: int, last: int, c_tree: ast.Module, on_b: Mapping[str, Span]) -> bool:
+    """Whether C's lines ``first``-``last`` hold whole definitions B does not have, and beside them
+    only blank lines and comments: no statement of the module's own, no line of B's code."""
+    spans = [s for s in _spans(c_tree) if s.start <= last and first <= s.end]
+    if not spans or any(s.qualname in on_b or s.start < first or s.end > last for s in spans):
+        return False
+    held = {line for s in spans for line in range(s.start, s.end + 1)}
+    definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    statements = [
+        (first_line(node) if isinstance(node, definitions) else node.lineno, node.end_lineno or node.lineno)
+        for node in c_tree.body
+    ]
+    return all(
+        line in held or not any(start <= line <= end for start, end in statements) for line in range(first, last + 1)
+    )
+
+
 def insertions_held(patch: str, b_defs: list[Span], c_tree: ast.Module) -> tuple[set[int], tuple[Span, ...]]:
     """B's lines the patch touches, and the definitions on B whose bodies got a pure insertion.
 
@@ -155,7 +173,11 @@ def insertions_held(patch: str, b_defs: list[Span], c_tree: ast.Module) -> tuple
     the inserted lines lie in the body of a definition B has too (lines appended to a method),
     that definition alone changed -- its neighbour after it, a blank line of the class around it
     or the next method, did not: humanfriendly's fix appends an assertion to one test method,
-    and the neighbours made its whole test class changed, every test of it reaching it."""
+    and the neighbours made its whole test class changed, every test of it reaching it. Where
+    they are whole new definitions (a helper inserted between two functions), no definition of
+    B's changed: the function after it stood for the insertion, and every test reaching it was
+    selected (an independent check, mistune). What binds the new names is the module's change
+    (``modchange``)."""
     on_b = {s.qualname: s for s in b_defs}
     lines: set[int] = set()
     held: dict[str, Span] = {}
@@ -163,6 +185,8 @@ def insertions_held(patch: str, b_defs: list[Span], c_tree: ast.Module) -> tuple
         name = _body_holding(c, c + d - 1, c_tree) if not b and d else None
         if name in on_b:
             held[name] = on_b[name]
+        elif not b and d and _new_definitions(c, c + d - 1, c_tree, on_b):
+            continue
         else:
             lines.update(range(a, a + b) if b else (a, a + 1))
     return lines, tuple(held.values())

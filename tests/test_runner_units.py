@@ -88,8 +88,34 @@ def test_changed_lines_go_to_the_innermost_definition(lines: set[int], names: li
         ("@@ -13,0 +14 @@\n", SOURCE.replace("    def grow", "    @staticmethod\n    def grow"), set(), ["Box"]),
         # lines replaced: B's own lines
         ("@@ -15 +15 @@\n", SOURCE.replace("+ 1", "+ 2"), {15}, []),
+        # a whole new helper before a class (mistune's fix, an independent check): Box did not change
+        ("@@ -10,0 +11,4 @@\n", SOURCE.replace("class Box:", "def added():\n    pass\n\n\nclass Box:"), set(), []),
+        (
+            "@@ -10,0 +11,5 @@\n",
+            SOURCE.replace("class Box:", "@cache\ndef added():\n    pass\n\n\nclass Box:"),
+            set(),
+            [],
+        ),
+        # beside a statement of the module, or named like one of B's definitions: the neighbours
+        (
+            "@@ -10,0 +11,5 @@\n",
+            SOURCE.replace("class Box:", "X = 1\ndef added():\n    pass\n\n\nclass Box:"),
+            {10, 11},
+            [],
+        ),
+        ("@@ -10,0 +11,4 @@\n", SOURCE.replace("class Box:", "def first():\n    pass\n\n\nclass Box:"), {10, 11}, []),
     ],
-    ids=["appended-to-a-method", "class-attribute", "new-function", "decorator", "replaced"],
+    ids=[
+        "appended-to-a-method",
+        "class-attribute",
+        "new-function",
+        "decorator",
+        "replaced",
+        "new-helper",
+        "new-decorated-helper",
+        "beside-a-statement",
+        "redefinition",
+    ],
 )
 def test_a_pure_insertion_in_a_body_is_that_definitions_change(
     patch: str, c_source: str, lines: set[int], held: list[str]
