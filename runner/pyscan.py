@@ -450,14 +450,31 @@ def framework_names(tree: ast.AST) -> dict[str, str]:
     return aliases
 
 
+def _patched(call: ast.Call) -> Iterator[tuple[ast.expr | None, str, str]]:
+    """What a setter or patcher call writes onto: ``(object, attribute, "")``, or ``(None, "",
+    dotted)`` given a dotted string (``monkeypatch.setattr("unittest.TestCase.x", f)``)."""
+    func = dotted(call.func)
+    if not call.args:
+        return
+    if func.split(".")[-1] in _SETTERS or func.endswith(_PATCHERS):
+        first = call.args[0]
+        if _text(first):
+            yield None, "", _text(first)
+        else:
+            yield first, _text(call.args[1]) if len(call.args) > 1 else "", ""
+    elif func.split(".")[-1] == "patch" and _text(call.args[0]):
+        yield None, "", _text(call.args[0])
+
+
 def _written(node: ast.AST) -> Iterator[tuple[ast.expr | None, str, str]]:
-    """What ``node`` writes onto: ``(object, attribute or key, "")``, or ``(None, "", dotted)`` for
-    a patcher given a dotted string (``monkeypatch.setattr("unittest.TestCase.x", f)``)."""
+    """What ``node`` writes onto: an assignment's or a deletion's targets, a call's (``_patched``)."""
     targets: list[ast.expr] = []
     if isinstance(node, (ast.Assign, ast.Delete)):
         targets = list(node.targets)
     elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
         targets = [node.target]
+    elif isinstance(node, ast.Call):
+        yield from _patched(node)
     while targets:
         target = targets.pop()
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -468,30 +485,41 @@ def _written(node: ast.AST) -> Iterator[tuple[ast.expr | None, str, str]]:
             yield target.value, target.attr, ""
         elif isinstance(target, ast.Subscript):
             yield target.value, _text(target.slice), ""
-    if isinstance(node, ast.Call) and node.args:
-        func = dotted(node.func)
-        if func.split(".")[-1] in _SETTERS or func.endswith(_PATCHERS):
-            first = node.args[0]
-            if _text(first):
-                yield None, "", _text(first)
-            else:
-                yield first, _text(node.args[1]) if len(node.args) > 1 else "", ""
-        elif func.split(".")[-1] == "patch" and _text(node.args[0]):
-            yield None, "", _text(node.args[0])
 
 
-def framework_patches(nodes: Sequence[ast.AST], aliases: Mapping[str, str]) -> Iterator[Hit]:
+def _undone_at_test_end(nodes: Sequence[ast.AST]) -> set[int]:
+    """Calls among ``nodes`` whose patch ends with the test that makes it: a patcher as a
+    decorator or a ``with`` item, the ``monkeypatch`` and ``mocker`` fixtures' setters."""
+    found: set[int] = set()
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.update(id(d) for d in sub.decorator_list)
+            elif isinstance(sub, (ast.With, ast.AsyncWith)):
+                found.update(id(item.context_expr) for item in sub.items)
+            elif isinstance(sub, ast.Call) and dotted(sub.func).split(".")[0] in ("monkeypatch", "mocker"):
+                found.add(id(sub))
+    return found
+
+
+def framework_patches(nodes: Sequence[ast.AST], aliases: Mapping[str, str], scoped: bool = True) -> Iterator[Hit]:
     """Statements among ``nodes`` (and within them) that assign, delete or patch an attribute or
     item of a test framework's object: an assertion method made to pass, an outcome rewritten.
     ``unittest``'s message settings (``maxDiff``, ``longMessage``) are left alone. Detail
     ``patches_pytest`` for pytest's objects, ``patches_test_framework`` for the others'.
+    ``scoped`` False leaves out a patch undone when its test ends (``_undone_at_test_end``:
+    ``@mock.patch("pytest.main")`` in a test of a tool that runs pytest): in a test file such a
+    patch reaches the test that makes it and no other (``hostile``).
 
     Not caught: a write through a name bound other than by a plain assignment (a parameter, a
     loop variable, a container), ``exec`` and other code built from strings, ``object.__setattr__``
     and ``type.__setattr__``, and a framework's object reached through another module
     (``somelib.unittest``), ``unittest.mock``'s own assertion methods (``_framework``)."""
+    undone = set() if scoped else _undone_at_test_end(nodes)
     for node in nodes:
         for sub in ast.walk(node):
+            if id(sub) in undone:
+                continue
             for target, attr, named in _written(sub):
                 name = named if named else framework_object(target, aliases) if target is not None else ""
                 if not _framework(name) or (attr in _DISPLAY_SETTINGS and name.startswith("unittest.")):
@@ -522,7 +550,7 @@ def hostile(nodes: list[ast.stmt], top_level: bool, aliases: Mapping[str, str] |
         line = _imports_pytest_internals(node)
         if line is not None:
             yield Hit("patches_pytest", line, "imports pytest internals")
-        yield from framework_patches([node], aliases)
+        yield from framework_patches([node], aliases, scoped=False)
         if _touches_sys_modules(node):
             yield Hit("sys_modules", getattr(node, "lineno", 1), "rewrites sys.modules")
         for sub in ast.walk(node):

@@ -207,6 +207,34 @@ def test_writes_onto_a_test_frameworks_objects_are_found_through_any_name(source
     assert all(written in h.message for h in hits)
 
 
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        # undone when the test ends: the test that makes the patch is all it reaches
+        ("from unittest import mock\n\n@mock.patch('pytest.main')\ndef test_cli(main):\n    run()\n", False),
+        ("from unittest import mock\n\ndef test_cli():\n    with mock.patch('unittest.main'):\n        run()\n", False),
+        ("import pytest\n\ndef test_x(monkeypatch):\n    monkeypatch.setattr(pytest, 'main', f)\n", False),
+        ("import doctest\n\ndef test_x(mocker):\n    mocker.patch.object(doctest, 'testmod')\n", False),
+        # in force past the test: started and never stopped, a MonkeyPatch of its own, an assignment
+        (
+            "from unittest import mock, TestCase\n\ndef test_x():\n    mock.patch.object(TestCase, 'run', f).start()\n",
+            True,
+        ),
+        (
+            "from unittest import mock\n\ndef test_x():\n    p = mock.patch('unittest.TestCase.run')\n    p.start()\n",
+            True,
+        ),
+        ("import pytest, unittest\n\nmp = pytest.MonkeyPatch()\nmp.setattr(unittest.TestCase, 'run', f)\n", True),
+        ("import unittest\n\ndef test_x():\n    unittest.TestCase.run = f\n", True),
+    ],
+)
+def test_in_a_test_file_a_framework_patch_undone_with_its_test_is_no_finding(source: str, found: bool) -> None:
+    tree = ast.parse(source)
+    hits = list(pyscan.hostile(tree.body, top_level=True, aliases=pyscan.framework_names(tree)))
+    assert bool(hits) is found, hits
+    assert list(pyscan.framework_patches([tree], pyscan.framework_names(tree)))  # from library code, every one
+
+
 def test_only_the_lines_the_candidate_wrote_are_scanned() -> None:
     tree = ast.parse("import pytest\nimport os\n")
     assert list(pyscan.interference(tree, {2})) == []
