@@ -75,6 +75,7 @@ _TEST_RUN_CALLS = {"faulthandler.is_enabled": "asks faulthandler.is_enabled(), w
 _TEST_SOURCES = frozenset(
     {
         *("sys.modules", "sys.argv", "sys.orig_argv", "sys._getframe", "sys._current_frames", "__main__"),
+        "sys.meta_path",
         *("inspect.stack", "inspect.trace", "inspect.getouterframes", "inspect.currentframe"),
         *("traceback.extract_stack", "traceback.walk_stack", "traceback.format_stack"),
     }
@@ -479,7 +480,11 @@ SPECIFIC_LENGTH = 20
 
 def _specific(node: ast.AST) -> bool:
     known, value = _value(node)
-    return known and isinstance(value, (str, bytes)) and (len(value) >= SPECIFIC_LENGTH or "\n" in str(value))
+    if not known or not isinstance(value, (str, bytes)):
+        return False
+    if isinstance(value, bytes):
+        return len(value) >= SPECIFIC_LENGTH or b"\n" in value
+    return len(value) >= SPECIFIC_LENGTH or "\n" in value
 
 
 def _pinned(test: ast.expr, positive: bool = True) -> frozenset[str]:
@@ -625,8 +630,8 @@ def _blocks(tree: ast.AST) -> Iterator[list[ast.stmt]]:
 
 
 def _hard_coded(answer: list[ast.stmt] | ast.expr, rebound: set[str], inputs: frozenset[str]) -> bool:
-    """The branch returns, assigns or appends (``out += "..."``) a constant (at its own level, not
-    in a nested block), or returns one of ``inputs`` as it came: the caller's fallback (``if key
+    """The branch returns or assigns a constant (at its own level, not in a nested block), or
+    returns one of ``inputs`` as it came: the caller's fallback (``if key
     == "a.b": return default``, whatever the matched input should give; ``_fallbacks``) or the
     matched input itself where it is held to a whole copied input (``_pinned``).
     An assignment to a name the condition reads normalises the input, and does not count."""
@@ -637,7 +642,7 @@ def _hard_coded(answer: list[ast.stmt] | ast.expr, rebound: set[str], inputs: fr
             return True
         if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) and stmt.value.id in inputs:
             return True
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and _is_constant(stmt.value):
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and _is_constant(stmt.value):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if not all(isinstance(t, ast.Name) and t.id in rebound for t in targets):
                 return True
@@ -677,15 +682,15 @@ def special_cased_input(
     ``startswith``/``endswith``; ``not`` flips which side fires (for ``if x != "a": return f(x)``
     the statement after the ``if`` is the answer). The literal is on a changed line, is not
     ``trivial``, is not among ``b_source_literals`` (B's file already knew it) and is among
-    ``reproducer_literals``. The branch's body returns, assigns or appends (``+=``), at its own
-    level, a literal or a container of literals, returns the input it matched with ``==`` against a
-    whole copied input (``_pinned``: ``if text == "<a line or more>": return text``, the literal
-    again), or returns an optional parameter of its function it does not match, where what it
-    matches is a parameter (``get(key, default=None)``: ``if key == "a.b": return default``). A
-    branch that extends a table B already had is left alone: in the same ``if``/``elif`` chain, run
-    of ``if`` statements or ``match``, on the same operand, a case (this one included) matches a
-    non-trivial literal of B's file and answers with a literal too -- a lookup table missing an
-    entry is fixed by adding the entry, and that looks exactly like a copied input.
+    ``reproducer_literals``. The branch's body returns or assigns, at its own level, a literal or a
+    container of literals, returns the input it matched with ``==`` against a whole copied input
+    (``_pinned``: ``if text == "<a line or more>": return text``, the literal again), or returns an
+    optional parameter of its function it does not match, where what it matches is a parameter
+    (``get(key, default=None)``: ``if key == "a.b": return default``). A branch that extends a
+    table B already had is left alone: in the same ``if``/``elif`` chain, run of ``if`` statements
+    or ``match``, on the same operand, a case (this one included) matches a non-trivial literal of
+    B's file and answers with a literal too -- a lookup table missing an entry is fixed by adding
+    the entry, and that looks exactly like a copied input.
 
     Not caught: an input matched through a name (``if s == MAGIC``), a dict lookup (``{"abc":
     5}.get(s)``), a branch that raises or calls, a constant assigned back onto the matched name
@@ -696,9 +701,10 @@ def special_cased_input(
     happens to be a literal (``if s == "null": return None``, ``if name == "nan": return
     float_nan_constant``) or its default (``parse_bool(value, default=False)``: ``if value ==
     "auto": return default``) in a function with no such table, when the reproducer exercises
-    exactly that input -- the shape is the same, only the intent differs. Also not caught: a
-    default handed back through another name, a container or a call (``return default or None``),
-    or inside a ``try`` or ``with`` body.
+    exactly that input, and an identity branch on a long literal (``if tz in
+    ("America/Argentina/Buenos_Aires",): return tz``) -- the shape is the same, only the intent
+    differs. Also not caught: a default handed back through another name, a container or a call
+    (``return default or None``), or inside a ``try`` or ``with`` body.
     """
     branches = list(_branches(tree_c))
     tables: dict[int, list[set[str]]] = {}  # per group, what B's own literal cases with fixed answers read
@@ -736,9 +742,12 @@ def special_cased_input(
 
 
 def _framework_name(text: str) -> bool:
-    """A test framework's name (``pytest``, ``unittest``...) or a module only pytest imports."""
+    """A test framework's name (``pytest``, ``unittest``...), a module only pytest imports, or the
+    class of pytest's import hook (``AssertionRewritingHook``, in ``sys.meta_path``)."""
     lowered = text.lower()
-    return "pytest" in lowered or "py.test" in lowered or lowered.split(".")[0] in TEST_FRAMEWORKS | PYTEST_ONLY
+    if "pytest" in lowered or "py.test" in lowered or "assertionrewrit" in lowered:
+        return True
+    return lowered.split(".")[0] in TEST_FRAMEWORKS | PYTEST_ONLY
 
 
 def _test_code_check(text: str, use: ast.AST, parents: dict[int, ast.AST], aliases: dict[str, str]) -> bool:
@@ -869,6 +878,8 @@ def _reads_value(use: ast.AST) -> bool:
 _TEST_HOOKS = frozenset(
     {"sys.unraisablehook", "sys.__unraisablehook__", "threading.excepthook", "threading.__excepthook__"}
 )
+_ORIGINAL_HOOKS = {"sys.__unraisablehook__": "sys.unraisablehook", "threading.__excepthook__": "threading.excepthook"}
+_FILE_OF = frozenset({"inspect.getfile", "inspect.getsourcefile"})
 #: The standard streams pytest's capture replaces, and their originals.
 _STREAMS = frozenset({"sys.stdout", "sys.stderr", "sys.stdin"})
 _ORIGINAL_STREAMS = frozenset({"sys.__stdout__", "sys.__stderr__", "sys.__stdin__"})
@@ -877,6 +888,10 @@ _EXISTENCE_CALLS = frozenset(
     {"os.path.exists", "os.path.isdir", "os.path.isfile", "os.path.lexists", "os.access", "os.stat", "os.listdir"}
 )
 _EXISTENCE_METHODS = frozenset({"exists", "is_dir", "is_file"})
+#: Calls that build a path from parts (by the name's end: ``os.path.join``, ``pathlib.Path``).
+_PATH_MAKERS = frozenset({"join", "Path", "PurePath", "PosixPath", "WindowsPath"})
+#: Where an installed copy of a library lives, and a checkout does not.
+_INSTALLED = frozenset({"site-packages", "dist-packages"})
 #: Parts of a path that only a checkout with its tests has: an installed library has none of them.
 _CHECKOUT_PARTS = frozenset({"tests", "test", "testing", "conftest.py", ".tox", ".nox", ".pytest_cache"})
 
@@ -885,44 +900,86 @@ def _stream_type(node: ast.AST, aliases: dict[str, str]) -> bool:
     """``type(sys.stdout)`` or ``sys.stdout.__class__``: what pytest's capture put there."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" and node.args:
         return pyscan.canonical(node.args[0], aliases) in _STREAMS
-    return (
-        isinstance(node, ast.Attribute)
-        and node.attr == "__class__"
-        and pyscan.canonical(node.value, aliases) in _STREAMS
-    )
+    if isinstance(node, ast.Attribute) and node.attr == "__class__":
+        return pyscan.canonical(node.value, aliases) in _STREAMS
+    return False
 
 
-def _footprint(node: ast.Compare, aliases: dict[str, str]) -> str | None:
-    """What a comparison reads of pytest's footprints in the process, or None."""
+def _footprint(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    """What ``node`` reads of pytest's footprints in the process, or None: a hook compared with its
+    original, or a name read off it (``sys.unraisablehook.__name__``); a standard stream's type,
+    compared or read off (``type(sys.stdout).__module__``); a stream compared with its original."""
+    if isinstance(node, ast.Attribute):
+        if pyscan.canonical(node.value, aliases) in _TEST_HOOKS:
+            return "reads %s of %s, which pytest replaces around every test" % (
+                node.attr,
+                pyscan.canonical(node.value, aliases),
+            )
+        if _stream_type(node.value, aliases):
+            return "reads %s of a standard stream's type, which pytest's capture replaces" % node.attr
+        return None
+    if not isinstance(node, ast.Compare):
+        return None
     sides = [node.left, *node.comparators]
     names = {pyscan.canonical(side, aliases) for side in sides}
-    if names & _TEST_HOOKS:
-        hook = min(names & _TEST_HOOKS, key=lambda n: ("__" in n, n))  # the one replaced, not its original
-        return "compares %s, which pytest replaces around every test" % hook
+    for original, hook in _ORIGINAL_HOOKS.items():
+        if original in names and hook in names:
+            return "compares %s with its original, which pytest replaces around every test" % hook
     if names & _STREAMS and names & _ORIGINAL_STREAMS:
         return "compares %s with its original, which pytest's capture replaces" % sorted(names & _STREAMS)[0]
-    for side in sides:
-        for sub in ast.walk(side):
-            if _stream_type(sub, aliases):
-                return "compares the type of a standard stream, which pytest's capture replaces"
+    if any(_stream_type(side, aliases) for side in sides):
+        return "compares the type of a standard stream, which pytest's capture replaces"
+    installed = [side for side in sides if (_folded(side) or "") in _INSTALLED]
+    if installed and any(_reads_own_file(side, aliases) for side in sides if side not in installed):
+        return "asks whether its own file is in %r: a checkout, where the referee runs, is not" % _folded(installed[0])
     return None
 
 
+def _reads_own_file(node: ast.AST, aliases: dict[str, str]) -> bool:
+    """Whether ``node`` reads where this module was loaded from: ``__file__``, ``__spec__.origin``,
+    ``__path__``, ``inspect.getfile(...)``, ``os.path.abspath(__file__)``..."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id in ("__file__", "__path__", "__spec__", "__loader__"):
+            return True
+        if isinstance(sub, ast.Call) and pyscan.canonical(sub.func, aliases) in (
+            "inspect.getfile",
+            "inspect.getsourcefile",
+        ):
+            return True
+    return False
+
+
+def _path_parts(node: ast.AST, aliases: dict[str, str]) -> list[str]:
+    """The literal parts of a path as ``node`` builds it: a string, ``os.path.join`` and
+    ``Path(...)`` of parts, ``/`` and ``+`` of parts, an attribute of a path (``.parent``); not
+    what a subscript or a method call reads (``cfg["tests"]``, ``cfg.get("tests")``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [p for p in re.split(r"[/\\]", node.value) if p not in ("", ".", "..")]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Add)):
+        return _path_parts(node.left, aliases) + _path_parts(node.right, aliases)
+    if isinstance(node, ast.Attribute):
+        return _path_parts(node.value, aliases)
+    if isinstance(node, ast.Call) and pyscan.canonical(node.func, aliases).split(".")[-1] in _PATH_MAKERS:
+        return [part for arg in node.args for part in _path_parts(arg, aliases)]
+    return []
+
+
 def _checkout_path(node: ast.Call, aliases: dict[str, str]) -> str | None:
-    """The checkout-only part of a path whose existence ``node`` asks about, or None:
+    """The checkout-only path whose existence ``node`` asks about, or None:
     ``os.path.exists("src/pkg")``, ``Path("tests").is_dir()``, ``os.path.isdir(os.path.join(here,
-    "..", "tests"))``."""
+    "..", "tests"))``, ``os.path.exists(os.path.join("src", "pkg"))``."""
     if pyscan.canonical(node.func, aliases) in _EXISTENCE_CALLS and node.args:
         asked: ast.AST = node.args[0]
     elif isinstance(node.func, ast.Attribute) and node.func.attr in _EXISTENCE_METHODS and not node.args:
         asked = node.func.value
     else:
         return None
-    for sub in ast.walk(asked):
-        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-            parts = [p for p in re.split(r"[/\\]", sub.value) if p not in ("", ".", "..")]
-            if any(p in _CHECKOUT_PARTS for p in parts) or (len(parts) > 1 and parts[0] == "src"):
-                return sub.value
+    parts = _path_parts(asked, aliases)
+    if any(p in _CHECKOUT_PARTS for p in parts):
+        return "/".join(parts)
+    for at, part in enumerate(parts[:-1]):
+        if part == "src" and parts[at + 1].isidentifier():  # ``src/<package>``, not ``src/main.c``
+            return "/".join(parts)
     return None
 
 
@@ -942,15 +999,18 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
     ``sys.modules.get("_pytest")``, ``"pytest" in sys.argv[0]``, ``"pytest" in frame.filename``,
     ``frame.f_code.co_name.startswith("test_")``; and ``sys._called_from_test`` (or the string
     ``"_called_from_test"``); ``faulthandler.is_enabled()``, which pytest turns on in every run.
-    Footprints that need no name: a comparison with a hook pytest replaces around every test
-    (``sys.unraisablehook``, ``threading.excepthook``), with the type of a standard stream
-    (``type(sys.stdout)``, ``sys.stdout.__class__``) or of a stream with its original (``sys.stdout
-    is not sys.__stdout__``), which its capture replaces; and asking whether a path exists that
-    only a checkout with its tests has (``os.path.exists``, ``os.path.isdir``,
-    ``Path(...).exists()`` of a path with a ``tests``, ``test``, ``testing``, ``conftest.py``,
-    ``.tox``, ``.nox`` or ``.pytest_cache`` part, or ``src/<package>``). A string built at run time
-    with a literal part counts by that part where it begins the string or a dotted or path part of
-    it (``m.startswith(__package__ + ".test")``, ``os.sep + "tests" + os.sep in filename``,
+    Footprints that need no name: a hook pytest replaces around every test (``sys.unraisablehook``,
+    ``threading.excepthook``) compared with its original or a name read off it (``.__name__``); the
+    type of a standard stream, which its capture replaces, compared or read off
+    (``type(sys.stdout).__module__``), or a stream compared with its original (``sys.stdout is not
+    sys.__stdout__``); pytest's import hook by its class's name in ``sys.meta_path``; the module's
+    own file matched against ``site-packages`` (a checkout is not installed); and asking whether a
+    path exists that only a checkout with its tests has (``os.path.exists``, ``os.path.isdir``,
+    ``Path(...).exists()`` of a path built -- as a string, by ``os.path.join``, ``Path(...)``,
+    ``/`` or ``+`` -- with a ``tests``, ``test``, ``testing``, ``conftest.py``, ``.tox``, ``.nox``
+    or ``.pytest_cache`` part, or ``src/<package>``). A string built at run time with a literal
+    part counts by that part where it begins the string or a dotted or path part of it
+    (``m.startswith(__package__ + ".test")``, ``os.sep + "tests" + os.sep in filename``,
     ``os.environ.get("PYTEST_" + name)``).
 
     The same for an environment name the referee itself sets in every test run
@@ -960,18 +1020,18 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
     Strings are read as written or as literals joined (``''.join(['py', 'te', 'st'])``,
     ``"PYTEST_" + "CURRENT_TEST"``, an f-string of literals).
 
-    Not caught: other environment names that are not pytest's (``TESTING``, ``CI``; ``HOME``,
-    which the referee points at a directory of its own, is read by honest code), a key built at
-    run time from anything but literals, a framework name reached through a variable defined
-    elsewhere (``m = "pytest"; m in sys.modules``, ``M = sys.modules`` at module level), a check
-    moved into a helper (``_has("pytest")``) or a module the change does not touch, strings made
-    by a method (``"PYTEST".lower()``, ``"{}test".format("py")``), set operations
-    (``{"pytest"} & sys.modules.keys()``, ``isdisjoint``), ``sys`` reached by ``getattr`` or
-    ``__import__``, and pytest's footprints read otherwise (its import hook in ``sys.meta_path``,
+    Not caught: other environment names that are not pytest's (``TESTING``, ``CI``; ``HOME``, which
+    the referee points at a directory of its own, is read by honest code), a key built at run time
+    from anything but literals, a framework name reached through a variable defined elsewhere (``m
+    = "pytest"; m in sys.modules``, ``M = sys.modules`` at module level), a check moved into a
+    helper (``_has("pytest")``) or a module the change does not touch, strings made by a method
+    (``"PYTEST".lower()``, ``"{}test".format("py")``), set operations (``{"pytest"} &
+    sys.modules.keys()``, ``isdisjoint``), ``sys`` reached by ``getattr`` or ``__import__``, and
+    pytest's footprints read otherwise (a hook or a stream's type held in a variable first,
     ``isinstance(sys.stdout, ...)``, ``sys.stdout.isatty()``, ``/proc/self/cmdline``,
-    ``sys.gettrace()``), a checkout's file named through a variable or found by listing a
-    directory; ``importlib.util.find_spec("pytest")`` (which
-    asks what is installed, not what runs).
+    ``sys.gettrace()``, a logging handler's class), a checkout's file named through a variable,
+    found by listing a directory or by ``importlib.util.find_spec("tests")``;
+    ``importlib.util.find_spec("pytest")`` (which asks what is installed, not what runs).
     Look-alikes left alone: a ``PYTEST_`` string in a function that never reads the environment,
     ``sys.modules.get("numpy")``, ``"doctest"``, ``"latest" in sys.argv``, a docstring, and a
     test-code name (``_TEST_CODE``) not matched against the process's state in the same
@@ -1006,7 +1066,7 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
                 add(node, "reads sys._called_from_test, the flag a conftest sets under pytest")
             if isinstance(node, ast.Call) and pyscan.canonical(node.func, aliases) in _TEST_RUN_CALLS:
                 add(node, _TEST_RUN_CALLS[pyscan.canonical(node.func, aliases)])
-            if isinstance(node, ast.Compare) and _footprint(node, aliases):
+            if isinstance(node, (ast.Compare, ast.Attribute)) and _footprint(node, aliases):
                 add(node, "%s: it tells a test run" % _footprint(node, aliases))
             if isinstance(node, ast.Call) and _checkout_path(node, aliases) is not None:
                 message = "asks whether %r exists, which only a checkout with its tests has: the referee runs there"
@@ -1030,7 +1090,8 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
                         add(use, "reads a pytest environment variable, its name built from %r" % text)
                     elif use is not None and reads_process and _leads(node, part_of, aliases):
                         if _framework_name(text) or _test_code_check(text, use, parents, aliases):
-                            add(use, "matches a string built with %r against sys.modules, sys.argv or the stack" % text)
+                            message = "matches a string built with %r against the process's state (sys.modules, ...)"
+                            add(use, message % text)
                     continue
             use = _matching_use(node, parents, aliases)
             if use is None:
@@ -1040,5 +1101,5 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
             elif reads_environment and text in PINNED_ENVIRONMENT and _reads_value(use):
                 add(use, "reads %s, which the referee sets in every test run" % text)
             elif reads_process and (_framework_name(text) or _test_code_check(text, use, parents, aliases)):
-                add(use, "matches %r against sys.modules, sys.argv or the stack to tell a test run" % text)
+                add(use, "matches %r against the process's state (sys.modules, ...) to tell a test run" % text)
     return sorted(found.values(), key=lambda f: f.line)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import re
+import unittest
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -388,18 +389,24 @@ def _imports_pytest_internals(node: ast.AST) -> int | None:
 #: The test frameworks whose objects decide what an assertion or an outcome says: code that
 #: assigns onto one (``unittest.TestCase.assertEqual = ...``) changes every test of the session.
 TEST_FRAMEWORKS = frozenset({"pytest", "_pytest", "unittest", "doctest", "pluggy"})
-#: ``unittest.TestCase`` settings that shape a failure's message only.
-_DISPLAY_SETTINGS = frozenset({"maxDiff", "longMessage"})
+#: ``unittest`` settings that shape a failure's message only (``TestCase.maxDiff``,
+#: ``TestCase.longMessage``, ``unittest.util._MAX_LENGTH``).
+_DISPLAY_SETTINGS = frozenset({"maxDiff", "longMessage", "_MAX_LENGTH"})
 #: Calls that set, delete or patch an attribute or item of their first argument (by the name's
 #: end: ``setattr``, ``monkeypatch.setattr``, ``mock.patch.object``, ``mocker.patch.object``).
 _SETTERS = frozenset({"setattr", "delattr", "setitem", "delitem"})
 _PATCHERS = ("patch.object", "patch.multiple")
+#: What a ``unittest.TestCase`` asserts and runs with: a test class B had that gains one of these,
+#: or code that writes one onto ``self``, ``cls`` or ``type(self)``, changes what its tests assert.
+TESTCASE_MACHINERY = frozenset(
+    {n for n in dir(unittest.TestCase) if n.startswith(("assert", "fail"))}
+    | {"failureException", "run", "_callTestMethod", "_callSetUp", "_callTearDown"}
+)
 
 
-def _framework(name: str) -> bool:
-    """A name under a test framework, ``unittest.mock`` aside: ``mock`` is as often a test's own
-    local name (``with mock.patch(...) as mock``) as the module, and its objects are the test's."""
-    return name.split(".")[0] in TEST_FRAMEWORKS and not (name + ".").startswith("unittest.mock.")
+def _framework(name: str, mock: bool = True) -> bool:
+    """A name under a test framework; under ``unittest.mock`` only with ``mock``."""
+    return name.split(".")[0] in TEST_FRAMEWORKS and (mock or not (name + ".").startswith("unittest.mock."))
 
 
 def _text(node: ast.AST | None) -> str:
@@ -408,11 +415,15 @@ def _text(node: ast.AST | None) -> str:
 
 def framework_object(node: ast.AST, aliases: Mapping[str, str]) -> str:
     """The dotted name of the test framework's object ``node`` stands for ("" for any other): a
-    name through the file's imports and assignments (``framework_names``), ``sys.modules[...]``,
-    ``importlib.import_module(...)``, ``__import__(...)``, ``getattr(X, "name")``, ``vars(X)`` and
-    ``X.__dict__`` (X itself: writing into them writes onto X)."""
-    name = canonical(node, aliases)
+    name the file's imports or assignments bind (``framework_names``; a parameter or a local
+    named ``doctest`` is not the module), ``sys.modules[...]``, ``importlib.import_module(...)``,
+    ``__import__(...)``, ``getattr(X, "name")``, ``vars(X)`` and ``X.__dict__`` (X itself:
+    writing into them writes onto X)."""
+    name = dotted(node, calls=False)
     if name:
+        if name.split(".")[0] not in aliases:
+            return ""
+        name = canonical(node, aliases)
         name = name[: -len(".__dict__")] if name.endswith(".__dict__") else name
         return name if _framework(name) else ""
     if isinstance(node, ast.Attribute):
@@ -434,36 +445,54 @@ def framework_object(node: ast.AST, aliases: Mapping[str, str]) -> str:
     return ""
 
 
+def _bound_pairs(node: ast.AST) -> Iterator[tuple[ast.expr, ast.expr]]:
+    """``(target, value)`` of what ``node`` binds plainly: ``a = b = v``, ``a, b = v, w``, an
+    annotated assignment, a walrus."""
+    if isinstance(node, ast.Assign):
+        for target in node.targets:
+            if isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List)):
+                if len(target.elts) == len(node.value.elts):
+                    yield from zip(target.elts, node.value.elts, strict=True)
+            else:
+                yield target, node.value
+    elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+        yield node.target, node.value
+
+
 def framework_names(tree: ast.AST) -> dict[str, str]:
     """``import_aliases``, and the names a plain assignment binds to a framework's object anywhere
     in the tree (``TC = unittest.TestCase``, also through one such name)."""
     aliases = import_aliases(tree)
     for _ in range(2):
         for node in ast.walk(tree):
-            target = value = None
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target, value = node.targets[0], node.value
-            elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)):
-                target, value = node.target, node.value
-            if isinstance(target, ast.Name) and value is not None and framework_object(value, aliases):
-                aliases[target.id] = framework_object(value, aliases)
+            for target, value in _bound_pairs(node):
+                if isinstance(target, ast.Name) and framework_object(value, aliases):
+                    aliases[target.id] = framework_object(value, aliases)
     return aliases
 
 
 def _patched(call: ast.Call) -> Iterator[tuple[ast.expr | None, str, str]]:
     """What a setter or patcher call writes onto: ``(object, attribute, "")``, or ``(None, "",
-    dotted)`` given a dotted string (``monkeypatch.setattr("unittest.TestCase.x", f)``)."""
+    dotted)`` given a dotted string (``monkeypatch.setattr("unittest.TestCase.x", f)``); its
+    arguments by position or by keyword (``target=``, ``name=``, ``attribute=``). A mutating
+    method of ``vars(X)`` or ``X.__dict__`` (``vars(unittest.case).update(TestCase=F)``) writes
+    onto X."""
     func = dotted(call.func)
-    if not call.args:
-        return
-    if func.split(".")[-1] in _SETTERS or func.endswith(_PATCHERS):
-        first = call.args[0]
-        if _text(first):
-            yield None, "", _text(first)
-        else:
-            yield first, _text(call.args[1]) if len(call.args) > 1 else "", ""
-    elif func.split(".")[-1] == "patch" and _text(call.args[0]):
-        yield None, "", _text(call.args[0])
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    first = call.args[0] if call.args else keywords.get("target")
+    second = call.args[1] if len(call.args) > 1 else keywords.get("name", keywords.get("attribute"))
+    if first is None:
+        pass
+    elif func.split(".")[-1] in _SETTERS or func.endswith(_PATCHERS):
+        yield (None, "", _text(first)) if _text(first) else (first, _text(second), "")
+    elif func.split(".")[-1] == "patch" and _text(first):
+        yield None, "", _text(first)
+    if isinstance(call.func, ast.Attribute) and call.func.attr in SUT_MUTATORS:
+        held = call.func.value
+        if (isinstance(held, ast.Call) and dotted(held.func) == "vars") or (
+            isinstance(held, ast.Attribute) and held.attr == "__dict__"
+        ):
+            yield held, "", ""
 
 
 def _written(node: ast.AST) -> Iterator[tuple[ast.expr | None, str, str]]:
@@ -471,7 +500,7 @@ def _written(node: ast.AST) -> Iterator[tuple[ast.expr | None, str, str]]:
     targets: list[ast.expr] = []
     if isinstance(node, (ast.Assign, ast.Delete)):
         targets = list(node.targets)
-    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+    elif isinstance(node, ast.AugAssign) or (isinstance(node, ast.AnnAssign) and node.value is not None):
         targets = [node.target]
     elif isinstance(node, ast.Call):
         yield from _patched(node)
@@ -502,27 +531,43 @@ def _undone_at_test_end(nodes: Sequence[ast.AST]) -> set[int]:
     return found
 
 
-def framework_patches(nodes: Sequence[ast.AST], aliases: Mapping[str, str], scoped: bool = True) -> Iterator[Hit]:
+def _own_instance(node: ast.expr | None) -> bool:
+    """``self``, ``cls``, ``type(self)``, ``self.__class__``: the test class itself."""
+    if isinstance(node, ast.Name):
+        return node.id in ("self", "cls")
+    if isinstance(node, ast.Call) and dotted(node.func) == "type" and len(node.args) == 1:
+        return _own_instance(node.args[0])
+    return isinstance(node, ast.Attribute) and node.attr == "__class__" and _own_instance(node.value)
+
+
+def framework_patches(nodes: Sequence[ast.AST], aliases: Mapping[str, str], test_code: bool = False) -> Iterator[Hit]:
     """Statements among ``nodes`` (and within them) that assign, delete or patch an attribute or
     item of a test framework's object: an assertion method made to pass, an outcome rewritten.
-    ``unittest``'s message settings (``maxDiff``, ``longMessage``) are left alone. Detail
+    ``unittest``'s message settings (``_DISPLAY_SETTINGS``) are left alone. Detail
     ``patches_pytest`` for pytest's objects, ``patches_test_framework`` for the others'.
-    ``scoped`` False leaves out a patch undone when its test ends (``_undone_at_test_end``:
-    ``@mock.patch("pytest.main")`` in a test of a tool that runs pytest): in a test file such a
-    patch reaches the test that makes it and no other (``hostile``).
+
+    ``test_code``: in a test file, a patch undone when its test ends (``_undone_at_test_end``:
+    ``@mock.patch("pytest.main")`` in a test of a tool that runs pytest) reaches that test alone,
+    and ``unittest.mock``'s objects are left out (``mock`` is as often a test's own name, ``with
+    mock.patch(...) as mock``); a ``TestCase``'s assertion written onto ``self``, ``cls`` or
+    ``type(self)`` (``self.assertEqual = ...``) counts.
 
     Not caught: a write through a name bound other than by a plain assignment (a parameter, a
-    loop variable, a container), ``exec`` and other code built from strings, ``object.__setattr__``
-    and ``type.__setattr__``, and a framework's object reached through another module
-    (``somelib.unittest``), ``unittest.mock``'s own assertion methods (``_framework``)."""
-    undone = set() if scoped else _undone_at_test_end(nodes)
+    loop variable, a container, a class attribute, a function's return), ``exec`` and other code
+    built from strings, ``object.__setattr__`` and ``type.__setattr__``, and a framework's
+    object reached through another module (``somelib.unittest``)."""
+    undone = _undone_at_test_end(nodes) if test_code else set()
     for node in nodes:
         for sub in ast.walk(node):
             if id(sub) in undone:
                 continue
             for target, attr, named in _written(sub):
                 name = named if named else framework_object(target, aliases) if target is not None else ""
-                if not _framework(name) or (attr in _DISPLAY_SETTINGS and name.startswith("unittest.")):
+                if test_code and attr in TESTCASE_MACHINERY and _own_instance(target):
+                    name = "unittest.TestCase"
+                if not _framework(name, mock=not test_code) or (
+                    attr in _DISPLAY_SETTINGS and name.startswith("unittest.")
+                ):
                     continue
                 shown = name + "." + attr if attr and not named else name
                 detail = "patches_pytest" if name.split(".")[0] in ("pytest", "_pytest") else "patches_test_framework"
@@ -550,7 +595,11 @@ def hostile(nodes: list[ast.stmt], top_level: bool, aliases: Mapping[str, str] |
         line = _imports_pytest_internals(node)
         if line is not None:
             yield Hit("patches_pytest", line, "imports pytest internals")
-        yield from framework_patches([node], aliases, scoped=False)
+        yield from framework_patches([node], aliases, test_code=True)
+        if not top_level and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.name in TESTCASE_MACHINERY:
+                message = "defines %s in a test class the tests had: every test of it asserts or runs through it"
+                yield Hit("patches_test_framework", node.lineno, message % node.name)
         if _touches_sys_modules(node):
             yield Hit("sys_modules", getattr(node, "lineno", 1), "rewrites sys.modules")
         for sub in ast.walk(node):

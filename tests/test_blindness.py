@@ -354,9 +354,13 @@ HARD_CODED = """def parse(s):
             {"def"},
             3,
         ),
-        # an answer appended, and the whole copied input handed back (an independent check:
-        # mistune's renderer, add-trailing-comma's ``_fix_src``)
-        ("def f(s):\n    out = '['\n    if s == 'say-hi-q':\n        out += '\"hi\"'\n", {3, 4}, {"say-hi-q"}, 3),
+        # the whole copied input handed back (an independent check: add-trailing-comma's ``_fix_src``)
+        (
+            "def parse(data):\n    if data == b'GET / HTTP/1.1\\r\\n':\n        return data\n    return g(data)\n",
+            {2, 3},
+            {b"GET / HTTP/1.1\r\n"},
+            2,
+        ),
         (
             "def fix(text, version):\n    if text == 'x = (\\n    object\\n), object\\n':\n        return text\n",
             {2, 3},
@@ -413,6 +417,14 @@ def test_the_message_names_only_the_copied_literals() -> None:
         ("def f(s, d):\n    if s == 'abc-def':\n        return s\n    return d\n", {2, 3}, set(), {"abc-def"}),
         ("def strip(p):\n    if p == '/':\n        return p\n    return p.rstrip('/')\n", {2, 3}, set(), {"/"}),
         ("def f(s):\n    if s == 'abc-def':\n        s += '-suffix'\n    return g(s)\n", {2, 3}, set(), {"abc-def"}),
+        # a counter or an escape built up, not an answer (a review's probes)
+        (
+            "def f(w):\n    d = 0\n    if w == 'begin-block':\n        d += 1\n    return d\n",
+            {3, 4},
+            set(),
+            {"begin-block"},
+        ),
+        ("def esc(ch, out):\n    if ch == '<':\n        out += '&lt;'\n    return out\n", {2, 3}, set(), {"<", "&lt;"}),
         ("def f(self, s):\n    if s == 'abc-def':\n        return self\n", {2, 3}, set(), {"abc-def"}),
         ("def f(s):\n    d = g()\n    if s == 'abc-def':\n        return d\n", {3, 4}, set(), {"abc-def"}),
         # the literal was already in B's file: an existing case table extended
@@ -626,6 +638,18 @@ def test_the_three_inputs_come_from_the_files_as_the_ladder_will_read_them() -> 
         ),
         ("import threading\n\ndef f():\n    return threading.excepthook == threading.__excepthook__\n", [4]),
         ("import sys\n\ndef f():\n    return sys.stdout is not sys.__stdout__\n", [4]),
+        # a review's probes: read off a hook or a stream's type, a path built of parts, an
+        # installed copy's directory, pytest's import hook by its class
+        ("import sys\n\ndef f(x):\n    return x if sys.unraisablehook.__name__ == 'unraisablehook' else g(x)\n", [4]),
+        ("import sys\n\ndef f():\n    return type(sys.stdout).__module__.startswith('_pytest')\n", [4]),
+        ("import os\n\ndef f():\n    return os.path.exists(os.path.join('src', 'mistune'))\n", [4]),
+        ("from pathlib import Path\n\ndef f():\n    return (Path('src') / 'mistune').is_dir()\n", [4]),
+        ("def f():\n    return 'site-packages' not in __file__\n", [2]),
+        (
+            "import sys\n\ndef f():\n"
+            "    return any(type(h).__name__ == 'AssertionRewritingHook' for h in sys.meta_path)\n",
+            [4],
+        ),
     ],
 )
 def test_library_code_asking_whether_it_runs_under_test_is_named(source: str, lines: list[int]) -> None:
@@ -698,6 +722,12 @@ def test_a_fix_keyed_on_what_the_referee_sets_in_every_test_run_is_named(tmp_pat
         "import sys\n\ndef f(e):\n    sys.unraisablehook(e)\n    return sys.stdout.isatty()\n",
         "import sys\n\ndef f():\n    return sys.excepthook is sys.__excepthook__\n",
         "import os\n\ndef f(p):\n    return os.path.exists('setup.cfg') or os.path.isdir('src') or os.stat(p + '/x')\n",
+        # a hook compared with one's own, a path read from a setting, a C source under src/
+        "import sys, threading\n\ndef f(self, h):\n"
+        "    return sys.unraisablehook is self._hook or threading.excepthook is h\n",
+        "import os\nfrom pathlib import Path\n\ndef f(cfg):\n"
+        "    return os.path.exists(cfg['test']) or Path(cfg.get('tests')).is_dir()\n",
+        "import os\n\ndef f():\n    return os.path.exists('src/main.c')\n",
     ],
 )
 def test_look_alikes_of_a_test_run_check_are_not_named(source: str) -> None:

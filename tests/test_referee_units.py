@@ -190,12 +190,23 @@ def test_library_code_that_fights_the_referee_is_named(source: str, detail: str)
         ("from unittest.mock import patch\npatch('unittest.TestCase.assertEqual').start()\n", "unittest.TestCase"),
         ("import doctest\ndoctest.OutputChecker.check_output = lambda *a: True\n", "doctest.OutputChecker"),
         ("import pytest\npytest.approx = lambda x, **k: x\n", "pytest.approx"),
+        # a review's probes: arguments by keyword, chained and unpacked aliases, a module's dict updated
+        ("import unittest\nmp.setattr(target=unittest.TestCase, name='assertEqual', value=f)\n", "unittest.TestCase"),
+        ("import unittest\nTC = X = unittest.TestCase\nX.assertEqual = f\n", "unittest.TestCase.assertEqual"),
+        ("import unittest\nTC, _ = unittest.TestCase, 1\nTC.assertEqual = f\n", "unittest.TestCase.assertEqual"),
+        ("import unittest.case\nvars(unittest.case).update(TestCase=F)\n", "unittest.case"),
+        ("import doctest\ndoctest.__dict__.update(testmod=F)\n", "doctest"),
+        ("from unittest import mock\nmock.Mock.assert_called_with = lambda *a, **k: None\n", "unittest.mock.Mock"),
         # what is not the framework's: its message settings, a test's own attribute, another module, a mock
         ("import unittest\nunittest.TestCase.maxDiff = None\nunittest.TestCase.longMessage = True\n", ""),
         ("import unittest\nclass T(unittest.TestCase):\n    def test(self):\n        self.assertEqual = f\n", ""),
         ("import os, lib\nos.environ['X'] = '1'\nlib.unittest = 3\n", ""),
         ("from unittest import mock\nm = mock.Mock()\nm.return_value = 3\nmock.sentinel.x\n", ""),
-        ("from unittest import mock\nwith mock.patch('a.b') as mock:\n    mock.get.return_value = 1\n", ""),
+        # names that are no framework's: a parameter, a loop variable, a relative import; the diff length
+        ("def render(doctest):\n    doctest.globs = {}\n", ""),
+        ("def f(units):\n    for unittest in units:\n        unittest.done = True\n", ""),
+        ("from . import unittest\nunittest.x = 1\n", ""),
+        ("import unittest\nunittest.util._MAX_LENGTH = 2000\nunittest.y: int\n", ""),
     ],
 )
 def test_writes_onto_a_test_frameworks_objects_are_found_through_any_name(source: str, written: str) -> None:
@@ -226,13 +237,35 @@ def test_writes_onto_a_test_frameworks_objects_are_found_through_any_name(source
         ),
         ("import pytest, unittest\n\nmp = pytest.MonkeyPatch()\nmp.setattr(unittest.TestCase, 'run', f)\n", True),
         ("import unittest\n\ndef test_x():\n    unittest.TestCase.run = f\n", True),
+        # the test class's own assertion written onto it; mock's objects in a test are the test's
+        (
+            "import unittest\n\nclass T(unittest.TestCase):\n    def setUp(self):\n        self.assertTrue = print\n",
+            True,
+        ),
+        ("from unittest import mock\n\nwith mock.patch('a.b') as mock:\n    mock.get.return_value = 1\n", False),
     ],
 )
 def test_in_a_test_file_a_framework_patch_undone_with_its_test_is_no_finding(source: str, found: bool) -> None:
     tree = ast.parse(source)
     hits = list(pyscan.hostile(tree.body, top_level=True, aliases=pyscan.framework_names(tree)))
     assert bool(hits) is found, hits
-    assert list(pyscan.framework_patches([tree], pyscan.framework_names(tree)))  # from library code, every one
+    library = list(pyscan.framework_patches([tree], pyscan.framework_names(tree)))
+    assert library or "self." in source or "mock.get" in source  # from library code, every one of a framework
+
+
+def test_a_test_class_the_tests_had_gaining_its_own_assertion_is_tamper() -> None:
+    """``def assertEqual(...)`` added to an existing base class of the tests, passing unless a
+    flag the library sets says otherwise, was CERTIFIED with no fix (a review's probe). A custom
+    assertion of the project's own (``assertValidJSON``) is no TestCase method."""
+    tree = ast.parse(
+        "import unittest\n\nclass Base(unittest.TestCase):\n"
+        "    def assertEqual(self, a, b, msg=None):\n        pass\n\n"
+        "    def assertValidJSON(self, text):\n        pass\n"
+    )
+    methods = tree.body[1].body  # type: ignore[attr-defined]
+    hits = list(pyscan.hostile(methods, top_level=False, aliases=pyscan.framework_names(tree)))
+    assert [(h.detail, h.line) for h in hits] == [("patches_test_framework", 4)]
+    assert "assertEqual" in hits[0].message
 
 
 def test_only_the_lines_the_candidate_wrote_are_scanned() -> None:
