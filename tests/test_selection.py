@@ -692,8 +692,10 @@ TESTS = {
     ("old", "new", "selected"),
     [
         ("LIMIT = 3\n", "LIMIT = 3\n\n# a comment\n", set()),
-        # a new test; the line below an insertion counts as changed too: TestC's header
-        ("\n\nclass TestC", "\n\ndef test_d():\n    pass\n\n\nclass TestC", {"test_c"}),
+        # a new test inserted before a class leaves the class as it was (the lines around a
+        # pure insertion stand for it only where it is no whole new definition)
+        ("\n\nclass TestC", "\n\ndef test_d():\n    pass\n\n\nclass TestC", set()),
+        ("\n\nclass TestC", "\n\nX = 1\n\n\nclass TestC", {"test_c"}),
         ("LIMIT = 3", "LIMIT = 4", {"test_a"}),  # read through helper()
         ("return LIMIT", "return LIMIT + 0", {"test_a"}),  # a helper it reached
         ("return [1]", "return [2]", {"test_a"}),  # a fixture it requested
