@@ -401,6 +401,11 @@ _PATCHERS = ("patch.object", "patch.multiple")
 TESTCASE_MACHINERY = frozenset(
     {n for n in dir(unittest.TestCase) if n.startswith(("assert", "fail"))}
     | {"failureException", "run", "_callTestMethod", "_callSetUp", "_callTearDown"}
+    # the aliases Python 3.12 removed, so that the runner's own version does not change the answer
+    | {"assertEquals", "assertNotEquals", "assertAlmostEquals", "assertNotAlmostEquals", "assert_"}
+    | {"failUnless", "failIf", "failUnlessEqual", "failIfEqual", "failUnlessRaises"}
+    | {"failUnlessAlmostEqual", "failIfAlmostEqual", "assertRegexpMatches", "assertNotRegexpMatches"}
+    | {"assertRaisesRegexp", "assertDictContainsSubset"}
 )
 
 
