@@ -12,6 +12,9 @@ runner and its test processes, peak RSS of the runner and of its largest test pr
 * amortised: warm + (cold - warm) / 10, B's run shared by ten candidates; ratio to naive;
 * T5: selected / suite size from the warm record, ``selection_gap`` detections (a PASS->FAIL flip
   first seen at T7), whether every FAIL_TO_PASS test of the case came out bug-discriminating;
+  ``whole_suite`` is the record's: true only where T5 fell back to the suite as a whole (a
+  configuration, a conftest or a manifest changed) -- a fraction of 1.0 beside false means every
+  test was selected for a reason of its own (``selection.selected`` says which);
 * no fix: C's tests on B's sources ("the test without the fix"), same store: verdict, halting
   tier, time against the naive run;
 * T0: C with a syntax error added to its first changed source file, time against the naive run;
