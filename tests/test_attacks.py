@@ -61,6 +61,25 @@ def test_an_attack_stops_the_climb_at_the_integrity_check(repo: Repo, tmp_path: 
         assert tiers[name]["status"] == "not_run" and "attacked the referee (skip_marker)" in tiers[name]["note"]
 
 
+def test_a_reproducer_named_beside_an_attack_is_said_to_be_unchecked(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The attack's verdict stands (REJECTED, not bad input), and a ``--reproducer`` the climb
+    never reached is said to be unchecked: a mistyped id went unsaid under the verdict."""
+    base = repo.commit(PKG)
+    attack = repo.commit(
+        {
+            **FIX,
+            "tests/test_ops.py": "import pytest\n" + OPS_TESTS.replace("def test_d", "@pytest.mark.skip\ndef test_d"),
+        }
+    )
+    args = ("--baseline", base, "--candidate", attack, "--reproducer", "tests/test_half.py::test_hlaf")
+    code, doc = certify(repo, tmp_path / "e.json", *args)
+    assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED"
+    said = " ".join(capsys.readouterr().err.split())
+    assert "--reproducer tests/test_half.py::test_hlaf not checked: no test was collected after the attack" in said
+
+
 def test_threat_reproducer_module_that_kills_collection_unseen_is_a_crash(repo: Repo, tmp_path: pathlib.Path) -> None:
     """A segfault at import, and a ``SystemExit`` reached through a name the scan cannot read."""
     base = repo.commit(PKG)
