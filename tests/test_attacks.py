@@ -77,7 +77,7 @@ def test_a_reproducer_named_beside_an_attack_is_said_to_be_unchecked(
     code, doc = certify(repo, tmp_path / "e.json", *args)
     assert code == 1 and doc is not None and doc["verdict"]["verdict"] == "REJECTED"
     said = " ".join(capsys.readouterr().err.split())
-    assert "--reproducer tests/test_half.py::test_hlaf not checked: no test was collected after the attack" in said
+    assert "--reproducer tests/test_half.py::test_hlaf not checked: the climb stopped at the attack" in said
 
 
 def test_threat_reproducer_module_that_kills_collection_unseen_is_a_crash(repo: Repo, tmp_path: pathlib.Path) -> None:

@@ -165,7 +165,7 @@ class Ladder:
             self.progress("stopped: the candidate attacked the referee (%s)" % kinds)
             if self.invocation.reproducers:  # else a mistyped id would go unsaid under the verdict
                 named = ", ".join(self.invocation.reproducers)
-                self.progress("--reproducer %s not checked: no test was collected after the attack" % named)
+                self.progress("--reproducer %s not checked: the climb stopped at the attack" % named)
             self.before_tests()
             reproduce.tampered_collection(self)  # what the tampering was for: does its tree collect anything?
             return
