@@ -1066,11 +1066,11 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
                 add(node, "reads sys._called_from_test, the flag a conftest sets under pytest")
             if isinstance(node, ast.Call) and pyscan.canonical(node.func, aliases) in _TEST_RUN_CALLS:
                 add(node, _TEST_RUN_CALLS[pyscan.canonical(node.func, aliases)])
-            if isinstance(node, (ast.Compare, ast.Attribute)) and _footprint(node, aliases):
-                add(node, "%s: it tells a test run" % _footprint(node, aliases))
-            if isinstance(node, ast.Call) and _checkout_path(node, aliases) is not None:
+            if isinstance(node, (ast.Compare, ast.Attribute)) and (footprint := _footprint(node, aliases)):
+                add(node, "%s: it tells a test run" % footprint)
+            if isinstance(node, ast.Call) and (checkout := _checkout_path(node, aliases)) is not None:
                 message = "asks whether %r exists, which only a checkout with its tests has: the referee runs there"
-                add(node, message % _checkout_path(node, aliases))
+                add(node, message % checkout)
             if not isinstance(node, ast.expr) or id(node) in docstrings:
                 continue
             text = _folded(node)

@@ -486,12 +486,12 @@ def _patched(call: ast.Call) -> Iterator[tuple[ast.expr | None, str, str]]:
     keywords = {k.arg: k.value for k in call.keywords if k.arg}
     first = call.args[0] if call.args else keywords.get("target")
     second = call.args[1] if len(call.args) > 1 else keywords.get("name", keywords.get("attribute"))
-    if first is None:
-        pass
-    elif func.split(".")[-1] in _SETTERS or func.endswith(_PATCHERS):
-        yield (None, "", _text(first)) if _text(first) else (first, _text(second), "")
-    elif func.split(".")[-1] == "patch" and _text(first):
-        yield None, "", _text(first)
+    setter = func.split(".")[-1] in _SETTERS or func.endswith(_PATCHERS)
+    if first is not None and (setter or func.split(".")[-1] == "patch"):
+        if _text(first):  # a dotted string: ``monkeypatch.setattr("m.X.y", f)``, ``mock.patch("m.X")``
+            yield None, "", _text(first)
+        elif setter:
+            yield first, _text(second), ""
     if isinstance(call.func, ast.Attribute) and call.func.attr in SUT_MUTATORS:
         held = call.func.value
         if (isinstance(held, ast.Call) and dotted(held.func) == "vars") or (
