@@ -15,6 +15,7 @@ import json
 import os
 import pathlib
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -229,18 +230,42 @@ def mypy_configured(checkout: pathlib.Path) -> bool:
     return setup_cfg.is_file() and "[mypy]" in setup_cfg.read_text()
 
 
-def _mypy(checkout: pathlib.Path, py: Sequence[str], target: Target) -> tuple[list[Finding], int]:
-    """mypy on ``py`` against the target's installed packages; its cache is not written."""
+def _mypy(
+    checkout: pathlib.Path, py: Sequence[str], target: Target, cache: pathlib.Path | None
+) -> tuple[list[Finding], int]:
+    """mypy on ``py`` against the target's installed packages, its cache in ``cache`` (None: not
+    kept). A run that fails to answer with the cache is run again without it: a cache a killed run
+    left corrupt, or one another runner holds locked, must not turn into the tier's error -- and a
+    cache that made the difference is dropped, to be built again."""
+    if cache is None:
+        return _mypy_run(checkout, py, target, os.devnull)
+    try:
+        return _mypy_run(checkout, py, target, str(cache))
+    except ToolFailed:
+        answer = _mypy_run(checkout, py, target, os.devnull)
+        shutil.rmtree(cache, ignore_errors=True)
+        return answer
+
+
+#: Starts mypy with the working directory -- the checkout -- off ``sys.path`` (``-m`` would put it
+#: first): a module the candidate wrote under a name mypy imports (``mypy_extensions``, an optional
+#: dependency, a plugin named by module) is not run in the referee. ``-P`` does this from 3.11.
+_MYPY_MAIN = (
+    "import sys; del sys.path[0]; sys.argv[0] = 'mypy'; from mypy.__main__ import console_entry; console_entry()"
+)
+
+
+def _mypy_run(checkout: pathlib.Path, py: Sequence[str], target: Target, cache_dir: str) -> tuple[list[Finding], int]:
     cmd = [
         sys.executable,
-        "-m",
-        "mypy",
+        "-c",
+        _MYPY_MAIN,
         "--output",
         "json",
         "--no-error-summary",
         "--hide-error-context",
         "--cache-dir",
-        os.devnull,
+        cache_dir,
         "--python-executable",
         target.python,
         *py,
@@ -359,6 +384,8 @@ def type_gate(
     target: Target,
     baseline: Callable[[], pathlib.Path],
     sandbox: Sandbox,
+    mypy_cache: pathlib.Path | None,
+    refuse_mypy: str | None = None,
 ) -> tuple[GateResult, dict[str, str | None]]:
     """T2: mypy where configured, then import every changed module the library owns on C.
 
@@ -368,8 +395,12 @@ def type_gate(
     network, scrubbed environment, temporary ``HOME``.
 
     A mypy error B already had (``findings``) is recorded but does not halt: real repositories
-    often carry type errors, or miss stubs, that no candidate introduced. Returns the gate and,
-    per changed module, the file it was imported from.
+    often carry type errors, or miss stubs, that no candidate introduced. ``mypy_cache``: mypy's
+    incremental cache, kept between runs -- the typeshed and the installed packages it analyses
+    are most of a small project's check, and mypy revalidates every cached module against its
+    source's hash, so the answer is the uncached one. ``refuse_mypy``: why mypy must not run at
+    all (its configuration loads the candidate's plugin). Returns the gate and, per changed
+    module, the file it was imported from.
     """
     py = [p for p in paths if p.endswith(".py")]
     if not py:
@@ -382,13 +413,15 @@ def type_gate(
     results: list[ValidationResult] = []
     notes = []
     typed = [p for p in py if owned[p]]
-    if mypy_configured(checkout) and typed:
-        found, code = _mypy(checkout, typed, target)
+    if refuse_mypy is not None and typed:
+        notes.append("mypy not run: %s" % refuse_mypy)
+    elif mypy_configured(checkout) and typed:
+        found, code = _mypy(checkout, typed, target, mypy_cache)
         unenforced = 0
         if any(f.hard for f in found):
             b_dir = baseline()
             on_b = [p for p in typed if (b_dir / p).is_file()]
-            b_found = _mypy(b_dir, on_b, target)[0] if on_b else []
+            b_found = _mypy(b_dir, on_b, target, mypy_cache)[0] if on_b else []
             found = judged.judge(found, b_found, _read(checkout), _read(b_dir))
             unenforced = sum(1 for f in b_found if f.hard)
         if unenforced:

@@ -3,8 +3,9 @@
 Only the lines the candidate wrote are scanned. Each finding is a ``source_interference``
 detection with its file and line; the ones that can only be attacks (``ATTACKS``: reaching into
 pytest's internals, writing onto a test framework's objects, ending the process with
-``os._exit``) reject the patch, the others are left for the reviewer, who may know the library
-ships a pytest plugin or patches builtins on purpose.
+``os._exit``, a mypy plugin of the candidate's that T2 would load, ``runner.mypy_plugins``)
+reject the patch, the others are left for the reviewer, who may know the library ships a pytest
+plugin or patches builtins on purpose.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import sys
 from collections.abc import Callable, Collection
 
 from pytest_evidence.model import Detection, DetectionKind
-from runner import blindness, pyscan
+from runner import blindness, mypy_plugins, pyscan
 from runner.diff import Diff, FileKind
 
-ATTACKS = frozenset({"pytest_internals", "os_exit", "startup_hook", "shadows_module", "patches_test_framework"})
+ATTACKS = frozenset(
+    {"pytest_internals", "os_exit", "startup_hook", "shadows_module", "patches_test_framework", "mypy_plugin"}
+)
 
 #: Shapes that are not attacks for sure but void what the tests say: code that asks whether it
 #: runs under a test framework behaves differently there (a test tool's own code may ask too).
@@ -83,8 +86,24 @@ def _module_hits(diff: Diff, baseline_paths: Collection[str]) -> list[Detection]
     return list(found.values())
 
 
-def scan(read: Callable[[str], bytes], diff: Diff, baseline_paths: Collection[str]) -> list[Detection]:
+def scan(
+    read: Callable[[str], bytes],
+    diff: Diff,
+    baseline_paths: Collection[str],
+    read_baseline: Callable[[str], bytes | None],
+) -> list[Detection]:
     found = _module_hits(diff, baseline_paths)
+    for config, message in mypy_plugins.changed_plugins(diff, baseline_paths, read, read_baseline):
+        found.append(
+            Detection(
+                DetectionKind.SOURCE_INTERFERENCE,
+                "%s: %s: mypy would load it inside the referee at T2" % (config, message),
+                None,
+                config,
+                None,
+                "mypy_plugin",
+            )
+        )
     for change in diff.of_kind(FileKind.SOURCE):
         if change.status == "D" or not change.path.endswith(".py"):
             continue

@@ -792,6 +792,73 @@ def test_threat_a_module_that_would_replace_what_the_test_process_imports(
     assert [d["path"] for d in hits] == list(shadow)
 
 
+#: A mypy plugin that would show it ran: mypy calls ``plugin``, which writes the file ``MARK`` names
+#: (importing the module, as the import probe does, writes nothing).
+PLUGIN = (
+    "import pathlib\n\n\ndef plugin(version):\n    from mypy.plugin import Plugin\n\n"
+    "    pathlib.Path(MARK).write_text('the plugin ran')\n    return Plugin\n"
+)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        pytest.param({"mypy.ini": "[mypy]\nplugins = check_plugin.py\n"}, id="new_plugin_entry"),
+        pytest.param({"pyproject.toml": "[tool.mypy]\nplugins = ['check_plugin.py:plugin']\n"}, id="in_pyproject"),
+    ],
+)
+def test_threat_a_mypy_plugin_the_candidate_names_is_rejected_before_mypy_runs(
+    repo: Repo, tmp_path: pathlib.Path, config: dict[str, str]
+) -> None:
+    """mypy imports its configured plugins and runs them in the referee, outside the tests'
+    sandbox, before any test: the candidate's own would run there -- rewriting the trusted tests
+    laid over C, or the code mypy is about to read."""
+    mark = tmp_path / "ran"
+    base = repo.commit({**PKG, "pyproject.toml": PKG["pyproject.toml"] + "\n[tool.mypy]\n"})
+    files = {
+        name: (PKG["pyproject.toml"] + "\n" + text if name == "pyproject.toml" else text)
+        for name, text in config.items()
+    }
+    cand = repo.commit({**FIX, **files, "check_plugin.py": "MARK = %r\n" % str(mark) + PLUGIN})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--full")
+    assert doc is not None
+    assert code == 1 and doc["verdict"]["verdict"] == "REJECTED", doc["verdict"]
+    hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "mypy_plugin"]
+    assert [d["path"] for d in hits] == list(config) and "check_plugin.py" in hits[0]["message"]
+    assert not mark.exists(), "the candidate's mypy plugin ran"
+
+
+def test_threat_a_changed_mypy_plugin_b_already_named_is_rejected(repo: Repo, tmp_path: pathlib.Path) -> None:
+    mark = tmp_path / "ran"
+    own = "def plugin(version):\n    from mypy.plugin import Plugin\n\n    return Plugin\n"
+    base = repo.commit({**PKG, "mypy.ini": "[mypy]\nplugins = check_plugin.py\n", "check_plugin.py": own})
+    cand = repo.commit({**FIX, "check_plugin.py": "MARK = %r\n" % str(mark) + PLUGIN})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    assert code == 1, doc["verdict"]
+    hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "mypy_plugin"]
+    assert [d["path"] for d in hits] == ["mypy.ini"] and "which the candidate changed" in hits[0]["message"]
+    assert not mark.exists(), "the candidate's mypy plugin ran"
+
+
+def test_a_module_of_the_checkout_named_like_one_mypy_imports_does_not_run_in_mypy(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """``python -m mypy`` in the checkout would import the checkout's ``mypy_extensions.py`` in
+    place of mypy's own: T2 starts mypy with the checkout off ``sys.path``. mypy then refuses the
+    file for shadowing a library module (its answer, the tier's error), and nothing of it ran."""
+    mark = tmp_path / "ran"
+    base = repo.commit({**PKG, "pyproject.toml": PKG["pyproject.toml"] + "\n[tool.mypy]\n"})
+    shadow = "import pathlib\n\npathlib.Path(%r).write_text('ran in mypy')\n" % str(mark)
+    cand = repo.commit({**FIX, "mypy_extensions.py": shadow})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    t2 = next(t for t in doc["tiers"] if t["tier"] == "T2")
+    assert (code, doc["verdict"]["verdict"], t2["status"]) == (3, "INCONCLUSIVE", "error"), t2
+    assert "shadows library module" in t2["note"]
+    assert not mark.exists(), "the checkout's module ran inside mypy"
+
+
 def test_threat_a_new_pytest_configuration_beside_the_tests(repo: Repo, tmp_path: pathlib.Path) -> None:
     """An empty ``tests/pytest.ini`` would become pytest's configuration file and rootdir."""
     base = repo.commit(PKG)

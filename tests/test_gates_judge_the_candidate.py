@@ -11,6 +11,7 @@ import pathlib
 
 from conftest import FIX, PKG, Record, Repo, certify
 
+from pytest_evidence import gitops
 from pytest_evidence.model import Finding
 from runner import findings
 from runner.importgraph import owned_module
@@ -175,6 +176,51 @@ def test_a_new_mypy_error_halts_where_b_passes_the_configuration(repo: Repo, tmp
     assert (code, t2["status"]) == (1, "failed"), t2
     assert doc is not None
     assert [t["tier"] for t in doc["tiers"] if t["status"] != "not_run"] == ["T0", "T1", "T2"]
+
+
+def _typed_error(repo: Repo) -> tuple[str, str]:
+    """B passes ``strict``; C adds a function returning ``str`` where it says ``int``."""
+    typed = "def half(n: int) -> int:\n    return n // 2 + 1\n\n\ndef double(n: int) -> int:\n    return n * 2\n"
+    base = repo.commit({**PKG, **STRICT, "calc/ops.py": typed})
+    bad = typed.replace("n // 2 + 1", "n // 2") + "\n\ndef third(n: int) -> int:\n    return str(n)\n"
+    return base, repo.commit({**FIX, "calc/ops.py": bad})
+
+
+def _t2_answer(doc: Record | None) -> tuple[str, list[tuple[object, ...]]]:
+    t2 = _tier(doc, "T2")
+    return t2["status"], sorted((f["path"], f["line"], f["code"], f["hard"]) for f in t2["findings"])
+
+
+def _mypy_cache(repo: Repo) -> pathlib.Path:
+    common = gitops.common_dir(str(repo.path))
+    assert common is not None
+    return pathlib.Path(common) / "evidence" / "store.mypy-cache"
+
+
+def test_mypys_cache_is_kept_beside_the_store_and_answers_as_a_fresh_run(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """The typeshed and the installed packages are most of a small project's mypy run: their
+    analysis is kept between runs, and the warm run's findings are the cold run's."""
+    base, cand = _typed_error(repo)
+    cold = certify(repo, tmp_path / "cold.json", "--baseline", base, "--candidate", cand)
+    databases = list(_mypy_cache(repo).glob("*/*.db"))
+    assert databases, "no mypy cache beside the store"
+    warm = certify(repo, tmp_path / "warm.json", "--baseline", base, "--candidate", cand)
+    assert cold[0] == warm[0] == 1
+    assert _t2_answer(cold[1]) == _t2_answer(warm[1])
+    assert _t2_answer(warm[1])[0] == "failed" and ("calc/ops.py", 10, "return-value", True) in _t2_answer(warm[1])[1]
+
+
+def test_a_corrupt_mypy_cache_is_not_the_tiers_error(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """A run killed while mypy wrote its cache leaves it unreadable, and mypy then crashes (exit 2):
+    T2 asks again without the cache, answers as a fresh run would, and the cache is built anew."""
+    base, cand = _typed_error(repo)
+    fresh = certify(repo, tmp_path / "fresh.json", "--baseline", base, "--candidate", cand)
+    for database in _mypy_cache(repo).glob("*/*.db"):
+        database.write_bytes(b"not a database")
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert fresh[0] == 1 and (code, _t2_answer(doc)) == (1, _t2_answer(fresh[1]))
+    rebuilt = list(_mypy_cache(repo).glob("*/*.db"))
+    assert rebuilt and all(db.read_bytes().startswith(b"SQLite format 3") for db in rebuilt)
 
 
 #: Rewrites its own module at import into a version mypy accepts.

@@ -7,6 +7,7 @@ candidate's code: every later rung sees the trusted tests.
 
 from __future__ import annotations
 
+import pathlib
 import posixpath
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -67,7 +68,10 @@ def protect(ladder: Ladder, diff: Diff) -> Diff:
     """verify_test_integrity and the interference scan; returns the diff of what the tiers test."""
     co, invocation = ladder.co, ladder.invocation
     ladder.enter(Tier.T1)
-    ladder.evidence.detect(interference.scan(co.read_candidate, diff, gitops.blobs(str(co.repo), co.baseline)))
+    on_b = gitops.blobs(str(co.repo), co.baseline)
+    ladder.evidence.detect(
+        interference.scan(co.read_candidate, diff, on_b, lambda p: gitops.show(str(co.repo), co.baseline, p))
+    )
     if invocation.ablated("tamper"):  # the A/B harness's ablation: the candidate's tests as it wrote them
         ladder.integrity = {
             "trusted": "none (tamper protection ablated)",
@@ -113,15 +117,32 @@ def lint(ladder: Ladder, diff: Diff) -> None:
     gate(ladder, Tier.T1, lambda: gates.lint_gate(co.c_dir, py, co.candidate, lambda: co.b_dir, ladder.trusted))
 
 
+def mypy_cache(ladder: Ladder) -> pathlib.Path:
+    """mypy's incremental cache, beside the store (``store.sqlite3`` -> ``store.mypy-cache``):
+    kept where the runner already writes, shared by B and C and by every candidate of the
+    repository, never in a checkout."""
+    return pathlib.Path(ladder.store.path).with_suffix(".mypy-cache")
+
+
 def types(ladder: Ladder, diff: Diff) -> None:
     """T2; every C run afterwards reports where the modules it imported came from."""
     co = ladder.co
     sources = [f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D"]
     origins: dict[str, str | None] = {}
+    # Past an attack (``--full``), a plugin of the candidate's is still never loaded.
+    plugged = [d.path for d in ladder.evidence.detections if d.detail == "mypy_plugin"]
+    refuse = "%s loads a mypy plugin of the candidate's (source_interference)" % plugged[0] if plugged else None
 
     def run() -> gates.GateResult:
         result, found = gates.type_gate(
-            co.c_dir, sources, co.candidate, ladder.target, lambda: co.b_dir, ladder.sides.sandbox
+            co.c_dir,
+            sources,
+            co.candidate,
+            ladder.target,
+            lambda: co.b_dir,
+            ladder.sides.sandbox,
+            mypy_cache(ladder),
+            refuse,
         )
         origins.update(found)
         return result
