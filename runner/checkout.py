@@ -87,6 +87,9 @@ class Checkouts:
     def read_candidate(self, path: str) -> bytes:
         return gitops.show(str(self.repo), self.tested, path)
 
+    def read_baseline(self, path: str) -> bytes:
+        return gitops.show(str(self.repo), self.baseline, path)
+
     def trusted_tests(self, source: str | None) -> tuple[str, str]:
         """``(commit, label)`` of the trusted tests: B, a revision, or a test patch applied to B.
 

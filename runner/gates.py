@@ -385,7 +385,7 @@ def type_gate(
     baseline: Callable[[], pathlib.Path],
     sandbox: Sandbox,
     mypy_cache: pathlib.Path | None,
-    refuse_mypy: str | None = None,
+    refuse_mypy: str | None,
 ) -> tuple[GateResult, dict[str, str | None]]:
     """T2: mypy where configured, then import every changed module the library owns on C.
 

@@ -90,7 +90,7 @@ def scan(
     read: Callable[[str], bytes],
     diff: Diff,
     baseline_paths: Collection[str],
-    read_baseline: Callable[[str], bytes | None],
+    read_baseline: Callable[[str], bytes],
 ) -> list[Detection]:
     found = _module_hits(diff, baseline_paths)
     for config, message in mypy_plugins.changed_plugins(diff, baseline_paths, read, read_baseline):

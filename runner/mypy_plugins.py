@@ -36,13 +36,11 @@ def _entries(value: object) -> list[str]:
     return []
 
 
-def named(path: str, data: bytes | None) -> frozenset[str]:
+def named(path: str, data: bytes) -> frozenset[str]:
     """The plugin entries ``path``'s mypy section names, each without its ``:function``.
 
     A file that does not parse names none here: mypy cannot read it either, and T2 says so.
     """
-    if data is None:
-        return frozenset()
     text = data.decode("utf-8", "replace")
     value: object = None
     if path == "pyproject.toml":
@@ -77,8 +75,8 @@ def _file(entry: str) -> str | None:
 def changed_plugins(
     diff: Diff,
     baseline_paths: Collection[str],
-    read: Callable[[str], bytes | None],
-    read_baseline: Callable[[str], bytes | None],
+    read: Callable[[str], bytes],
+    read_baseline: Callable[[str], bytes],
 ) -> list[tuple[str, str]]:
     """``(configuration file, message)`` for each plugin the candidate makes mypy load: an entry
     B's configuration did not name, or a plugin file the candidate added or changed."""

@@ -33,9 +33,7 @@ def _change(path: str, status: str = "M") -> FileChange:
 
 
 def _scan(b: dict[str, str], c: dict[str, str], changes: list[FileChange]) -> list[tuple[str, str]]:
-    return changed_plugins(
-        Diff(tuple(changes)), list(b), lambda p: c[p].encode(), lambda p: b[p].encode() if p in b else None
-    )
+    return changed_plugins(Diff(tuple(changes)), list(b), lambda p: c[p].encode(), lambda p: b[p].encode())
 
 
 def test_a_new_entry_is_found_and_one_moved_between_files_is_not() -> None:
