@@ -53,7 +53,7 @@ def main() -> None:
     if not target.has_xdist:
         raise SystemExit("pytest-xdist is not installed here")
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="bench-xdist-"))
-    sandbox = pin_environment(target, scratch / "pins", tier_budget=900.0)
+    sandbox = pin_environment(target, tier_budget=900.0)
     print("%8s %8s %10s %10s %7s" % ("cost ms", "tests", "serial s", "-n 2 s", "ratio"))
     for cost in (float(c) for c in args.cost_ms.split(",")):
         threshold = None

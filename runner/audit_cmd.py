@@ -78,7 +78,6 @@ def run(args: argparse.Namespace, store_path: pathlib.Path, say: Callable[[str],
         store.check_writable()
         sandbox = pin_environment(
             target,
-            co.scratch,
             args.seed,
             DEFAULT_TEST_TIMEOUT,
             None,

@@ -23,17 +23,13 @@ import ctypes
 import fnmatch
 import hashlib
 import importlib.metadata
-import importlib.util
 import json
 import os
 import pathlib
 import resource
-import shutil
 import signal
-import subprocess
 import sys
-import tempfile
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from packaging.specifiers import SpecifierSet
@@ -41,7 +37,7 @@ from packaging.specifiers import SpecifierSet
 import pytest_evidence
 from pytest_evidence import gitops
 from runner import netns
-from runner.target import Target, plugin_root
+from runner.target import GUARD_MODULES, Target, guard_copies
 
 DEFAULT_SEED = 20261130
 DEFAULT_TEST_TIMEOUT = 60.0
@@ -97,14 +93,14 @@ class Guard:
 GUARDS = (
     Guard(
         "pytest-timeout",
-        "pytest_timeout",
+        GUARD_MODULES["pytest-timeout"],
         "timeout",
         "per-test timeout",
         lambda s: ["--timeout=%g" % s.test_timeout, "--timeout-method=signal"] if s.test_timeout else [],
     ),
     Guard(
         "pytest-randomly",
-        "pytest_randomly",
+        GUARD_MODULES["pytest-randomly"],
         "randomly",
         "seeded randomness per test",
         lambda s: ["--randomly-seed=%d" % s.seed, "--randomly-dont-reorganize"],
@@ -134,7 +130,8 @@ class Sandbox:
     """How the test processes of one climb run; ``pytest_args``, ``environ`` and ``preexec`` apply it.
 
     ``loaded``: the guard plugins in force (installed in the target, or ``injected`` from the
-    runner's own copies, which live in ``shim``); ``plugins`` and ``missing`` say so in the record.
+    runner's own copies, whose directories are ``shim``); ``plugins`` and ``missing`` say so in
+    the record.
     """
 
     seed: int
@@ -143,7 +140,7 @@ class Sandbox:
     network: str
     loaded: tuple[Guard, ...] = ()
     injected: tuple[Guard, ...] = ()
-    shim: str | None = None
+    shim: tuple[str, ...] = ()
     plugins: Mapping[str, str] = field(default_factory=dict)
     missing: tuple[str, ...] = ()
     memory: int | None = None  # bytes of address space per test process (the audit's mutants); None: no cap
@@ -171,7 +168,7 @@ class Sandbox:
         env["HOME"] = str(home)
         env["PYTHONHASHSEED"] = str(self.seed % 2**32)
         if self.shim:
-            env["PYTHONPATH"] = os.pathsep.join([*filter(None, [env.get("PYTHONPATH")]), self.shim])
+            env["PYTHONPATH"] = os.pathsep.join([*filter(None, [env.get("PYTHONPATH")]), *self.shim])
         return env
 
     def injected_versions(self) -> dict[str, str]:
@@ -259,13 +256,12 @@ def unpinned(seed: int, tier_budget: float | None) -> Sandbox:
 
 def pin_environment(
     target: Target,
-    scratch: pathlib.Path,
     seed: int = DEFAULT_SEED,
     test_timeout: float | None = DEFAULT_TEST_TIMEOUT,
     tier_budget: float | None = None,
     disabled: Collection[str] = (),
 ) -> Sandbox:
-    """Decide, once per climb, how every test process runs; ``scratch`` holds injected copies.
+    """Decide, once per climb, how every test process runs.
 
     ``disabled``: plugin names the repository's configuration (or ``--pytest-arg``) switches off
     with ``-p no:NAME``; a guard it names is not loaded (its options would be a usage error) and
@@ -275,10 +271,8 @@ def pin_environment(
     missing = [] if network == "netns" else ["network namespace: not permitted here; the socket guard alone blocks"]
     plugins: dict[str, str] = {}
     problems: dict[str, str | None] = {}
-    copied: list[Guard] = []  # the runner's copies, to be tried in the target
-    shim = scratch / "guards"
+    injected: list[Guard] = []
     installed = target.guard_versions()
-    python = target.environment().python
     for guard in GUARDS:
         version = installed.get(guard.distribution, "absent")
         if guard.name in disabled or guard.module in disabled:
@@ -287,15 +281,10 @@ def pin_environment(
             problems[guard.name] = None
             plugins[guard.distribution] = "installed %s" % version
         else:
-            problems[guard.name] = _inject(guard, python, shim)
+            problems[guard.name] = _inject(guard, target)
             if problems[guard.name] is None:
-                copied.append(guard)
-    refused = _imports(target, shim, [g.module for g in copied]) if copied else {}
-    injected = [g for g in copied if refused.get(g.module) is None]
-    for guard in copied:
-        problems[guard.name] = refused.get(guard.module)
-        if problems[guard.name] is None:
-            plugins[guard.distribution] = "injected %s" % importlib.metadata.version(guard.distribution)
+                injected.append(guard)
+                plugins[guard.distribution] = "injected %s" % importlib.metadata.version(guard.distribution)
     loaded = [g for g in GUARDS if problems[g.name] is None]
     for guard in SEEDED:  # the repository's -p no:NAME is its choice on both sides
         version = installed.get(guard.distribution, "absent")
@@ -303,6 +292,7 @@ def pin_environment(
             loaded.append(guard)
             plugins[guard.distribution] = "installed %s" % version
     missing += ["%s: %s" % (g.guarantee, problems[g.name]) for g in GUARDS if problems[g.name] is not None]
+    copies = guard_copies()
     return Sandbox(
         seed,
         test_timeout or None,
@@ -310,62 +300,23 @@ def pin_environment(
         network,
         tuple(loaded),
         tuple(injected),
-        str(shim) if injected else None,
+        tuple(copies[g.distribution] for g in injected),
         plugins,
         tuple(missing),
     )
 
 
-def _inject(guard: Guard, python: str, into: pathlib.Path) -> str | None:
-    """Copy the runner's own copy of ``guard`` into ``into``; the reason it cannot be, or None."""
+def _inject(guard: Guard, target: Target) -> str | None:
+    """Whether the runner's own copy of ``guard`` goes into the target: the reason it cannot, or
+    None. The copy was tried there by the target's probe (``Target.guard_refusal``)."""
     try:
         meta = importlib.metadata.metadata(guard.distribution)
     except importlib.metadata.PackageNotFoundError:
         return "%s is installed neither in the target nor with the runner" % guard.distribution
-    requires = meta["Requires-Python"] or ""
+    requires, python = meta["Requires-Python"] or "", target.environment().python
     if requires and python not in SpecifierSet(requires):
         return "%s %s needs Python %s; the target has %s" % (guard.distribution, meta["Version"], requires, python)
-    spec = importlib.util.find_spec(guard.module)
-    if spec is None or spec.origin is None:
+    if guard.distribution not in guard_copies():
         return "the runner's %s cannot be located" % guard.distribution
-    origin = pathlib.Path(spec.origin)
-    into.mkdir(parents=True, exist_ok=True)
-    if origin.name == "__init__.py":
-        shutil.copytree(origin.parent, into / origin.parent.name, dirs_exist_ok=True)
-    else:
-        shutil.copy2(origin, into / origin.name)
-    return None
-
-
-def _imports(target: Target, shim: pathlib.Path, modules: Sequence[str]) -> dict[str, str]:
-    """Why each injected copy among ``modules`` does not import in the target (those that do are
-    absent): one interpreter start for all of them, as the test processes import them together."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([plugin_root(), str(shim)]))
-    proc = subprocess.run(
-        [target.python, "-c", _TRY_IMPORTS, *modules],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tempfile.gettempdir(),
-        timeout=120,
-    )
-    said = dict(line.split("\t", 1) for line in proc.stdout.splitlines() if "\t" in line)
-    if proc.returncode != 0:  # the interpreter itself failed: every module is unproven
-        last = (proc.stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1]
-        said = {m: said.get(m, last) for m in modules}
-    return {m: "the runner's copy does not import in the target: %s" % why for m, why in said.items() if m in modules}
-
-
-#: Imports each module named in argv, printing ``module<TAB>Error: message`` for each that fails;
-#: first byte-compiles the copies for the target, as the probe compiles the plugin's
-#: (``Target._probed``): its test processes write no bytecode.
-_TRY_IMPORTS = (
-    "import compileall, importlib, os, sys\n"
-    "for root in os.environ['PYTHONPATH'].split(os.pathsep):\n"
-    "    compileall.compile_dir(root, quiet=2)\n"
-    "for name in sys.argv[1:]:\n"
-    "    try:\n"
-    "        importlib.import_module(name)\n"
-    "    except BaseException as exc:\n"
-    "        print('%s\\t%s: %s' % (name, type(exc).__name__, str(exc).replace('\\n', ' ')))\n"
-)
+    refused = target.guard_refusal(guard.module)
+    return None if refused is None else "the runner's copy does not import in the target: %s" % refused

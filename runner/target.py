@@ -11,6 +11,7 @@ checkout's own source roots come first on the path, so the code under test is th
 from __future__ import annotations
 
 import compileall
+import importlib.util
 import json
 import os
 import pathlib
@@ -30,8 +31,10 @@ from pytest_evidence.model import Environment
 from runner import dist_stamp, leases
 from runner.meanwhile import Meanwhile
 
-#: Distributions whose pytest plugins pin a test run (per-test timeout, seeded randomness).
-GUARD_DISTRIBUTIONS = ["pytest-timeout", "pytest-randomly"]
+#: Distributions whose pytest plugins pin a test run (per-test timeout, seeded randomness), and
+#: their modules: the runner's own copies go into a target that lacks them (``runner.sandbox``).
+GUARD_MODULES = {"pytest-timeout": "pytest_timeout", "pytest-randomly": "pytest_randomly"}
+GUARD_DISTRIBUTIONS = list(GUARD_MODULES)
 #: Distributions seeded through their own pytest option where the target has them (never injected).
 SEEDED_DISTRIBUTIONS = ["hypothesis"]
 #: Asked of the target along with the guards: what B's suite run may be parallelised with.
@@ -48,9 +51,17 @@ _PROBED: dict[str, Probed] = {}
 #: Held while a probe is asked: one thread probes, the others wait for its answer.
 _PROBING = threading.Lock()
 _INJECTED: list[str] = []
+#: Where the runner's copy of each guard distribution lies, beside the plugin's private copy.
+_GUARD_COPIES: dict[str, str] = {}
 
+#: argv: a JSON list of distributions, and a JSON ``{distribution: [module, directory]}`` of the
+#: runner's guard copies. Compiles the plugin's copy and the guard copies (test processes before
+#: T3 write no bytecode), and tries each copy whose distribution the target lacks, from its own
+#: directory ahead of the installed packages, where the test processes would put it: ``refused``
+#: says why each that does not import there does not. One interpreter start for both, as the
+#: test processes import them together.
 _PROBE = (
-    "import compileall, json, os, sys\n"
+    "import compileall, importlib, json, os, sys\n"
     "del sys.path[0]\n"  # the working directory (-c): what it holds is not the target's
     "compileall.compile_dir(os.environ['PYTHONPATH'], quiet=2)\n"
     "try:\n"
@@ -58,27 +69,46 @@ _PROBE = (
     "except ImportError as exc:\n"
     "    print(json.dumps({'pytest': None, 'error': str(exc)})); sys.exit(0)\n"
     "import pytest_evidence.environment as e\n"
-    "print(json.dumps({'pytest': pytest.__version__, 'environment': e.capture().to_dict(),"
-    " 'guards': e.versions(sys.argv[1:]), 'executable': sys.executable,"
-    " 'path': [os.path.abspath(p) for p in sys.path]}))\n"
+    "guards = e.versions(json.loads(sys.argv[1]))\n"
+    "answer = {'pytest': pytest.__version__, 'environment': e.capture().to_dict(), 'guards': guards,"
+    " 'executable': sys.executable, 'path': [os.path.abspath(p) for p in sys.path], 'refused': {}}\n"
+    "for name, (module, where) in sorted(json.loads(sys.argv[2]).items()):\n"
+    "    if guards.get(name, 'absent') != 'absent':\n"
+    "        continue\n"
+    "    sys.path.insert(1, where)\n"
+    "    try:\n"
+    "        importlib.import_module(module)\n"
+    "    except BaseException as exc:\n"
+    "        answer['refused'][module] = '%s: %s' % (type(exc).__name__, str(exc).replace('\\n', ' '))\n"
+    "print(json.dumps(answer))\n"
 )
 
 
 @dataclass(frozen=True)
 class Probed:
-    """What a target said about itself: its fingerprint, its guard plugins' versions, and the
-    stamp of where its distributions were read from (``dist_stamp``)."""
+    """What a target said about itself: its fingerprint, its guard plugins' versions, the stamp
+    of where its distributions were read from (``dist_stamp``), and why each of the runner's
+    guard copies it was given to try does not import there (``refused``: module -> error)."""
 
     environment: Environment
     guards: dict[str, str]
     executable: str
     path: tuple[str, ...]
     stamp: dist_stamp.Stamp
+    refused: dict[str, str]
 
     @classmethod
-    def taken(cls, environment: Environment, guards: dict[str, str], executable: str, path: Sequence[str]) -> Probed:
+    def taken(
+        cls,
+        environment: Environment,
+        guards: dict[str, str],
+        executable: str,
+        path: Sequence[str],
+        refused: dict[str, str] | None = None,
+    ) -> Probed:
         """Stamped as it answers: a later stamp that differs says the installation moved since."""
-        return cls(environment, guards, executable, tuple(path), dist_stamp.stamp(executable, path))
+        stamp = dist_stamp.stamp(executable, path)
+        return cls(environment, guards, executable, tuple(path), stamp, dict(refused or {}))
 
     def moved(self) -> bool:
         return dist_stamp.stamp(self.executable, self.path) != self.stamp
@@ -86,10 +116,38 @@ class Probed:
 
 def plugin_root() -> str:
     """The private copy of ``pytest_evidence`` for this runner process (removed at exit, or by
-    the next runner's if this one is killed)."""
+    the next runner's if this one is killed), with the runner's guard copies beside it
+    (``guard_copies``)."""
     if not _INJECTED:
-        _INJECTED.append(private_copy(str(leases.for_process("evidence-plugin-"))))
+        root = private_copy(str(leases.for_process("evidence-plugin-")))
+        _GUARD_COPIES.update(_copy_guards(pathlib.Path(root) / "_guards"))
+        _INJECTED.append(root)
     return _INJECTED[0]
+
+
+def guard_copies() -> dict[str, str]:
+    """The directory holding the runner's copy of each guard distribution it has: one directory
+    each, so that a test process's path holds the copies in force and no other. They lie under
+    the plugin's private copy, in a directory no import can name (``_guards/pytest-timeout``),
+    so that the probe compiles them with it and finds them ready for the target."""
+    plugin_root()
+    return dict(_GUARD_COPIES)
+
+
+def _copy_guards(into: pathlib.Path) -> dict[str, str]:
+    found = {}
+    for distribution, module in GUARD_MODULES.items():
+        spec = importlib.util.find_spec(module)
+        if spec is None or spec.origin is None:
+            continue  # the runner lacks it too: nothing to copy (``sandbox`` says so)
+        origin, where = pathlib.Path(spec.origin), into / distribution
+        where.mkdir(parents=True, exist_ok=True)
+        if origin.name == "__init__.py":
+            shutil.copytree(origin.parent, where / origin.parent.name, dirs_exist_ok=True)
+        else:
+            shutil.copy2(origin, where / origin.name)
+        found[distribution] = str(where)
+    return found
 
 
 @dataclass(frozen=True)
@@ -243,6 +301,11 @@ class Target:
         probed = self._probed().guards
         return {name: probed.get(name, "absent") for name in (*GUARD_DISTRIBUTIONS, *SEEDED_DISTRIBUTIONS)}
 
+    def guard_refusal(self, module: str) -> str | None:
+        """Why the runner's copy of the guard ``module``, tried by the probe, does not import in
+        the target; None when it does."""
+        return self._probed().refused.get(module)
+
     @property
     def has_xdist(self) -> bool:
         return self._probed().guards.get("pytest-xdist", "absent") != "absent"
@@ -274,7 +337,13 @@ class Target:
             env.pop(misleading, None)
         try:
             proc = subprocess.run(
-                [self.python, "-c", _PROBE, *PROBED_DISTRIBUTIONS],
+                [
+                    self.python,
+                    "-c",
+                    _PROBE,
+                    json.dumps(PROBED_DISTRIBUTIONS),
+                    json.dumps({d: [GUARD_MODULES[d], where] for d, where in guard_copies().items()}),
+                ],
                 capture_output=True,
                 text=True,
                 env=env,
@@ -312,7 +381,8 @@ class Target:
                 % (self.python, answer["pytest"], *MIN_PYTEST)
             )
         environment = Environment.from_dict(answer["environment"])
-        return Probed.taken(environment, dict(answer["guards"]), answer["executable"], answer["path"])
+        guards, refused = dict(answer["guards"]), dict(answer["refused"])
+        return Probed.taken(environment, guards, answer["executable"], answer["path"], refused)
 
 
 def _release(version: str) -> tuple[int, int]:

@@ -320,7 +320,7 @@ def test_hypothesis_draws_the_same_examples_on_both_sides_where_the_target_has_i
     check, hyperlink). ``--hypothesis-seed`` fixes the examples and leaves the database out;
     a target without Hypothesis has nothing to seed, and nothing is said missing."""
     versions = {"pytest-timeout": "2.3.1", "pytest-randomly": "3.16.0", "hypothesis": hypothesis}
-    box = pin_environment(cast(Target, _Installed(versions)), tmp_path, seed=20261130, disabled=disabled)
+    box = pin_environment(cast(Target, _Installed(versions)), seed=20261130, disabled=disabled)
     assert ("--hypothesis-seed=20261130" in box.pytest_args()) is seeded
     assert box.plugins.get("hypothesis") == ("installed 6.170.27" if seeded else None)
     assert "--randomly-seed=20261130" in box.pytest_args() and not box.injected

@@ -24,7 +24,6 @@ from pytest_evidence.model import (
     ValidationResult,
     Verdict,
 )
-from runner import sandbox
 from runner import target as target_module
 from runner.diff import Diff, FileChange, FileKind, _hunk_lines, attribute, definitions, insertions_held, kind_of
 from runner.importgraph import ImportGraph, module_of
@@ -232,20 +231,6 @@ def test_verdict_rules() -> None:
     assert (got.verdict, got.halted_at) == (Verdict.REJECTED, Tier.T4)
 
 
-def test_guard_copies_are_tried_in_the_target_together_and_each_refusal_named(tmp_path: pathlib.Path) -> None:
-    """One interpreter start tries every injected guard; a copy that does not import there is
-    named with the target's own error, and the one that imports is not."""
-    shim = tmp_path / "guards"
-    shim.mkdir()
-    (shim / "guard_ok.py").write_text("")
-    (shim / "guard_bad.py").write_text("raise ImportError('needs a newer pytest')\n")
-    target = Target(sys.executable, ("",), ())
-    assert sandbox._imports(target, shim, ["guard_ok", "guard_bad"]) == {
-        "guard_bad": "the runner's copy does not import in the target: ImportError: needs a newer pytest"
-    }
-    assert sandbox._imports(target, shim, ["guard_ok"]) == {}
-
-
 def _bytecode_missing(root: pathlib.Path) -> list[str]:
     """The modules under ``root`` with no bytecode for this interpreter next to them."""
     return sorted(
@@ -253,28 +238,57 @@ def _bytecode_missing(root: pathlib.Path) -> list[str]:
     )
 
 
-def test_guard_copies_are_byte_compiled_for_the_target(tmp_path: pathlib.Path) -> None:
-    """Test processes write no bytecode: the import check compiles the injected copies once, so
-    each later pytest start loads them compiled, even one it does not import."""
-    shim = tmp_path / "guards"
-    (shim / "pkg").mkdir(parents=True)
-    (shim / "guard_ok.py").write_text("")
-    (shim / "pkg" / "__init__.py").write_text("")
-    (shim / "pkg" / "unused.py").write_text("X = 1\n")
-    assert sandbox._imports(Target(sys.executable, ("",), ()), shim, ["guard_ok"]) == {}
-    assert _bytecode_missing(shim) == []
+def _fake_guards(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path, guards: dict[str, str]) -> pathlib.Path:
+    """A fresh private copy of the plugin, and in place of the runner's guard copies one module
+    per distribution named (``distribution -> module source``): ``pytest-timeout``, which this
+    interpreter has, stands for a guard the target has installed."""
+    monkeypatch.setattr(target_module, "_INJECTED", [])  # a fresh private copy, never imported
+    monkeypatch.setattr(target_module, "_GUARD_COPIES", {})
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    modules = {d: d.replace("-", "_") for d in guards}
+    monkeypatch.setattr(target_module, "GUARD_MODULES", modules)
+    root = pathlib.Path(target_module.plugin_root())
+    for distribution, source in guards.items():
+        where = root / "_guards" / distribution
+        (where / "pkg").mkdir(parents=True)
+        (where / (modules[distribution] + ".py")).write_text(source)
+        (where / "pkg" / "__init__.py").write_text("")
+        (where / "pkg" / "unused.py").write_text("X = 1\n")
+        target_module._GUARD_COPIES[distribution] = str(where)
+    return root
 
 
-def test_the_probe_byte_compiles_the_plugins_private_copy(
+def test_the_probe_tries_the_guard_copies_the_target_lacks_and_names_each_refusal(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A certify starts a dozen target processes, each with ``PYTHONDONTWRITEBYTECODE``: the
-    probe, which meets each interpreter first, compiles every module of the copy for it."""
-    monkeypatch.setattr(target_module, "_INJECTED", [])  # a fresh private copy, never imported
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    """The probe that meets an interpreter first also tries the runner's copy of each guard the
+    target lacks, in the same start: a copy that does not import there is named with the
+    target's own error, one that imports is not, and a guard the target has is not tried (its
+    copy, which would fail, says nothing)."""
+    _fake_guards(
+        monkeypatch,
+        tmp_path,
+        {
+            "guard-ok": "",
+            "guard-bad": "raise ImportError('needs a newer\\npytest')\n",
+            "pytest-timeout": "raise ImportError('never tried')\n",
+        },
+    )
+    probed = Target(sys.executable, ("",), ())._probe()  # the out-of-process probe, as for a foreign interpreter
+    assert probed.refused == {"guard_bad": "ImportError: needs a newer pytest"}
+    assert probed.guards["pytest-timeout"] != "absent"
+
+
+def test_the_probe_byte_compiles_the_plugins_private_copy_and_the_guard_copies(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A certify starts a dozen target processes, the first ones with ``PYTHONDONTWRITEBYTECODE``:
+    the probe, which meets each interpreter first, compiles every module of the plugin's copy
+    and of the guard copies for it, even one no test process imports."""
+    root = _fake_guards(monkeypatch, tmp_path, {"guard-ok": ""})
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
-    Target(sys.executable, ("",), ())._probe()  # the out-of-process probe, as for a foreign interpreter
-    root = pathlib.Path(target_module.plugin_root())
+    Target(sys.executable, ("",), ())._probe()
     assert root.parent == tmp_path
-    assert "pytest_evidence/plugin.py" in {str(p.relative_to(root)) for p in root.rglob("*.py")}
+    found = {str(p.relative_to(root)) for p in root.rglob("*.py")}
+    assert {"pytest_evidence/plugin.py", "_guards/guard-ok/pkg/unused.py"} <= found
     assert _bytecode_missing(root) == []

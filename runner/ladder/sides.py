@@ -70,7 +70,6 @@ class Sides:
         if self._sandbox is None:
             self._sandbox = pin_environment(
                 self.target,
-                self.co.scratch,
                 self.invocation.seed,
                 self.invocation.test_timeout,
                 self.invocation.tier_budget,
