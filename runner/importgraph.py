@@ -13,6 +13,7 @@ import pathlib
 from collections.abc import Iterable, Sequence
 
 from pytest_evidence import syntax
+from runner.pyscan import import_statements
 
 SKIP_DIRS = frozenset(
     {
@@ -128,7 +129,7 @@ class ImportGraph:
         except (SyntaxError, ValueError, OSError):
             return set()
         names: set[str] = set()
-        for node in ast.walk(tree):
+        for node in import_statements(tree):
             if isinstance(node, ast.Import):
                 names.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):

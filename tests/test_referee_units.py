@@ -502,3 +502,29 @@ def test_what_a_test_file_changes_of_the_code_under_test_at_import(source: str, 
 def test_the_projects_own_modules_are_its_python_files_outside_the_tests() -> None:
     paths = ["src/calc/ops.py", "setup.py", "tests/test_x.py", "helper.py", "pkg/sub/m.py", "a/tests/t.py", "README"]
     assert _own_modules(paths) == {"calc", "setup", "helper", "pkg"}
+
+
+def test_import_statements_are_found_wherever_they_stand_in_walk_order() -> None:
+    """The import graph and the alias table read imports through ``import_statements``, which
+    walks only what holds statements: every import of a function, a class, a branch, a
+    handler, a ``with``, a loop and a match case is found, in ``ast.walk``'s order (a later
+    binding of an alias wins in ``import_aliases``, as before)."""
+    source = (
+        "import a\n"
+        "def f():\n    import b\n    def g():\n        from c import d\n"
+        "class K:\n    import e\n"
+        "if x:\n    import f1\nelse:\n    import f2\n"
+        "try:\n    import g1\nexcept ImportError:\n    import g2\nfinally:\n    import g3\n"
+        "with m:\n    import h\n"
+        "for i in j:\n    import k\nelse:\n    import k2\n"
+        "while w:\n    import l1\n"
+        "match v:\n    case 1:\n        import m1\n"
+        "y = lambda: __import__('not_a_statement')\n"
+        "import a as z\n"
+    )
+    tree = ast.parse(source)
+    walked = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    found = list(pyscan.import_statements(tree))
+    assert found == walked
+    assert len(found) == 15
+    assert pyscan.import_aliases(tree)["z"] == "a" and pyscan.import_aliases(tree)["d"] == "c.d"
