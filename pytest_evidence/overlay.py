@@ -313,7 +313,7 @@ def _data(body: Sequence[ast.stmt], lines: List[bytes]) -> Dict[str, str]:
             dumped = ast.dump(stmt)
         except RecursionError:
             dumped = repr(lines[stmt.lineno - 1 : getattr(stmt, "end_lineno", None) or stmt.lineno])
-        for sub in ast.walk(stmt):
+        for sub in syntax.walk(stmt):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
                 found.setdefault(sub.id, []).append(dumped)
     return {n: hashlib.sha256("\n".join(d).encode()).hexdigest() for n, d in found.items()}
@@ -421,7 +421,7 @@ def _through_class(node: ast.AST, classes: FrozenSet[str]) -> Set[str]:
     """The attributes ``node`` reads through ``self``, ``cls``, ``type(self)``, ``super()`` or
     the name of one of ``classes``: what a class body binds (``self.cases``), not an attribute
     of anything else (``os.path``, ``Path.cwd``)."""
-    return {s.attr for s in ast.walk(node) if isinstance(s, ast.Attribute) and _is_class(s.value, classes)}
+    return {s.attr for s in syntax.walk(node) if isinstance(s, ast.Attribute) and _is_class(s.value, classes)}
 
 
 def _is_class(value: ast.AST, classes: FrozenSet[str]) -> bool:

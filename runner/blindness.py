@@ -28,6 +28,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import TypeAlias, Union
 
+from pytest_evidence import syntax
 from runner import pyscan
 from runner.names import first_line
 
@@ -188,12 +189,12 @@ def _ends(body: list[ast.stmt]) -> bool:
 
 
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    return {id(child): node for node in syntax.walk(tree) for child in ast.iter_child_nodes(node)}
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
     found: set[int] = set()
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
@@ -250,7 +251,7 @@ def _stateless(cls: ast.ClassDef) -> bool:
                 return False
             params = [*stmt.args.posonlyargs, *stmt.args.args]
             first = params[0].arg if params else None
-            for sub in ast.walk(stmt):
+            for sub in syntax.walk(stmt):
                 if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store):
                     if isinstance(sub.value, ast.Name) and sub.value.id == first:
                         return False
@@ -307,8 +308,8 @@ def always_equal(tree: ast.AST, lines: Collection[int] | None, path: str = "") -
     found: list[Finding] = []
     aliases = pyscan.import_aliases(tree)
     is_any = _any_names(tree, aliases)
-    owners = {id(stmt): node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for stmt in node.body}
-    for node in ast.walk(tree):
+    owners = {id(stmt): node for node in syntax.walk(tree) if isinstance(node, ast.ClassDef) for stmt in node.body}
+    for node in syntax.walk(tree):
         if isinstance(node, ast.ClassDef):
             stateless = _stateless(node)
             for stmt in node.body:
@@ -408,7 +409,7 @@ def reproducer_literals(tree: ast.Module, names: Collection[tuple[str, ...]]) ->
         bound: list[str] = []
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
-                bound += [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+                bound += [n.id for n in syntax.walk(target) if isinstance(n, ast.Name)]
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and pyscan.fixture_name(stmt) is None:
             bound.append(stmt.name)
         for name in bound:
@@ -512,7 +513,7 @@ def _pinned(test: ast.expr, positive: bool = True) -> frozenset[str]:
 
 def _operands(test: ast.AST) -> set[str]:
     """Names a condition reads, without the functions it calls (``len``, ``isinstance``)."""
-    called = {sub.func.id for sub in ast.walk(test) if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name)}
+    called = {sub.func.id for sub in syntax.walk(test) if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name)}
     return pyscan.used_names(test) - called
 
 
@@ -525,7 +526,7 @@ class _Signature:
 def _signatures(tree: ast.AST) -> dict[int, _Signature]:
     """Per node, by id, the parameters of the innermost function holding it."""
     found: dict[int, _Signature] = {}
-    for node in ast.walk(tree):  # outer functions first: an inner one's nodes are its own
+    for node in syntax.walk(tree):  # outer functions first: an inner one's nodes are its own
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             args = node.args
             positional = [*args.posonlyargs, *args.args]
@@ -536,7 +537,7 @@ def _signatures(tree: ast.AST) -> dict[int, _Signature]:
                 frozenset(a.arg for a in every if a is not None) - {"self", "cls"},
                 frozenset(a.arg for a in defaulted) - {"self", "cls"},
             )
-            for inner in ast.walk(node):
+            for inner in syntax.walk(node):
                 found[id(inner)] = signature
     return found
 
@@ -545,7 +546,7 @@ def _compared(test: ast.AST) -> set[str]:
     """Names on the other side of a comparison with a literal (or a ``startswith`` on one): the
     input the branch matches, not what else the condition reads."""
     found: set[str] = set()
-    for node in ast.walk(test):
+    for node in syntax.walk(test):
         if isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
             literal = [_value(s)[0] or isinstance(s, (ast.Tuple, ast.List, ast.Set)) for s in sides]
@@ -575,7 +576,7 @@ def _branches(tree: ast.AST) -> Iterator[_Branch]:
     signatures = _signatures(tree)
     elif_of = {
         id(node.orelse[0]): node
-        for node in ast.walk(tree)
+        for node in syntax.walk(tree)
         if isinstance(node, ast.If) and len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If)
     }
     block_of = {id(stmt): id(block) for block in _blocks(tree) for stmt in block}
@@ -601,7 +602,7 @@ def _branches(tree: ast.AST) -> Iterator[_Branch]:
                 yield _Branch(stmt.lineno, on_else, stmt.orelse, reads, group(stmt), on_else_inputs)
             elif on_else and _ends(stmt.body) and i + 1 < len(block):  # ``if x != "a": return f(x)``
                 yield _Branch(stmt.lineno, on_else, block[i + 1 : i + 2], reads, group(stmt), on_else_inputs)
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, ast.IfExp):
             reads = _operands(node.test)
             inputs = _fallbacks(_compared(node.test), signatures.get(id(node)))
@@ -614,7 +615,7 @@ def _branches(tree: ast.AST) -> Iterator[_Branch]:
             reads = _operands(node.subject)
             inputs = _fallbacks(pyscan.used_names(node.subject), signatures.get(id(node)))
             for case in node.cases:
-                lits = [p.value for p in ast.walk(case.pattern) if isinstance(p, ast.MatchValue)]
+                lits = [p.value for p in syntax.walk(case.pattern) if isinstance(p, ast.MatchValue)]
                 lits = [v for v in lits if _value(v)[0]]
                 if lits:
                     yield _Branch(case.pattern.lineno, lits, case.body, reads, id(node), inputs)
@@ -622,7 +623,7 @@ def _branches(tree: ast.AST) -> Iterator[_Branch]:
 
 def _blocks(tree: ast.AST) -> Iterator[list[ast.stmt]]:
     """Every statement list: bodies, ``else`` blocks, ``finally`` blocks, handlers, cases."""
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
@@ -658,7 +659,7 @@ def heard_on(tree: ast.AST, lines: Collection[int], reproducer_literals: Collect
     """Whether a literal on one of ``lines`` is a reproducer's, and not ``trivial``: without one
     no branch of ``special_cased_input`` can fire on the test's input, and its analysis of the
     whole file (every branch, every block) can be skipped."""
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if getattr(node, "lineno", None) in lines:
             known, value = _value(node)
             if known and not trivial(value) and value in reproducer_literals:
@@ -757,11 +758,11 @@ def _test_code_check(text: str, use: ast.AST, parents: dict[int, ast.AST], alias
     CLI's ``main``, ``cfg["tests"]``, ``sys.modules[name + ".testing"] = module``)."""
     if not _TEST_CODE.search(text) or not _reads_value(use):
         return False
-    nodes = list(ast.walk(use))
+    nodes = list(syntax.walk(use))
     outer = parents.get(id(use))
     while outer is not None and not isinstance(outer, (ast.stmt, *_SCOPES)):
         if isinstance(outer, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
-            nodes += [n for g in outer.generators for n in ast.walk(g.iter)]
+            nodes += [n for g in outer.generators for n in syntax.walk(g.iter)]
         outer = parents.get(id(outer))
     return any(
         (isinstance(n, ast.Attribute) and n.attr in _FRAME_FIELDS)
@@ -938,7 +939,7 @@ def _footprint(node: ast.AST, aliases: dict[str, str]) -> str | None:
 def _reads_own_file(node: ast.AST, aliases: dict[str, str]) -> bool:
     """Whether ``node`` reads where this module was loaded from: ``__file__``, ``__spec__.origin``,
     ``__path__``, ``inspect.getfile(...)``, ``os.path.abspath(__file__)``..."""
-    for sub in ast.walk(node):
+    for sub in syntax.walk(node):
         if isinstance(sub, ast.Name) and sub.id in ("__file__", "__path__", "__spec__", "__loader__"):
             return True
         if isinstance(sub, ast.Call) and pyscan.canonical(sub.func, aliases) in (
@@ -1054,7 +1055,7 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
         if line and line not in found and _touches(node, lines):
             found[line] = Finding("detects_test_run", line, message, path)
 
-    for scope in ast.walk(tree):
+    for scope in syntax.walk(tree):
         if not isinstance(scope, _SCOPES):
             continue
         nodes = list(_own(scope))

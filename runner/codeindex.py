@@ -186,7 +186,7 @@ def index_source(text: str, conftest: bool = False) -> FileIndex | None:
     except (SyntaxError, ValueError):
         return None
     lines = text.splitlines()
-    nodes = list(ast.walk(tree))
+    nodes = list(syntax.walk(tree))
     found: list[Definition] = []
     classes: set[str] = set()
     plugin = False

@@ -28,6 +28,7 @@ import copy
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from pytest_evidence import syntax
 from runner import pyscan, reaching
 
 #: Methods that change a container in place, called on it or as ``list.pop(CASES)``.
@@ -203,7 +204,8 @@ def _own_setup(node: ast.ClassDef, fresh: Mapping[str, frozenset[str]]) -> set[s
     setups = [m for m in node.body if isinstance(m, _DEFS) and m.name in _SETUPS | _UNITTEST_SETUPS]
     calls_base = all(
         any(
-            isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == m.name for c in ast.walk(m)
+            isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == m.name
+            for c in syntax.walk(m)
         )
         for m in setups
     )  # ``super().setUp()``, ``Base.setUp(self)``
@@ -240,7 +242,7 @@ def _fresh(node: ast.ClassDef, unittest: bool) -> frozenset[str]:
     for method in (m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))):
         if method.name not in names:
             continue
-        for sub in (n for n in ast.walk(method) if isinstance(n, (ast.Assign, ast.AnnAssign))):
+        for sub in (n for n in syntax.walk(method) if isinstance(n, (ast.Assign, ast.AnnAssign))):
             targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
             if sub.value is not None and _new_container(sub.value):
                 found |= {t.attr for t in targets if isinstance(t, ast.Attribute) and pyscan.dotted(t.value) == "self"}
@@ -266,7 +268,7 @@ def _new_container(value: ast.expr) -> bool:
     return all(
         isinstance(n, _LITERAL) or (isinstance(n, ast.Name) and n.id in _TYPES_GIVEN)
         for part in parts
-        for n in ast.walk(part)
+        for n in syntax.walk(part)
     )
 
 
@@ -311,7 +313,7 @@ def _tables(body: Sequence[ast.stmt], tables: frozenset[str], makers: frozenset[
         for target, made in pairs:
             if isinstance(target, ast.Name) and _container(made, tables | found, makers):
                 found.add(target.id)
-        for sub in ast.walk(node):
+        for sub in syntax.walk(node):
             changed = _changed_root(sub)
             while isinstance(changed, (ast.Attribute, ast.Subscript)):
                 changed = changed.value
@@ -367,7 +369,7 @@ def misuses(
         first.follow(at_module, module)
         for node, mine in plain:
             walk = walks.get(mine) or walks.setdefault(mine, first.sharing(mine))
-            for function in (n for n in ast.walk(node) if isinstance(n, _SCOPES)):
+            for function in (n for n in syntax.walk(node) if isinstance(n, _SCOPES)):
                 body = function.body if isinstance(function.body, list) else [function.body]
                 walk.alias(body, module - _locals(function))
                 walk.follow(body, module - _locals(function))
@@ -394,7 +396,7 @@ def _heirs(nodes: Sequence[ast.AST], data: Data) -> dict[str, tuple[str, frozens
     ``_K.cases.pop()`` trimmed the base's cases, CERTIFIED."""
     members = data.members or {}
     modules = data.modules or {}
-    new = [n for node in nodes for n in ast.walk(node) if isinstance(n, ast.ClassDef) and n.name not in members]
+    new = [n for node in nodes for n in syntax.walk(node) if isinstance(n, ast.ClassDef) and n.name not in members]
     heirs: dict[str, tuple[str, frozenset[str]]] = {}
 
     def reached(node: ast.ClassDef) -> tuple[str, frozenset[str]] | None:
@@ -536,7 +538,7 @@ class _Walk:
         self._fixtures(functions, names)
         patched = self._patched()
         for stmt in stmts:
-            for call in (c for c in ast.walk(stmt) if isinstance(c, ast.Call)):
+            for call in (c for c in syntax.walk(stmt) if isinstance(c, ast.Call)):
                 if any(isinstance(a, ast.Starred) for a in call.args):
                     continue
                 if not isinstance(call.func, ast.Name) or call.func.id in patched:
@@ -567,7 +569,7 @@ class _Walk:
         helper, its attribute set: what it is when called is not surely its ``def`` -- and every
         one where the code reaches a function's code or globals (``__code__``, ``__globals__``)
         or a star import may rebind it."""
-        nodes = [n for root in self.scopes.roots for n in ast.walk(root)]
+        nodes = [n for root in self.scopes.roots for n in syntax.walk(root)]
         names = {d.name for d in nodes if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))}
         found: set[str] = set()
         for node in nodes:
@@ -605,7 +607,7 @@ class _Walk:
         their uses there. An existing test requesting it by name is ``_takeovers``'s. Not
         followed where added code asks for it by name (``request.getfixturevalue("cases")``, or
         a computed name): its value reaches what no parameter shows."""
-        keys = {self._asked(n) for s in self.scopes.roots for n in ast.walk(s) if _names_getfixturevalue(n)}
+        keys = {self._asked(n) for s in self.scopes.roots for n in syntax.walk(s) if _names_getfixturevalue(n)}
         given: dict[str, str] = {}
         for fixture in defs:
             name = pyscan.fixture_name(fixture)
@@ -618,7 +620,10 @@ class _Walk:
                     given[name] = table
                     self.followed.add(id(value))
         requesting = (
-            n for s in self.scopes.roots for n in ast.walk(s) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            n
+            for s in self.scopes.roots
+            for n in syntax.walk(s)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         )
         for function in requesting:
             for param in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]:
@@ -823,7 +828,7 @@ class _Walk:
         be candidate code (``self.trim = list.pop`` in a ``setup_method``; not ``self.encode =
         repr``), or sets it by a computed name."""
         for root in self.scopes.roots:
-            for node in ast.walk(root):
+            for node in syntax.walk(root):
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
                         if isinstance(target, ast.Attribute) and pyscan.dotted(target.value, calls=False) in (
@@ -844,7 +849,7 @@ class _Walk:
         not what made it."""
         name = node.id if isinstance(node, ast.Name) else node.arg
         for root in self.scopes.roots:
-            for sub in ast.walk(root):
+            for sub in syntax.walk(root):
                 if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == name:
                     stored = not isinstance(sub.ctx, ast.Load) and sub.attr != "return_value"
                     if stored or sub.attr == "configure_mock":
@@ -1131,7 +1136,7 @@ class _Walk:
         statement = self.scopes.up.get(id(self.scopes.up.get(id(node))))
         if not isinstance(statement, (ast.With, ast.AsyncWith)):
             return True
-        if not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for b in statement.body for n in ast.walk(b)):
+        if not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for b in statement.body for n in syntax.walk(b)):
             return True
         function = self._enclosing(statement)
         if function is None or not pyscan.is_fixture(function):
@@ -1164,7 +1169,7 @@ class _Walk:
         if function is not None and "." in name:
             scope = self.scopes.up.get(id(function))
         body = getattr(scope, "body", None) if scope is not None else self.scopes.roots
-        for node in (n for stmt in body or [] for n in ast.walk(stmt)):
+        for node in (n for stmt in body or [] for n in syntax.walk(stmt)):
             if (
                 isinstance(node, ast.Attribute)
                 and node.attr in methods
@@ -1209,7 +1214,7 @@ class _Walk:
         table = self._table(target, names)
         if table is not None:
             return table
-        if any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(target)):
+        if any(isinstance(n, ast.Name) and n.id == "__name__" for n in syntax.walk(target)):
             return "__name__"
         text = target.value if isinstance(target, ast.Constant) and isinstance(target.value, str) else None
         if text is None:
@@ -1544,14 +1549,14 @@ def _mock_names(tree: ast.AST) -> set[str]:
     """Names ``tree`` binds to ``unittest.mock`` (or ``mock``), to what it imports from it, or
     to an attribute of one (``p = mock.patch``)."""
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, ast.Import):
             found |= {a.asname or a.name.split(".")[0] for a in node.names if a.name in ("mock", "unittest.mock")}
         elif isinstance(node, ast.ImportFrom) and node.module in ("mock", "unittest.mock"):
             found |= {a.asname or a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module == "unittest":
             found |= {a.asname or a.name for a in node.names if a.name == "mock"}
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, ast.Assign) and pyscan.dotted(node.value, calls=False).split(".")[0] in found:
             found |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     return found
@@ -1716,7 +1721,9 @@ def _locals(scope: ast.AST) -> set[str]:
     declared: set[str] = set()
     body = scope.body if isinstance(scope.body, list) else [scope.body]
     nodes = [sub for stmt in body for sub in _own_nodes(stmt)]
-    own = {id(n) for c in nodes if isinstance(c, ast.comprehension) for n in ast.walk(c.target)}  # the comprehension's
+    own = {
+        id(n) for c in nodes if isinstance(c, ast.comprehension) for n in syntax.walk(c.target)
+    }  # the comprehension's
     for sub in nodes:
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)) and id(sub) not in own:
             found.add(sub.id)
@@ -1753,7 +1760,7 @@ def imported_data(tree: ast.Module, modules: Mapping[str, Data]) -> Data:
     bound: dict[str, Data] = {}
     members: dict[str, frozenset[str]] = {}
     mocks = _mock_names(tree)
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 stem = alias.name.split(".")[-1]
@@ -1790,11 +1797,11 @@ def string_reach(tree: ast.AST, stems: Mapping[str, Data]) -> Iterator[Misuse]:
     (``getattr(m, "CASES")``, ``m.CASES``), which reach every test module without naming one.
     A scan alone is what honest tests do: a fixture restoring ``sys.modules.copy()``, a leak
     test counting ``gc.get_objects()``."""
-    scanning = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and pyscan.dotted(n.func, calls=False) in SCANS]
+    scanning = [n for n in syntax.walk(tree) if isinstance(n, ast.Call) and pyscan.dotted(n.func, calls=False) in SCANS]
     if scanning:
         data_names = {n for stem in stems for n in {*stems[stem].names, *(stems[stem].members or {})}}
         yield from _scans(tree, scanning, data_names)
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         key: ast.expr | None = None
         if isinstance(node, ast.Subscript) and pyscan.dotted(node.value, calls=False) == "sys.modules":
             key = node.slice
@@ -1812,7 +1819,7 @@ def _scans(tree: ast.AST, scanning: Sequence[ast.Call], data_names: Collection[s
     """The scans of ``scanning`` whose function (or ``tree``, outside any) reaches attributes by
     a computed name or by one of ``data_names``."""
     within: dict[int, list[ast.AST]] = {}
-    for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, _SCOPES))]:
+    for scope in [tree, *(n for n in syntax.walk(tree) if isinstance(n, _SCOPES))]:
         nodes = list(_own_body(scope) if isinstance(scope, _SCOPES) else _own_nodes(scope))
         within.update((id(n), nodes) for n in nodes)
     for call in scanning:

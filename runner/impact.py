@@ -34,6 +34,7 @@ import posixpath
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
+from pytest_evidence import syntax
 from runner.codeindex import STAR, Definition, Project
 from runner.diff import Diff, FileKind, Span
 from runner.importgraph import ImportGraph
@@ -659,7 +660,7 @@ def _filled(nodes: Collection[ast.AST], scope: str) -> set[str]:
     for node in nodes:
         if isinstance(node, ast.AnnAssign) and not scope:
             found.add("__annotations__")
-        for sub in ast.walk(node):
+        for sub in syntax.walk(node):
             func = sub.func if isinstance(sub, ast.Call) else None
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in STORING:
                 found.add(func.value.id)
@@ -670,9 +671,9 @@ def _indices(nodes: Collection[ast.AST]) -> Iterator[ast.AST]:
     """What stands in the index of a typing generic or a built-in type, where it calls nothing --
     nor subscripts anything else (``Optional[Table[int]]`` runs ``Table.__class_getitem__``)."""
     for node in nodes:
-        for sub in ast.walk(node):
+        for sub in syntax.walk(node):
             if isinstance(sub, ast.Subscript) and _generic(sub):
-                inside = list(ast.walk(sub.slice))
+                inside = list(syntax.walk(sub.slice))
                 if not any(
                     isinstance(n, ast.Call) or (isinstance(n, ast.Subscript) and not _generic(n)) for n in inside
                 ):

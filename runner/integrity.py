@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_evidence import gitops, overlay
+from pytest_evidence import gitops, overlay, syntax
 from pytest_evidence.model import Detection, DetectionKind
 from runner import config_policy, datause, doctests, pyscan
 from runner.merge import added_tests, merge_tests
@@ -539,7 +539,8 @@ def _collect_ignore(data: bytes | None) -> list[str]:
         ast.dump(node)
         for node in (tree.body if tree else [])
         if any(
-            isinstance(sub, ast.Name) and sub.id in ("collect_ignore", "collect_ignore_glob") for sub in ast.walk(node)
+            isinstance(sub, ast.Name) and sub.id in ("collect_ignore", "collect_ignore_glob")
+            for sub in syntax.walk(node)
         )
     ]
 
@@ -807,13 +808,13 @@ def _marking(node: ast.stmt, values: Mapping[str, ast.expr] | None = None) -> st
     check cannot read (``getattr(pytest.mark, "usefixtures")("fx")``, ``_marks()``), or marks
     changed other than by binding them (``pytestmark.append(...)``), may too."""
     values = values or {}
-    if isinstance(node, _DEFS) or not any(isinstance(n, ast.Name) and n.id == "pytestmark" for n in ast.walk(node)):
+    if isinstance(node, _DEFS) or not any(isinstance(n, ast.Name) and n.id == "pytestmark" for n in syntax.walk(node)):
         return None
     inner = [s for field in ("body", "orelse", "finalbody") for s in getattr(node, field, [])]
     inner += [s for h in getattr(node, "handlers", []) for s in h.body]
     if inner:  # ``if sys.version_info >= ...:`` around it: the statements it runs, its head apart
         head = [c for c in ast.iter_child_nodes(node) if c not in inner and not isinstance(c, ast.ExceptHandler)]
-        if any(isinstance(n, ast.Name) and n.id == "pytestmark" for h in head for n in ast.walk(h)):
+        if any(isinstance(n, ast.Name) and n.id == "pytestmark" for h in head for n in syntax.walk(h)):
             return "marks every existing test with what the check cannot read"
         return next((found for found in (_marking(s, values) for s in inner) if found), None)
     targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
@@ -828,7 +829,7 @@ def _marking(node: ast.stmt, values: Mapping[str, ast.expr] | None = None) -> st
 
 def _uses_fixtures(value: ast.AST, values: Mapping[str, ast.expr], seen: set[str]) -> bool:
     """Whether ``value`` names a ``usefixtures`` mark, itself or through a name ``values`` binds."""
-    for node in ast.walk(value):
+    for node in syntax.walk(value):
         if isinstance(node, ast.Attribute) and node.attr == "usefixtures":
             return True
         if isinstance(node, ast.Name) and node.id in values and node.id not in seen:
@@ -870,7 +871,7 @@ def _values(nodes: Sequence[ast.stmt], tree: ast.Module) -> dict[str, ast.expr]:
     for name in twice:
         found.pop(name)
     plain = _in_marks(tree)
-    for sub in ast.walk(tree):
+    for sub in syntax.walk(tree):
         if _reaches_names(sub):
             return {}  # ``sys.modules[__name__].MARKS.append(...)``, a star import: any name
         named = list(sub.names) if isinstance(sub, (ast.Global, ast.Nonlocal)) else []
@@ -902,7 +903,7 @@ def _in_marks(tree: ast.Module) -> set[int]:
     """The names in the values ``pytestmark`` is bound to (``pytestmark = MARKS``, ``[*MARKS,
     ...]``, ``MARKS + [...]``), as such: read there, they change nothing."""
     found: set[int] = set()
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         targets = node.targets if isinstance(node, ast.Assign) else []
         if any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
             todo: list[ast.AST] = [node.value]  # type: ignore[attr-defined]
@@ -993,7 +994,7 @@ def _changed_in_place(node: ast.stmt) -> set[str]:
     """The names whose item or attribute ``node`` sets or deletes, or which it changes through a
     method that changes a container in place (``CASES.pop()``) or ``setattr``/``delattr``."""
     found: set[str] = set()
-    for sub in ast.walk(node):
+    for sub in syntax.walk(node):
         targets: list[ast.expr] = []
         if isinstance(sub, (ast.Assign, ast.Delete)):
             targets = list(sub.targets)

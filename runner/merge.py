@@ -17,6 +17,7 @@ import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from pytest_evidence import syntax
 from runner import pyscan
 
 _MODULE_WIDE = frozenset({"pytestmark", "pytest_plugins", "collect_ignore", "collect_ignore_glob"})
@@ -187,13 +188,13 @@ def _build(
     while grew:  # the assignments the carried code reads, and what they read
         grew = False
         for assign in assigns:
-            stored = {t.id for t in ast.walk(assign) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+            stored = {t.id for t in syntax.walk(assign) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
             if assign not in chosen and stored & needed:
                 chosen.append(assign)
                 needed |= pyscan.used_names(assign)
                 grew = True
     provided = {getattr(n, "name", "") for n in tail} | {
-        t.id for n in chosen for t in ast.walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)
+        t.id for n in chosen for t in syntax.walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)
     }
     trimmed: dict[int, ast.stmt] = {}
     star = False

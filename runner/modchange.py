@@ -30,6 +30,7 @@ import ast
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from pytest_evidence import syntax
 from runner.names import CREATION_HOOKS, Unit, defined, first_line, header_end, units
 
 #: Module-level functions that serve names nobody can list.
@@ -79,7 +80,7 @@ def module_change(
                 continue
             if span.difference(_bodies(node)).intersection(lines):
                 executors.add(qualname)
-            rebinds = sorted({n for sub in ast.walk(node) if isinstance(sub, ast.Global) for n in sub.names})
+            rebinds = sorted({n for sub in syntax.walk(node) if isinstance(sub, ast.Global) for n in sub.names})
             if rebinds:
                 effects.append(
                     "%s rebinds module-level %s through global (on %s)" % (qualname, ", ".join(rebinds), side)
@@ -106,7 +107,7 @@ def _bodies(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
     """Lines of ``node`` that run when something else runs: its header (its caller's scope
     runs it), and the bodies of functions nested in it (they run when called)."""
     lines = set(range(first_line(node), header_end(node) + 1))
-    for sub in ast.walk(node):
+    for sub in syntax.walk(node):
         if sub is not node and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
             lines.update(range(header_end(sub) + 1, (sub.end_lineno or sub.lineno) + 1))
     return lines

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from pytest_evidence import syntax
 from runner.pyscan import dotted, is_main_guard
 
 DefNode: TypeAlias = "ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef"
@@ -233,7 +234,7 @@ def returned_parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozens
             return None
         if value.id != "object":
             found.add(value.id)
-    rebound = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    rebound = {n.id for n in syntax.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     return frozenset(found) if found <= parameters(node) and not found & rebound else None
 
 

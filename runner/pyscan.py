@@ -255,7 +255,7 @@ def requested_fixtures(tree: ast.Module, naming: Naming = DEFAULT_NAMING) -> set
         ):
             args = node.args
             found.update(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, ast.Call) and dotted(node.func).split(".")[-1] == "usefixtures":
             found.update(a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str))
     return found - {"self", "cls", "request"}
@@ -273,7 +273,7 @@ def bindings(body: Sequence[ast.stmt]) -> dict[str, set[str]]:
         found.setdefault(name, set()).add(how)
 
     def targets(node: ast.AST) -> None:
-        for sub in ast.walk(node):
+        for sub in syntax.walk(node):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
                 add(sub.id, "assign")
 
@@ -313,7 +313,7 @@ def bindings(body: Sequence[ast.stmt]) -> dict[str, set[str]]:
 
 def used_names(node: ast.AST) -> set[str]:
     """Names ``node`` reads (the base of ``a.b.c`` is ``a``)."""
-    return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)}
+    return {sub.id for sub in syntax.walk(node) if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)}
 
 
 _ROUGH = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?(?P<what>def|class)[ \t]+(?P<name>\w+)(?P<rest>.*)$")
@@ -345,7 +345,7 @@ def rough_definitions(text: str) -> dict[tuple[str, ...], str]:
 def skips(node: ast.AST) -> int:
     """Skip, skipif, xfail and importorskip marks, decorators and calls in or on ``node``."""
     count = 0
-    for sub in ast.walk(node):
+    for sub in syntax.walk(node):
         if isinstance(sub, ast.Attribute):  # pytest.mark.skip, with or without a call
             parts = dotted(sub).split(".")
             count += parts[-1] in SKIP_NAMES and "mark" in parts
@@ -361,7 +361,7 @@ def skips(node: ast.AST) -> int:
 def assertions(node: ast.AST) -> int:
     """``assert`` statements, ``self.assert*`` calls and ``pytest.raises``-like checks."""
     count = 0
-    for sub in ast.walk(node):
+    for sub in syntax.walk(node):
         if isinstance(sub, ast.Assert):
             count += 1
         elif isinstance(sub, ast.Call):
@@ -379,7 +379,7 @@ def _touches_sys_modules(node: ast.AST) -> bool:
     def is_sys_modules(n: ast.AST) -> bool:
         return dotted(n) == "sys.modules"
 
-    for sub in ast.walk(node):
+    for sub in syntax.walk(node):
         if isinstance(sub, (ast.Assign, ast.AugAssign, ast.Delete)):
             targets = sub.targets if isinstance(sub, (ast.Assign, ast.Delete)) else [sub.target]
             if any(isinstance(t, ast.Subscript) and is_sys_modules(t.value) for t in targets):
@@ -398,7 +398,7 @@ def _touches_sys_modules(node: ast.AST) -> bool:
 
 def _imports_pytest_internals(node: ast.AST) -> int | None:
     """Line of an import of pytest internals, else None."""
-    for sub in ast.walk(node):
+    for sub in syntax.walk(node):
         if isinstance(sub, ast.Import) and any(a.name.split(".")[0] == "_pytest" for a in sub.names):
             return sub.lineno
         if isinstance(sub, ast.ImportFrom) and (sub.module or "").split(".")[0] == "_pytest":
@@ -489,7 +489,7 @@ def framework_names(tree: ast.AST) -> dict[str, str]:
     in the tree (``TC = unittest.TestCase``, also through one such name)."""
     aliases = import_aliases(tree)
     for _ in range(2):
-        for node in ast.walk(tree):
+        for node in syntax.walk(tree):
             for target, value in _bound_pairs(node):
                 if isinstance(target, ast.Name) and framework_object(value, aliases):
                     aliases[target.id] = framework_object(value, aliases)
@@ -546,7 +546,7 @@ def _undone_at_test_end(nodes: Sequence[ast.AST]) -> set[int]:
     decorator or a ``with`` item, the ``monkeypatch`` and ``mocker`` fixtures' setters."""
     found: set[int] = set()
     for node in nodes:
-        for sub in ast.walk(node):
+        for sub in syntax.walk(node):
             if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 found.update(id(d) for d in sub.decorator_list)
             elif isinstance(sub, (ast.With, ast.AsyncWith)):
@@ -583,7 +583,7 @@ def framework_patches(nodes: Sequence[ast.AST], aliases: Mapping[str, str], test
     object reached through another module (``somelib.unittest``)."""
     undone = _undone_at_test_end(nodes) if test_code else set()
     for node in nodes:
-        for sub in ast.walk(node):
+        for sub in syntax.walk(node):
             if id(sub) in undone:
                 continue
             for target, attr, named in _written(sub):
@@ -627,7 +627,7 @@ def hostile(nodes: list[ast.stmt], top_level: bool, aliases: Mapping[str, str] |
                 yield Hit("patches_test_framework", node.lineno, message % node.name)
         if _touches_sys_modules(node):
             yield Hit("sys_modules", getattr(node, "lineno", 1), "rewrites sys.modules")
-        for sub in ast.walk(node):
+        for sub in syntax.walk(node):
             if isinstance(sub, ast.Call) and dotted(sub.func) in PROCESS_EXITS:
                 yield Hit("ends_session", sub.lineno, "calls %s, ending the test run early" % dotted(sub.func))
 
@@ -719,10 +719,10 @@ def interference(tree: ast.Module, lines: set[int]) -> Iterator[Hit]:
             message = "%s, from library code" % hit.message
             yield Hit("patches_test_framework", hit.line, message)
     not_at_import: set[int] = set()  # inside a function, or under ``if __name__ == "__main__":``
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or is_main_guard(node):
-            not_at_import.update(id(sub) for sub in ast.walk(node) if sub is not node)
-    for node in ast.walk(tree):
+            not_at_import.update(id(sub) for sub in syntax.walk(node) if sub is not node)
+    for node in syntax.walk(tree):
         line = getattr(node, "lineno", None)
         if line is None or line not in lines:
             continue

@@ -19,6 +19,8 @@ import ast
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from pytest_evidence import syntax
+
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -47,7 +49,7 @@ class Scopes:
         self.up: dict[int, ast.AST | None] = {}
         for root in roots:
             self.up.setdefault(id(root), None)
-            for parent in ast.walk(root):
+            for parent in syntax.walk(root):
                 for child in ast.iter_child_nodes(parent):
                     # an argument by keyword belongs to its call, as ``datause`` walks it
                     for node in [child.value] if isinstance(child, ast.keyword) else [child]:
@@ -186,7 +188,7 @@ class Scopes:
         found: dict[str, list[Binding]] = {}
         if isinstance(scope, _COMPREHENSIONS):
             for generator in scope.generators:
-                for target in (n for n in ast.walk(generator.target) if isinstance(n, ast.Name)):
+                for target in (n for n in syntax.walk(generator.target) if isinstance(n, ast.Name)):
                     found.setdefault(target.id, []).append(Binding(target, (0, 0), None))
             return found
         if isinstance(scope, _FUNCTIONS):
@@ -218,7 +220,9 @@ class Scopes:
         found = {k: v for k, v in found.items() if k not in declared}
         kind = ast.Global if scope is None else ast.Nonlocal
         inner = self.roots if scope is None else roots  # a method of another class may declare it ``global``
-        for function in (n for root in inner for n in ast.walk(root) if isinstance(n, _FUNCTIONS) and n is not scope):
+        for function in (
+            n for root in inner for n in syntax.walk(root) if isinstance(n, _FUNCTIONS) and n is not scope
+        ):
             names = {name for n in _own_body(function) if isinstance(n, kind) for name in n.names}
             for node in _own_body(function):  # bound from inside it, whenever it is called
                 for name, binder in _binds(node):
@@ -276,7 +280,7 @@ def _comprehension_walruses(node: ast.AST) -> Iterator[ast.Name]:
 
 def _comprehension_names(node: ast.AST) -> set[str]:
     assert isinstance(node, _COMPREHENSIONS)
-    return {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    return {n.id for g in node.generators for n in syntax.walk(g.target) if isinstance(n, ast.Name)}
 
 
 def _in_body(child: ast.AST, function: ast.AST) -> bool:

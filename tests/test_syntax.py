@@ -5,6 +5,7 @@ text share it only where the two parse alike."""
 from __future__ import annotations
 
 import ast
+import pathlib
 
 import pytest
 
@@ -67,3 +68,22 @@ def test_the_memo_keeps_the_most_recently_used_texts_within_its_limit(monkeypatc
     assert syntax._held <= 30
     assert syntax.parse("a = 1\n" * 3) is first
     assert [key[1] for key in syntax._trees] == [b"c = 3\n", b"a = 1\n" * 3]
+
+
+def test_walk_yields_what_ast_walk_yields_in_its_order() -> None:
+    """The scans' ``walk`` stands in for ``ast.walk`` everywhere: over every module of this
+    project -- every statement and expression kind it writes -- the same nodes in the same
+    order (an analysis that keeps the last of several bindings depends on it)."""
+    root = pathlib.Path(__file__).resolve().parent.parent
+    paths = sorted([*root.glob("runner/**/*.py"), *root.glob("pytest_evidence/*.py")])
+    assert len(paths) > 50
+    for path in paths:
+        tree = ast.parse(path.read_bytes())
+        assert [id(n) for n in syntax.walk(tree)] == [id(n) for n in ast.walk(tree)], path
+    odd = ast.parse(
+        "match v:\n    case [1, *rest] if (y := rest):\n        pass\n    case {'k': K(a=b)}:\n        pass\n"
+        "try:\n    pass\nexcept* ValueError as e:\n    f = lambda *a, k=1, **kw: [i async for i in a]\n"
+        "async def g():\n    async with a as (b, c):\n        await d\n"
+        "x: 'int' = {**m, 'n': f'{z!r:>{w}}'}\n"
+    )
+    assert [id(n) for n in syntax.walk(odd)] == [id(n) for n in ast.walk(odd)]

@@ -27,6 +27,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from pytest_evidence import syntax
 from runner.ab.corpus import Built, git
 
 
@@ -126,7 +127,7 @@ def _weakened(built: Built, c_tests: list[str]) -> tuple[str, str] | None:
     ``self.assertTrue(True)`` -- in C's text of its file: the suite weakened where a regression
     would show."""
     for path, text, node in _existing(built, c_tests):
-        found = next((n for n in ast.walk(node) if isinstance(n, ast.stmt) and _check(n)), None)
+        found = next((n for n in syntax.walk(node) if isinstance(n, ast.stmt) and _check(n)), None)
         if found is None or found.end_lineno is None:
             continue
         lines = text.split("\n")
