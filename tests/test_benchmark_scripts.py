@@ -6,6 +6,9 @@ import json
 import pathlib
 import subprocess
 import sys
+from importlib.util import cache_from_source
+
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -38,3 +41,29 @@ def test_a_case_that_cannot_be_built_ends_the_benchmark_with_one_line(tmp_path: 
     assert "Traceback" not in proc.stderr
     [line] = proc.stderr.splitlines()
     assert line.startswith("bench_verdicts.py: case gone-1: git clone ") and "no-such-repository" in line
+
+
+def test_a_measured_checkout_is_byte_compiled_once_as_an_installed_runner_is(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout's bytecode goes stale at each commit, and under ``PYTHONDONTWRITEBYTECODE``
+    every runner start the benchmarks measure compiled its modules again, which an installed
+    wheel never does: ``certify`` compiles the measured checkout's runner and plugin first,
+    once per process, stale bytecode included."""
+    monkeypatch.setattr(sys, "path", [str(ROOT / "benchmarks"), *sys.path])  # _suite puts ROOT first too
+    import _suite
+
+    monkeypatch.setattr(_suite, "_COMPILED", set())
+    modules = [tmp_path / "runner" / "cli.py", tmp_path / "pytest_evidence" / "plugin.py", tmp_path / "other" / "x.py"]
+    for module in modules:
+        module.parent.mkdir(parents=True)
+        module.write_text("X = 1\n")
+    stale = pathlib.Path(cache_from_source(str(modules[0])))
+    stale.parent.mkdir()
+    stale.write_bytes(b"stale")
+    _suite._compiled(tmp_path)
+    assert [pathlib.Path(cache_from_source(str(m))).is_file() for m in modules] == [True, True, False]
+    assert stale.read_bytes() != b"stale"
+    stale.unlink()
+    _suite._compiled(tmp_path)  # once per process: the tree is not walked again
+    assert not stale.exists()
