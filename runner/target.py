@@ -120,7 +120,7 @@ def plugin_root() -> str:
     (``guard_copies``)."""
     if not _INJECTED:
         root = private_copy(str(leases.for_process("evidence-plugin-")))
-        _GUARD_COPIES.update(_copy_guards(pathlib.Path(root) / "_guards"))
+        _GUARD_COPIES.update(_copy_guards(pathlib.Path(root) / "guard-copies"))
         _INJECTED.append(root)
     return _INJECTED[0]
 
@@ -128,7 +128,7 @@ def plugin_root() -> str:
 def guard_copies() -> dict[str, str]:
     """The directory holding the runner's copy of each guard distribution it has: one directory
     each, so that a test process's path holds the copies in force and no other. They lie under
-    the plugin's private copy, in a directory no import can name (``_guards/pytest-timeout``),
+    the plugin's private copy, in directories no import can name (``guard-copies/pytest-timeout``),
     so that the probe compiles them with it and finds them ready for the target."""
     plugin_root()
     return dict(_GUARD_COPIES)

@@ -249,7 +249,7 @@ def _fake_guards(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path, guards
     monkeypatch.setattr(target_module, "GUARD_MODULES", modules)
     root = pathlib.Path(target_module.plugin_root())
     for distribution, source in guards.items():
-        where = root / "_guards" / distribution
+        where = root / "guard-copies" / distribution
         (where / "pkg").mkdir(parents=True)
         (where / (modules[distribution] + ".py")).write_text(source)
         (where / "pkg" / "__init__.py").write_text("")
@@ -290,5 +290,5 @@ def test_the_probe_byte_compiles_the_plugins_private_copy_and_the_guard_copies(
     Target(sys.executable, ("",), ())._probe()
     assert root.parent == tmp_path
     found = {str(p.relative_to(root)) for p in root.rglob("*.py")}
-    assert {"pytest_evidence/plugin.py", "_guards/guard-ok/pkg/unused.py"} <= found
+    assert {"pytest_evidence/plugin.py", "guard-copies/guard-ok/pkg/unused.py"} <= found
     assert _bytecode_missing(root) == []
