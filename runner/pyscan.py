@@ -8,7 +8,6 @@ reads source text and answers with line numbers, never imports or runs anything.
 from __future__ import annotations
 
 import ast
-import collections
 import fnmatch
 import re
 import unittest
@@ -57,15 +56,9 @@ def import_statements(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
     """The import statements anywhere in ``tree``, in ``ast.walk``'s order. Only what holds
     statements is walked -- an import is a statement, never part of an expression -- which is a
     tenth of a module's nodes: the import graph asks this of every file of a checkout."""
-    todo = collections.deque([tree])
-    while todo:
-        node = todo.popleft()
+    for node in syntax.walk(tree, into=_STATEMENT_HOLDERS):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
-            continue
-        for _, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                todo.extend(v for v in value if isinstance(v, _STATEMENT_HOLDERS))
 
 
 def import_aliases(tree: ast.AST) -> dict[str, str]:
