@@ -14,6 +14,7 @@ import pathlib
 import secrets
 import signal
 import subprocess
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import FrameType
@@ -21,6 +22,7 @@ from types import FrameType
 from pytest_evidence import gitops, overlay
 from pytest_evidence.errors import BadInput, EvidenceError, PatchDoesNotApply
 from runner import leases
+from runner.meanwhile import Meanwhile
 
 _EPOCH = "2000-01-01T00:00:00+00:00"  # the date of every neutral checkout commit
 _IDENTITY = {
@@ -46,6 +48,10 @@ class Checkouts:
     trees: dict[str, pathlib.Path] = field(default_factory=dict)  # role -> worktree
     tested: str = ""  # the commit the tests run on: C with the trusted tests laid over it
     trusted: tuple[str, str] | None = None  # (commit, label) of the trusted tests, once resolved
+    # ``baseline_with_tests`` being made in a thread (``lay_over_b_ahead``), for that plan
+    _ahead: tuple[overlay.OverlayPlan, Meanwhile[pathlib.Path]] | None = field(default=None, init=False, repr=False)
+    # held while a worktree is made: the one made ahead is made beside the climb's own
+    _making: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.tested = self.tested or self.candidate
@@ -55,16 +61,17 @@ class Checkouts:
         random name, which also keeps git from numbering its admin directory (``.git`` names it)
         in the order the worktrees were made -- so no test process can tell from its working
         directory whether it runs on B or on C."""
-        if role not in self.trees:
-            dest = self.scratch / secrets.token_hex(6)
-            gitops.add_worktree(str(self.repo), commit, str(dest))
-            self.made.append(dest)
-            self.trees[role] = dest
-        return self.trees[role]
+        with self._making:
+            if role not in self.trees:
+                dest = self.scratch / secrets.token_hex(6)
+                gitops.add_worktree(str(self.repo), commit, str(dest))
+                self.made.append(dest)
+                self.trees[role] = dest
+            return self.trees[role]
 
     def side(self, tree: pathlib.Path) -> str:
         """``B`` or ``C``: the side whose code runs in ``tree`` (B with C's tests is B)."""
-        role = next(r for r, path in self.trees.items() if path == tree)
+        role = next(r for r, path in list(self.trees.items()) if path == tree)
         return "B" if role.startswith("B") else "C"
 
     @property
@@ -145,12 +152,32 @@ class Checkouts:
 
     def baseline_with_tests(self, plan: overlay.OverlayPlan) -> pathlib.Path:
         """A third worktree: B's source with C's test files laid over it ("run on B")."""
+        ahead = self._ahead
+        if ahead is not None and ahead[0] is plan:
+            return ahead[1]()
+        return self._with_tests(plan, self.c_dir)
+
+    def lay_over_b_ahead(self, plan: overlay.OverlayPlan) -> None:
+        """Start making ``baseline_with_tests(plan)`` in a thread, now that C's worktree and the
+        plan exist. T3 starts B's process right after C's, and C's first test waits for B's
+        collection: made on demand, the checkout (a worktree, the copies, a commit: git's work,
+        about a quarter of a second on a loaded machine) delayed both sides' tests by as much.
+        What it raises is raised to whoever asks for the tree."""
+        c_dir = self.c_dir
+        self._ahead = (plan, Meanwhile("b-with-c-tests", lambda: self._with_tests(plan, c_dir)))
+
+    def _with_tests(self, plan: overlay.OverlayPlan, c_dir: pathlib.Path) -> pathlib.Path:
         fresh = "B-with-C-tests" not in self.trees
         dest = self._tree("B-with-C-tests", self.baseline)
         if fresh:
-            overlay.apply(plan, str(self.c_dir), str(dest))
+            overlay.apply(plan, str(c_dir), str(dest))
             self.neutral(dest)
         return dest
+
+    def settle(self) -> None:
+        """Wait for the worktree being made ahead, if any: the checkouts are removed after it."""
+        if self._ahead is not None:
+            self._ahead[1].wait()
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -182,6 +209,7 @@ def checkouts(
             yield co
         finally:
             signal.signal(signal.SIGTERM, previous)
+            co.settle()
             for tree in co.made:
                 gitops.remove_worktree(str(repo), str(tree))
 

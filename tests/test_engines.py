@@ -9,6 +9,7 @@ is the candidate's, and rejects.
 from __future__ import annotations
 
 import pathlib
+import threading
 
 import jsonschema
 import pytest
@@ -113,6 +114,26 @@ def test_git_failing_mid_climb_is_an_error_of_the_tier_that_asked(
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     _errored(code, doc, "T1", "could not create work tree dir", schema)
     assert doc is not None and "[git-failed]" in _tier(doc, "T1")["note"]
+
+
+def test_git_failing_while_b_with_c_tests_is_made_ahead_is_an_error_of_t3(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """B with C's tests is made in a thread once the overlay is planned (``lay_over_b_ahead``):
+    what fails there is the error of the tier that asks for the tree, and nothing is left behind."""
+    base = repo.commit(PKG)
+    cand = repo.commit(FIX)
+    real = gitops.add_worktree
+
+    def failing(root: str, commit: str, dest: str) -> None:
+        if threading.current_thread().name == "b-with-c-tests":
+            raise GitFailed("git worktree failed: fatal: could not create work tree dir (simulated)")
+        real(root, commit, dest)
+
+    monkeypatch.setattr(gitops, "add_worktree", failing)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    _errored(code, doc, "T3", "could not create work tree dir", schema)
+    assert repo.git("worktree", "list").count("\n") == 0  # only the main worktree remains
 
 
 def test_mypy_that_answers_with_notes_only_is_an_answer(repo: Repo, tmp_path: pathlib.Path) -> None:

@@ -17,6 +17,8 @@ import jsonschema
 import pytest
 from conftest import FIX, PKG, Record, Repo, certify, interrupt
 
+from pytest_evidence import overlay
+from runner.checkout import checkouts
 from runner.cli import main
 
 
@@ -48,6 +50,30 @@ def test_users_working_tree_index_and_worktrees_are_untouched(repo: Repo, tmp_pa
     assert code == 0
     assert (repo.git("status", "--porcelain"), repo.git("worktree", "list"), repo.git("rev-parse", "HEAD")) == before
     assert (repo.path / "calc" / "ops.py").read_text() == "# the user's uncommitted edit\n"
+
+
+def test_b_with_c_tests_made_ahead_is_the_tree_made_on_demand(repo: Repo) -> None:
+    """``lay_over_b_ahead`` makes, in a thread, the tree ``baseline_with_tests`` would: B's
+    source, C's test files, one neutral commit and a clean status; asked for, it is that tree;
+    never asked for (a climb that halts first), it is removed with the others."""
+    base = repo.commit(PKG)
+    cand = repo.commit(FIX)
+    trees = []
+    for ask in (True, False):
+        with checkouts(repo.path, base, cand, None) as co:
+            plan = overlay.plan(str(co.c_dir), co.baseline, [])
+            co.lay_over_b_ahead(plan)
+            if not ask:
+                continue
+            tree = co.baseline_with_tests(plan)
+            assert co.baseline_with_tests(plan) == tree and co.side(tree) == "B"
+            assert (tree / "calc/ops.py").read_text() == PKG["calc/ops.py"]  # B's source
+            assert (tree / "tests/test_half.py").read_text() == FIX["tests/test_half.py"]  # C's test
+            status = subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True)
+            assert status.stdout == ""
+            trees.append(tree)
+        assert not trees[0].exists()
+    assert repo.git("worktree", "list").count("\n") == 0  # only the main worktree remains
 
 
 def test_many_candidates_against_one_b_run_the_b_suite_once(repo: Repo, tmp_path: pathlib.Path) -> None:

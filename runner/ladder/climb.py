@@ -177,6 +177,8 @@ class Ladder:
             return
         self.before_tests()
         self.sides.plan = overlay.plan(str(self.co.c_dir), self.co.baseline, self.test_modules)
+        if self.sides.replayed:
+            self.co.lay_over_b_ahead(self.sides.plan)
         resolver = overlay.OriginResolver(str(self.co.c_dir), self.sides.plan, "")
         asked: list[baseline_suite.BaselineSuite] = []
 
