@@ -172,6 +172,8 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 #: Nodes binding a name held as a string, not as an ``ast.Name``: ``except E as e``, a ``match``
 #: statement's capture patterns (Python 3.10+).
+#: A tree's function nodes (by ``id``) and their scopes, each scanned once.
+_Scopes = Dict[int, "_Scope"]
 _NAMED = (ast.ExceptHandler, *(getattr(ast, n) for n in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, n)))
 
 
@@ -185,6 +187,7 @@ class _Context:
         self.classes = classes
         self.lines = lines
         self._own: Dict[int, Dict[str, str]] = {}
+        self.scopes: _Scopes = {}  # the tree's functions' scopes, each scanned once (``_function_scope``)
 
     def members(self, node: ast.ClassDef) -> Tuple[Dict[str, str], Set[str]]:
         """``name -> digest`` of what ``node``'s body binds, and what the bases of it this file
@@ -231,9 +234,9 @@ class _Around:
         if isinstance(node, ast.ClassDef):
             members, names = context.members(node)
             marks = (*self.marks, *(ast.dump(d) for d in node.decorator_list))
-            inherited = self.inherited | (_free(node.decorator_list) - self.hidden)
+            inherited = self.inherited | (_free(node.decorator_list, context.scopes) - self.hidden)
             return _Around((*self.classes, members), self.names | names, True, marks, inherited, self.hidden)
-        local = _function_scope(node).local()
+        local = _function_scope(node, context.scopes).local()
         return _Around(self.classes, self.names, False, self.marks, self.inherited, self.hidden | local)
 
 
@@ -277,14 +280,14 @@ def _read_outside(node: ast.AST, context: _Context, around: _Around) -> List[str
     changed test, though its own lines are as they were. One with a local, or an attribute of
     something else, named like a module-level name the candidate added is not: failing on both
     sides for its environment, it was taken for the fix's failing reproducer (a review's probe)."""
-    module = ((_free([node]) | around.inherited) - around.hidden) & context.module.keys()
+    module = ((_free([node], context.scopes) | around.inherited) - around.hidden) & context.module.keys()
     found = ["@%s" % mark for mark in around.marks]
     found += ["0:%s=%s" % (n, context.module[n]) for n in sorted(module)]
     through = _through_class(node, around.names)
     for i, members in enumerate(around.classes, 1):
         read = through
         if around.in_class and i == len(around.classes):
-            read = through | _free(_evaluated_around(node)) | {"pytestmark"}
+            read = through | _free(_evaluated_around(node), context.scopes) | {"pytestmark"}
         found += ["%d:%s=%s" % (i, n, members[n]) for n in sorted(read & members.keys())]
     return found
 
@@ -325,14 +328,16 @@ class _Scope:
     an inner definition -- is its own throughout it, unless declared ``global`` or ``nonlocal``;
     a comprehension's variables are the comprehension's; an inner scope's free names are read
     by the scope around it -- past a class body (``past``): a method, or a comprehension in the
-    class body, does not see the names the class binds."""
+    class body, does not see the names the class binds. ``scopes``: the scopes of the tree's
+    functions already scanned."""
 
-    def __init__(self, klass: bool = False) -> None:
+    def __init__(self, scopes: _Scopes, klass: bool = False) -> None:
         self.read: Set[str] = set()
         self.bound: Set[str] = set()
         self.declared: Set[str] = set()
         self.past: Set[str] = set()
         self.klass = klass
+        self.scopes = scopes
 
     def local(self) -> Set[str]:
         return self.bound - self.declared
@@ -349,7 +354,7 @@ class _Scope:
                 self.bound.add(node.name)
             for part in _evaluated_around(node):
                 self.scan(part)
-            (self.past if self.klass else self.read).update(_inside(node))
+            (self.past if self.klass else self.read).update(_inside(node, self.scopes))
             return
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             self.bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
@@ -361,9 +366,9 @@ class _Scope:
             self.scan(child)
 
 
-def _free(nodes: Iterable[ast.AST]) -> Set[str]:
+def _free(nodes: Iterable[ast.AST], scopes: _Scopes) -> Set[str]:
     """The names ``nodes``, code of one scope, read from the scopes around it."""
-    scope = _Scope()
+    scope = _Scope(scopes)
     for node in nodes:
         scope.scan(node)
     return scope.free()
@@ -384,11 +389,11 @@ def _evaluated_around(node: ast.AST) -> List[ast.AST]:
     return [p for p in parts if p is not None]
 
 
-def _inside(node: ast.AST) -> Set[str]:
+def _inside(node: ast.AST, scopes: _Scopes) -> Set[str]:
     """The free names of a function's, class's or comprehension's own code."""
     if isinstance(node, _FUNCTIONS):
-        return _function_scope(node).free()
-    scope = _Scope(klass=isinstance(node, ast.ClassDef))
+        return _function_scope(node, scopes).free()
+    scope = _Scope(scopes, klass=isinstance(node, ast.ClassDef))
     if isinstance(node, ast.ClassDef):
         for stmt in node.body:
             scope.scan(stmt)
@@ -403,12 +408,19 @@ def _inside(node: ast.AST) -> Set[str]:
     return scope.free()
 
 
-def _function_scope(node: ast.AST) -> _Scope:
+def _function_scope(node: ast.AST, scopes: _Scopes) -> _Scope:
+    """The scope of a function's own code, scanned once per tree: a method is read for what it
+    reads from outside and for what it binds, and an inner function again for each function
+    around it -- a third of the cost of the digests of a test file, before this was kept."""
     assert isinstance(node, _FUNCTIONS)
-    scope = _Scope()
+    known = scopes.get(id(node))  # the tree is alive while its digests are made: ids are its nodes'
+    if known is not None:
+        return known
+    scope = _Scope(scopes)
     scope.bound |= {a.arg for a in _parameters(node.args)}
     for stmt in node.body if isinstance(node.body, list) else [node.body]:
         scope.scan(stmt)
+    scopes[id(node)] = scope
     return scope
 
 
