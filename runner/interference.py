@@ -18,7 +18,15 @@ from runner import blindness, mypy_plugins, pyscan
 from runner.diff import Diff, FileKind
 
 ATTACKS = frozenset(
-    {"pytest_internals", "os_exit", "startup_hook", "shadows_module", "patches_test_framework", "mypy_plugin"}
+    {
+        "pytest_internals",
+        "os_exit",
+        "startup_hook",
+        "shadows_module",
+        "patches_test_framework",
+        "mypy_plugin",
+        "plugin_entry_point",
+    }
 )
 
 #: Shapes that are not attacks for sure but void what the tests say: code that asks whether it
@@ -47,6 +55,11 @@ RESERVED = frozenset(sys.stdlib_module_names) | {
 }
 
 _ROOTS = ("", "src/")
+
+#: The entry-point group pytest loads a plugin from, for every distribution on the path.
+PLUGIN_GROUP = "pytest11"
+#: The directories ``importlib.metadata`` takes for a distribution's metadata.
+_METADATA_DIRS = (".dist-info", ".egg-info")
 
 
 def _top_level(path: str) -> str | None:
@@ -86,13 +99,70 @@ def _module_hits(diff: Diff, baseline_paths: Collection[str]) -> list[Detection]
     return list(found.values())
 
 
+def plugin_entries(data: bytes) -> frozenset[str]:
+    """The entries of the ``pytest11`` group of an ``entry_points.txt``, read as
+    ``importlib.metadata`` reads the file: ``[group]`` lines, and every other line not empty and
+    not a comment belonging to the group above it."""
+    group, found = None, set()
+    for raw in data.decode("utf-8", "replace").splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            group = line.strip("[]").strip()
+        elif group == PLUGIN_GROUP:
+            found.add(" ".join(line.split()))
+    return frozenset(found)
+
+
+def _entry_point_hits(
+    diff: Diff, read: Callable[[str], bytes], read_baseline: Callable[[str], bytes]
+) -> list[Detection]:
+    """pytest plugins the candidate registers through distribution metadata in the checkout.
+
+    A ``NAME.dist-info`` (or ``.egg-info``, an egg's ``EGG-INFO``) directory on a path entry is a
+    distribution to ``importlib.metadata``, and pytest loads every ``pytest11`` entry point of
+    every distribution it finds, before any conftest: a plugin of the candidate's, run in every
+    test process -- one that switched the fix on there and nowhere else was certified (an
+    independent check). The checkout's root and ``src/`` are on the tests' path; a metadata
+    directory anywhere in the change counts, since no repository needs to add a pytest plugin
+    that way."""
+    found = []
+    for change in diff.files:
+        parent, _, name = change.path.rpartition("/")
+        folder = parent.rpartition("/")[2]
+        if change.status == "D" or name != "entry_points.txt":
+            continue
+        if not (folder.endswith(_METADATA_DIRS) or folder == "EGG-INFO"):
+            continue
+        added = plugin_entries(read(change.path)) - (
+            plugin_entries(read_baseline(change.path)) if change.status == "M" else frozenset()
+        )
+        if added:
+            message = (
+                "registers the pytest plugin %s: pytest loads it from the checkout in every test process"
+                % (sorted(added)[0])
+            )
+            found.append(
+                Detection(
+                    DetectionKind.SOURCE_INTERFERENCE,
+                    "%s: %s" % (change.path, message),
+                    None,
+                    change.path,
+                    None,
+                    "plugin_entry_point",
+                )
+            )
+    return found
+
+
 def scan(
     read: Callable[[str], bytes],
     diff: Diff,
     baseline_paths: Collection[str],
     read_baseline: Callable[[str], bytes],
 ) -> list[Detection]:
-    found = _module_hits(diff, baseline_paths)
+    found = [*_module_hits(diff, baseline_paths), *_entry_point_hits(diff, read, read_baseline)]
     for config, message in mypy_plugins.changed_plugins(diff, baseline_paths, read, read_baseline):
         found.append(
             Detection(

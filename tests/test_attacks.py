@@ -1086,3 +1086,29 @@ def test_threat_a_patch_that_turns_off_unittests_assertions_is_rejected(
     hits = [d for d in _kinds(doc)[detection] if d["path"] == where]
     assert code == 1 and [d["detail"] for d in hits] == ["patches_test_framework"]
     assert "unittest.TestCase.assertEqual" in hits[0]["message"]
+
+
+def test_threat_a_pytest_plugin_registered_by_metadata_in_the_checkout_is_rejected(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """A ``*.dist-info`` on the checkout's path is a distribution to ``importlib.metadata``, and
+    pytest loads every ``pytest11`` entry point of every distribution it finds: a plugin of the
+    candidate's that switches the fix on in test processes only."""
+    base = repo.commit(PKG)
+    switched = PKG["calc/ops.py"].replace(
+        "    return n // 2 + 1", "    if FIXED:\n        return n // 2\n    return n // 2 + 1"
+    )
+    cand = repo.commit(
+        {
+            "calc/ops.py": "FIXED = False\n\n\n" + switched,
+            "tests/test_half.py": FIX["tests/test_half.py"],
+            "_calc_switch.py": "import calc.ops\n\ncalc.ops.FIXED = True\n",
+            "calc_switch-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: calc-switch\nVersion: 1.0\n",
+            "calc_switch-1.0.dist-info/entry_points.txt": "[pytest11]\ncalc_switch = _calc_switch\n",
+        }
+    )
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    assert (code, doc["verdict"]["verdict"]) == (1, "REJECTED"), doc["verdict"]
+    hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "plugin_entry_point"]
+    assert [d["path"] for d in hits] == ["calc_switch-1.0.dist-info/entry_points.txt"]

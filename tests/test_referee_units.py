@@ -18,7 +18,8 @@ import pytest
 from conftest import GitRepo
 
 from pytest_evidence.model import Detection, DetectionKind, Tier, TierRecord, TierStatus, Verdict
-from runner import config_policy, netns, pyscan
+from runner import config_policy, interference, netns, pyscan
+from runner.diff import Diff, FileChange, FileKind
 from runner.integrity import _own_modules, disabled_plugins, verify_test_integrity
 from runner.interference import is_attack
 from runner.sandbox import SCRUBBED, Sandbox, dies_with_parent, lockfile_digest, pin_environment
@@ -528,3 +529,27 @@ def test_import_statements_are_found_wherever_they_stand_in_walk_order() -> None
     assert found == walked
     assert len(found) == 15
     assert pyscan.import_aliases(tree)["z"] == "a" and pyscan.import_aliases(tree)["d"] == "c.d"
+
+
+def test_a_pytest11_entry_point_added_to_metadata_in_the_checkout_is_an_attack() -> None:
+    """``entry_points.txt`` is read as ``importlib.metadata`` reads it; only ``pytest11`` entries
+    the candidate adds count, in any metadata directory of the change."""
+    assert interference.plugin_entries(
+        b"# made by hand\n[console_scripts]\nrun = m:main\n\n[ pytest11 ]\n; note\nsw   =   _sw\n\n[other]\nx = y\n"
+    ) == frozenset({"sw = _sw"})
+    b_text = b"[pytest11]\nown = pkg.plugin\n"
+    files = {
+        "pkg.egg-info/entry_points.txt": b"[pytest11]\nown = pkg.plugin\nsneak = _sneak\n",  # one added to B's
+        "lib/other-1.0.dist-info/entry_points.txt": b"[pytest11]\nown = pkg.plugin\n",  # as B had it
+        "new-2.0.dist-info/entry_points.txt": b"[console_scripts]\nrun = m:main\n",  # no plugin
+        "x.egg/EGG-INFO/entry_points.txt": b"[pytest11]\ny = z\n",
+        "docs/entry_points.txt": b"[pytest11]\ny = z\n",  # no metadata directory: not read for plugins
+    }
+    statuses = {"pkg.egg-info/entry_points.txt": "M", "lib/other-1.0.dist-info/entry_points.txt": "M"}
+    diff = Diff(tuple(FileChange(p, statuses.get(p, "A"), FileKind.DATA) for p in files))
+    found = interference.scan(files.__getitem__, diff, [], lambda _p: b_text)
+    assert [(d.path, d.detail) for d in found] == [
+        ("pkg.egg-info/entry_points.txt", "plugin_entry_point"),
+        ("x.egg/EGG-INFO/entry_points.txt", "plugin_entry_point"),
+    ]
+    assert "registers the pytest plugin sneak = _sneak" in found[0].message and all(is_attack(d) for d in found)
