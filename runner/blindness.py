@@ -6,7 +6,10 @@ behaviour. Three shapes buy the pass without it, and each leaves a mark in sourc
 * ``always_equal``: the objects the reproducer compares are equal to anything -- an ``__eq__``
   that answers true on every path, an ``__ne__`` that answers false, a constant ``__hash__`` --
   or the reproducer compares against ``unittest.mock.ANY``. ``assert f(x) == expected`` then
-  holds whatever ``f`` returns.
+  holds whatever ``f`` returns. Its kin ``value_equality``: a subclass of ``str`` (or another
+  built-in value type) with an ``__eq__`` of its own, equal to values it is not.
+* ``reads_caller_frame``: library code reads the variables of the frames that called it, where
+  the test keeps its expected value, and can hand that back.
 * ``special_cased_input``: the candidate's new branch fires on a literal copied from the
   reproducer and returns (or assigns) a hard-coded answer, or hands back another input as it
   came (the caller's default): the fix is a lookup of the test's exact input, not a change of
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 from typing import TypeAlias, Union
 
 from pytest_evidence import syntax
-from runner import pyscan
+from runner import footprints, pyscan
 from runner.names import first_line
 
 #: A literal's value as ``literals`` collects it (bools and None are left out: they say nothing).
@@ -41,8 +44,10 @@ TRIVIAL: frozenset[object] = frozenset({0, 1, -1, "", b"", " ", "\t", "\n", "\r"
 #: Module names whose presence, in ``sys.modules`` or on the command line, means "under test".
 TEST_FRAMEWORKS = frozenset({"pytest", "_pytest", "py.test", "unittest", "nose", "nose2"})
 #: Modules only a pytest process imports: pytest's own dependencies and xdist's worker side
-#: (``"pluggy" in sys.modules`` tells a test run as well as ``"pytest"`` does).
-PYTEST_ONLY = frozenset({"pluggy", "iniconfig", "xdist"})
+#: (``"pluggy" in sys.modules`` tells a test run as well as ``"pytest"`` does), and the
+#: referee's plugin and guards by the parts of their names that do not say ``pytest``
+#: (``any("evidence" in m for m in sys.modules)``, an independent check's).
+PYTEST_ONLY = frozenset({"pluggy", "iniconfig", "xdist", "evidence", "randomly"})
 #: Test code by pytest's naming: a ``test_``/``Test`` prefix (functions, classes, modules), a
 #: ``test``/``tests``/``testing`` part of a module path or file name, ``conftest``, a ``_test``
 #: suffix -- matched against the stack or ``sys.modules`` itself, it asks whether tests run.
@@ -53,6 +58,17 @@ _FRAME_FIELDS = frozenset(
 )
 
 _COMPARISONS = frozenset({"__eq__", "__ne__", "__hash__"})
+#: Built-in value types that tests compare with ``==``; and the comparisons a subclass may bend.
+_VALUE_TYPES = frozenset(
+    {
+        *("str", "bytes", "bytearray", "int", "float", "complex", "tuple", "list", "dict", "set", "frozenset"),
+        *("collections.UserString", "collections.UserList", "collections.UserDict"),
+        *("decimal.Decimal", "fractions.Fraction"),
+    }
+)
+_EQUALITY = frozenset({"__eq__", "__ne__"})
+#: A frame's variables: its function's locals, its module's globals.
+_FRAME_VARIABLES = frozenset({"f_locals", "f_globals"})
 #: Class-level calls that declare a field (attrs, dataclasses, pydantic, ORMs).
 _FIELDS = frozenset({"ib", "attrib", "field", "Field", "Column", "mapped_column"})
 _ASSERT_EQUAL = frozenset({"assertEqual", "assertEquals", "failUnlessEqual", "assert_equal", "assertDictEqual"})
@@ -70,8 +86,12 @@ PINNED_ENVIRONMENT = frozenset({"PYTHONHASHSEED"})
 #: What separates the parts of a dotted module name or a path, as written or by name.
 _SEPARATORS = "./\\_"
 _SEPARATOR_NAMES = frozenset({"os.sep", "os.path.sep", "os.altsep", "os.path.altsep", "posixpath.sep"})
-#: Calls that answer "under test" with no name to match: pytest turns faulthandler on in every run.
-_TEST_RUN_CALLS = {"faulthandler.is_enabled": "asks faulthandler.is_enabled(), which pytest turns on in every run"}
+#: Calls that answer "under test" with no name to match: pytest turns faulthandler on in every
+#: run; the referee's own marks (``footprints``).
+_TEST_RUN_CALLS = {
+    "faulthandler.is_enabled": "asks faulthandler.is_enabled(), which pytest turns on in every run",
+    **footprints.CALLS,
+}
 #: What tells a process it runs under a test framework once matched against its name.
 _TEST_SOURCES = frozenset(
     {
@@ -311,6 +331,7 @@ def always_equal(tree: ast.AST, lines: Collection[int] | None, path: str = "") -
     owners = {id(stmt): node for node in syntax.walk(tree) if isinstance(node, ast.ClassDef) for stmt in node.body}
     for node in syntax.walk(tree):
         if isinstance(node, ast.ClassDef):
+            found += _value_equality(node, lines, aliases, path)
             stateless = _stateless(node)
             for stmt in node.body:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in _COMPARISONS:
@@ -356,6 +377,99 @@ def always_equal(tree: ast.AST, lines: Collection[int] | None, path: str = "") -
                     found.append(Finding("always_equal", node.lineno, message, path))
                     break
     return sorted(set(found), key=lambda f: (f.line, f.message))
+
+
+def _value_equality(
+    node: ast.ClassDef, lines: Collection[int] | None, aliases: dict[str, str], path: str
+) -> list[Finding]:
+    """``class _Title(str)`` with an ``__eq__`` of its own (``return self.casefold() ==
+    other.casefold()``): its values are equal to strings they are not, and ``assert f(x) ==
+    "Expected"`` holds for a wrong answer -- a no-fix candidate returning the buggy string as such
+    a value was certified (an independent check). Named when the class derives from a built-in
+    value type (``_VALUE_TYPES``) and defines ``__eq__`` or ``__ne__``, by ``def`` or by
+    assignment, on a line the candidate wrote; detail ``value_equality``. Not caught: the
+    comparison inherited from a class defined elsewhere, an ``__eq__`` set on the class later."""
+    bases = [pyscan.canonical(b, aliases) for b in node.bases]
+    base = next((b for b in bases if b in _VALUE_TYPES), None)
+    if base is None:
+        return []
+    found = []
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            named, touched = {stmt.name}, range(first_line(stmt), stmt.lineno + 1)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            named, touched = {t.id for t in targets if isinstance(t, ast.Name)}, _span(stmt)
+        else:
+            continue
+        for name in sorted(named & _EQUALITY):
+            if lines is None or any(line in lines for line in touched):
+                message = "%s.%s on a subclass of %s: its values compare equal to values they are not" % (
+                    node.name,
+                    name,
+                    base,
+                )
+                found.append(Finding("value_equality", stmt.lineno, message, path))
+    return found
+
+
+def reads_caller_frame(tree: ast.AST, lines: Collection[int] | None, path: str = "") -> list[Finding]:
+    """Library code reading the variables of a frame -- its callers', the test's own among them;
+    detail ``reads_caller_frame``, one finding per line, on changed ``lines``.
+
+    ``sys._getframe(1).f_locals`` searched for a string equal to the result but for case handed
+    back the test's expected value: a no-fix candidate was certified (an independent check).
+    Names a read of ``f_locals``, as an attribute or by ``getattr`` with a literal name,
+    ``inspect.getargvalues``, and ``f_globals`` read for its values: iterated, matched with
+    ``in``, its ``values()`` or ``items()``, a key that is not a dunder (``["CASES"]``), or handed
+    to a call. Left alone: ``f_globals["__name__"]`` (or its ``.get``), which
+    ``collections.namedtuple`` reads to name its caller's module, and ``f_globals`` kept in a
+    variable (click's ``version_option`` reads its caller's package so). Not caught: the caller's
+    globals through such a variable, its values reached otherwise (``gc.get_referrers``, an
+    argument's ``__dict__``).
+    Known false positives: debuggers, template engines and libraries resolving annotations in
+    their caller's namespace read frames on purpose.
+    """
+    aliases = pyscan.import_aliases(tree)
+    parents = _parents(tree)
+    found: dict[int, Finding] = {}
+    for node in syntax.walk(tree):
+        name = None
+        if isinstance(node, ast.Attribute) and node.attr in _FRAME_VARIABLES and isinstance(node.ctx, ast.Load):
+            name = node.attr
+        elif isinstance(node, ast.Call) and len(node.args) >= 2 and pyscan.canonical(node.func, aliases) == "getattr":
+            given = _folded(node.args[1])
+            name = given if given in _FRAME_VARIABLES else None
+        elif isinstance(node, ast.Call) and pyscan.canonical(node.func, aliases) == "inspect.getargvalues":
+            name = "f_locals"
+        if name is None or not _touches(node, lines) or (name == "f_globals" and not _values_read(node, parents)):
+            continue
+        line = getattr(node, "lineno", 0)
+        message = "reads a frame's %s: the variables of the code that called it, a test's expected values among them"
+        found.setdefault(line, Finding("reads_caller_frame", line, message % name, path))
+    return sorted(found.values(), key=lambda f: f.line)
+
+
+def _values_read(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Whether a frame's ``f_globals`` is read for the module's values where it is read: not for a
+    dunder (``["__name__"]``, ``.get("__package__")``), not kept in a variable."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        return not _dunder(_folded(parent.slice))
+    if isinstance(parent, ast.Attribute):
+        call = parents.get(id(parent))
+        if parent.attr == "get" and isinstance(call, ast.Call) and call.args:
+            return not _dunder(_folded(call.args[0]))
+        return parent.attr in ("values", "items", "keys", "copy", "get")
+    if isinstance(parent, ast.comprehension):
+        return parent.iter is node
+    if isinstance(parent, ast.For):
+        return parent.iter is node
+    return isinstance(parent, (ast.Compare, ast.Call, ast.keyword, ast.Starred))
+
+
+def _dunder(key: str | None) -> bool:
+    return key is not None and key.startswith("__") and key.endswith("__")
 
 
 # -- special_cased_input -----------------------------------------------------------------------
@@ -965,15 +1079,21 @@ def _path_parts(node: ast.AST, aliases: dict[str, str]) -> list[str]:
     return []
 
 
+def _asked(node: ast.Call, aliases: dict[str, str]) -> ast.AST | None:
+    """The path whose existence ``node`` asks about (``os.path.exists(p)``, ``p.is_dir()``), or None."""
+    if pyscan.canonical(node.func, aliases) in _EXISTENCE_CALLS and node.args:
+        return node.args[0]
+    if isinstance(node.func, ast.Attribute) and node.func.attr in _EXISTENCE_METHODS and not node.args:
+        return node.func.value
+    return None
+
+
 def _checkout_path(node: ast.Call, aliases: dict[str, str]) -> str | None:
     """The checkout-only path whose existence ``node`` asks about, or None:
     ``os.path.exists("src/pkg")``, ``Path("tests").is_dir()``, ``os.path.isdir(os.path.join(here,
     "..", "tests"))``, ``os.path.exists(os.path.join("src", "pkg"))``."""
-    if pyscan.canonical(node.func, aliases) in _EXISTENCE_CALLS and node.args:
-        asked: ast.AST = node.args[0]
-    elif isinstance(node.func, ast.Attribute) and node.func.attr in _EXISTENCE_METHODS and not node.args:
-        asked = node.func.value
-    else:
+    asked = _asked(node, aliases)
+    if asked is None:
         return None
     parts = _path_parts(asked, aliases)
     if any(p in _CHECKOUT_PARTS for p in parts):
@@ -1016,7 +1136,11 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
 
     The same for an environment name the referee itself sets in every test run
     (``PINNED_ENVIRONMENT``: ``os.environ.get("PYTHONHASHSEED")`` switching a fix on passed every
-    test it ran and was off in production).
+    test it ran and was off in production), and for the marks it leaves in every test process
+    (``footprints``: the handler its timeout gives ``SIGALRM``, loopback as the only interface,
+    the runner as parent, the checkout under the temporary directory, an empty home directory,
+    pytest's recording of warnings, the stack's depth, hooks watching the process; a module of
+    its own by a part of its name, ``"evidence" in m for m in sys.modules``).
 
     Strings are read as written or as literals joined (``''.join(['py', 'te', 'st'])``,
     ``"PYTEST_" + "CURRENT_TEST"``, an f-string of literals).
@@ -1072,10 +1196,22 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
             if isinstance(node, ast.Call) and (checkout := _checkout_path(node, aliases)) is not None:
                 message = "asks whether %r exists, which only a checkout with its tests has: the referee runs there"
                 add(node, message % checkout)
+            if isinstance(node, ast.Call) and (asked := _asked(node, aliases)) and footprints.home_path(asked, aliases):
+                add(node, "asks whether a path in the home directory exists: the referee gives its tests an empty one")
+            if isinstance(node, (ast.Compare, ast.Call)) and (mark := footprints.compared(node, aliases)):
+                add(node, "%s: it tells a test run" % mark)
+            if isinstance(node, ast.Attribute) and (mark := footprints.private_warnings(node, aliases)):
+                add(node, "%s: it tells a test run" % mark)
+            if isinstance(node, (ast.While, ast.For)) and footprints.counts_frames(node):
+                add(node, "counts the frames of the call stack, which a test runner makes deeper: it tells a test run")
             if not isinstance(node, ast.expr) or id(node) in docstrings:
                 continue
             text = _folded(node)
             if text is None:
+                continue
+            whole = _outer_string(node, parents) if isinstance(node, ast.Constant) else None
+            if (proc := footprints.proc_path(whole or node)) is not None:
+                add(node, "reads %s: what started the process, the test runner in a test run" % proc)
                 continue
             if "PYTEST_CURRENT_TEST" in text:
                 add(node, "reads PYTEST_CURRENT_TEST, set only while pytest runs a test")

@@ -1,15 +1,18 @@
 """What makes a reproducer blind, read from the code (T3, once the reproducers are known).
 
 A reproducer that fails on B and passes on C proves the fix only if it could have failed on a
-wrong one. Two shapes make sure it cannot, and both are ``weak_reproducer`` detections with their
+wrong one. These shapes make sure it cannot, and all are ``weak_reproducer`` detections with their
 line (``runner.blindness`` holds the rules and their limits):
 
 * ``always_equal`` -- an ``__eq__`` true whatever it is given (or ``mock.ANY`` compared), in the
-  lines the candidate wrote or in the reproducers' own code: every comparison the test makes holds.
+  lines the candidate wrote or in the reproducers' own code: every comparison the test makes
+  holds; ``value_equality``, a ``str`` subclass (or another value type's) with its own ``__eq__``.
+* ``reads_caller_frame`` -- library code the candidate wrote reads its callers' variables, where
+  the test keeps the answer it expects.
 * ``special_cased_input`` -- a branch the candidate wrote that fires on a literal of the
   reproducer's, new to the file, and hands back a fixed answer: the fix is the test's input.
 
-Either blocks certification (the verdict is INCONCLUSIVE); neither fails T3, which says what the
+Each blocks certification (the verdict is INCONCLUSIVE); neither fails T3, which says what the
 tests did. The third shape, code asking whether it runs under a test framework, does not need
 the reproducers and is found with the other library-code scans (``interference``).
 """
@@ -54,6 +57,7 @@ def scan(ladder: Ladder, diff: Diff, reproducing: Sequence[str]) -> None:
         if tree is None:
             continue
         seen += blindness.always_equal(tree, change.c_lines, change.path)
+        seen += blindness.reads_caller_frame(tree, change.c_lines, change.path)
         if not blindness.heard_on(tree, change.c_lines, heard):
             continue  # the candidate wrote none of the reproducers' literals here: nothing special-cased
         before = pyscan.parse(change.b_source.encode()) if change.b_source else None
