@@ -328,6 +328,7 @@ def always_equal(tree: ast.AST, lines: Collection[int] | None, path: str = "") -
     found: list[Finding] = []
     aliases = pyscan.import_aliases(tree)
     is_any = _any_names(tree, aliases)
+    found += _equality_set_later(tree, lines, aliases, path)
     owners = {id(stmt): node for node in syntax.walk(tree) if isinstance(node, ast.ClassDef) for stmt in node.body}
     for node in syntax.walk(tree):
         if isinstance(node, ast.ClassDef):
@@ -387,8 +388,9 @@ def _value_equality(
     "Expected"`` holds for a wrong answer -- a no-fix candidate returning the buggy string as such
     a value was certified (an independent check). Named when the class derives from a built-in
     value type (``_VALUE_TYPES``) and defines ``__eq__`` or ``__ne__``, by ``def`` or by
-    assignment, on a line the candidate wrote; detail ``value_equality``. Not caught: the
-    comparison inherited from a class defined elsewhere, an ``__eq__`` set on the class later."""
+    assignment, on a line the candidate wrote, or sets it on the class later
+    (``_equality_set_later``); detail ``value_equality``. Not caught: the comparison inherited
+    from a class defined elsewhere, or set through another name for the class."""
     bases = [pyscan.canonical(b, aliases) for b in node.bases]
     base = next((b for b in bases if b in _VALUE_TYPES), None)
     if base is None:
@@ -410,6 +412,38 @@ def _value_equality(
                     base,
                 )
                 found.append(Finding("value_equality", stmt.lineno, message, path))
+    return found
+
+
+def _equality_set_later(
+    tree: ast.AST, lines: Collection[int] | None, aliases: dict[str, str], path: str
+) -> list[Finding]:
+    """``_Title.__eq__ = ...`` or ``setattr(_Title, "__eq__", ...)`` after the class statement,
+    for a class of the file deriving from a built-in value type: ``value_equality`` too."""
+    classes = {
+        node.name: base
+        for node in syntax.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        for base in [next((b for b in (pyscan.canonical(x, aliases) for x in node.bases) if b in _VALUE_TYPES), None)]
+        if base is not None
+    }
+    found = []
+    for node in syntax.walk(tree):
+        if not _touches(node, lines):
+            continue
+        owner, name = None, None
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    owner, name = target.value.id, target.attr
+        elif isinstance(node, ast.Call) and pyscan.canonical(node.func, aliases) == "setattr" and len(node.args) == 3:
+            target = node.args[0]
+            owner, name = (target.id if isinstance(target, ast.Name) else None), _folded(node.args[1])
+        if owner in classes and name in _EQUALITY:
+            message = "%s.%s set on a subclass of %s: its values compare equal to values they are not"
+            found.append(
+                Finding("value_equality", getattr(node, "lineno", 0), message % (owner, name, classes[owner]), path)
+            )
     return found
 
 
@@ -1079,6 +1113,18 @@ def _path_parts(node: ast.AST, aliases: dict[str, str]) -> list[str]:
     return []
 
 
+def _test_run_call(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    """Which of ``_TEST_RUN_CALLS`` ``node`` names: called or not (``h = signal.getsignal``, a
+    ``from`` import's name), or fetched by ``getattr(signal, "getsignal")``."""
+    if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+        name = pyscan.canonical(node, aliases)
+        return name if name in _TEST_RUN_CALLS else None
+    if isinstance(node, ast.Call) and len(node.args) >= 2 and pyscan.canonical(node.func, aliases) == "getattr":
+        name = "%s.%s" % (pyscan.canonical(node.args[0], aliases), _folded(node.args[1]))
+        return name if name in _TEST_RUN_CALLS else None
+    return None
+
+
 def _asked(node: ast.Call, aliases: dict[str, str]) -> ast.AST | None:
     """The path whose existence ``node`` asks about (``os.path.exists(p)``, ``p.is_dir()``), or None."""
     if pyscan.canonical(node.func, aliases) in _EXISTENCE_CALLS and node.args:
@@ -1189,8 +1235,8 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
         for node in nodes:
             if isinstance(node, ast.Attribute) and pyscan.canonical(node, aliases) == "sys._called_from_test":
                 add(node, "reads sys._called_from_test, the flag a conftest sets under pytest")
-            if isinstance(node, ast.Call) and pyscan.canonical(node.func, aliases) in _TEST_RUN_CALLS:
-                add(node, _TEST_RUN_CALLS[pyscan.canonical(node.func, aliases)])
+            if (called := _test_run_call(node, aliases)) is not None:
+                add(node, _TEST_RUN_CALLS[called])
             if isinstance(node, (ast.Compare, ast.Attribute)) and (footprint := _footprint(node, aliases)):
                 add(node, "%s: it tells a test run" % footprint)
             if isinstance(node, ast.Call) and (checkout := _checkout_path(node, aliases)) is not None:

@@ -109,9 +109,11 @@ def _stack_size(node: ast.AST, aliases: dict[str, str]) -> bool:
 
 def home_path(asked: ast.AST, aliases: dict[str, str]) -> bool:
     """Whether the path an existence check asks about is in the home directory: built from
-    ``os.path.expanduser``, ``Path.home()`` or the ``HOME`` variable."""
+    ``os.path.expanduser``, ``Path.home()``, a path's ``expanduser()`` or the ``HOME`` variable."""
     if _names(asked, aliases) & _HOME:
         return True
+    if any(isinstance(sub, ast.Attribute) and sub.attr in ("expanduser", "home") for sub in syntax.walk(asked)):
+        return True  # ``Path("~/.cache").expanduser()``: a method of a path made on the spot
     strings = _strings(asked)
     return not _HOME_VARIABLES.isdisjoint(strings) and any(
         isinstance(sub, (ast.Name, ast.Attribute)) and pyscan.canonical(sub, aliases) in ("os.environ", "os.getenv")

@@ -678,6 +678,12 @@ def test_the_three_inputs_come_from_the_files_as_the_ladder_will_read_them() -> 
             [5],
         ),
         ("import sys\n\nsys.addaudithook(lambda event, args: None)\n", [3]),
+        # the same marks asked through another name: a bound name, a ``from`` import, ``getattr``
+        ("import signal\n\ndef f():\n    h = signal.getsignal\n    return h(signal.SIGALRM)\n", [4]),
+        ("from os import getppid\n\ndef f():\n    return getppid()\n", [4]),
+        ("import socket\n\ndef f():\n    return getattr(socket, 'if_nameindex')()\n", [4]),
+        ("from pathlib import Path\n\ndef f():\n    return Path('~/.cache').expanduser().is_dir()\n", [4]),
+        ("import os\n\ndef f():\n    return '.cache' in os.listdir(os.environ.get('HOME', '/'))\n", [4]),
     ],
 )
 def test_library_code_asking_whether_it_runs_under_test_is_named(source: str, lines: list[int]) -> None:
@@ -877,3 +883,7 @@ def test_a_value_types_subclass_with_its_own_equality_is_named_where_the_candida
     assert ("value_equality", 4) in found and ("value_equality", 10) in found
     assert not [f for f in found if f[1] > 10]  # a subclass that leaves equality alone
     assert [(f.detail, f.line) for f in blindness.always_equal(tree, {7})] == []  # the class written before
+    later = "class T(str):\n    pass\n\ndef same(a, b):\n    return a.lower() == b.lower()\n\nT.__eq__ = same\n"
+    later += "setattr(T, '__ne__', lambda a, b: not same(a, b))\n"
+    found = [(f.detail, f.line) for f in blindness.always_equal(ast.parse(later), EVERY)]
+    assert found == [("value_equality", 7), ("value_equality", 8)]
