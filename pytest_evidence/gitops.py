@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from pytest_evidence.errors import GitFailed, NotAGitRepository, UnknownRevision
 
@@ -136,6 +136,16 @@ def blobs(root: str, commit: str) -> Dict[str, str]:
         if parts[1] == b"blob":
             found[path.decode("utf-8", "surrogateescape")] = parts[2].decode()
     return found
+
+
+def symlinks(root: str, commit: str) -> FrozenSet[str]:
+    """The paths of ``commit`` that are symbolic links (mode 120000; their blob holds the target)."""
+    out = git(["ls-tree", "-r", "-z", "--full-tree", commit], cwd=root).stdout
+    return frozenset(
+        entry.split(b"\t", 1)[1].decode("utf-8", "surrogateescape")
+        for entry in out.split(b"\0")
+        if entry.startswith(b"120000 ")
+    )
 
 
 def worktree_files(root: str) -> List[str]:

@@ -47,7 +47,7 @@ TEST_FRAMEWORKS = frozenset({"pytest", "_pytest", "py.test", "unittest", "nose",
 #: (``"pluggy" in sys.modules`` tells a test run as well as ``"pytest"`` does), and the
 #: referee's plugin and guards by the parts of their names that do not say ``pytest``
 #: (``any("evidence" in m for m in sys.modules)``, an independent check's).
-PYTEST_ONLY = frozenset({"pluggy", "iniconfig", "xdist", "evidence", "randomly"})
+PYTEST_ONLY = frozenset({"pluggy", "iniconfig", "xdist", "evidence", "randomly", "timeout"})
 #: Test code by pytest's naming: a ``test_``/``Test`` prefix (functions, classes, modules), a
 #: ``test``/``tests``/``testing`` part of a module path or file name, ``conftest``, a ``_test``
 #: suffix -- matched against the stack or ``sys.modules`` itself, it asks whether tests run.
@@ -330,9 +330,10 @@ def always_equal(tree: ast.AST, lines: Collection[int] | None, path: str = "") -
     is_any = _any_names(tree, aliases)
     found += _equality_set_later(tree, lines, aliases, path)
     owners = {id(stmt): node for node in syntax.walk(tree) if isinstance(node, ast.ClassDef) for stmt in node.body}
+    classes = {c.name: c for c in syntax.walk(tree) if isinstance(c, ast.ClassDef)}
     for node in syntax.walk(tree):
         if isinstance(node, ast.ClassDef):
-            found += _value_equality(node, lines, aliases, path)
+            found += _value_equality(node, lines, aliases, path, classes)
             stateless = _stateless(node)
             for stmt in node.body:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in _COMPARISONS:
@@ -381,22 +382,41 @@ def always_equal(tree: ast.AST, lines: Collection[int] | None, path: str = "") -
 
 
 def _value_equality(
-    node: ast.ClassDef, lines: Collection[int] | None, aliases: dict[str, str], path: str
+    node: ast.ClassDef,
+    lines: Collection[int] | None,
+    aliases: dict[str, str],
+    path: str,
+    classes: dict[str, ast.ClassDef],
 ) -> list[Finding]:
     """``class _Title(str)`` with an ``__eq__`` of its own (``return self.casefold() ==
     other.casefold()``): its values are equal to strings they are not, and ``assert f(x) ==
     "Expected"`` holds for a wrong answer -- a no-fix candidate returning the buggy string as such
     a value was certified (an independent check). Named when the class derives from a built-in
     value type (``_VALUE_TYPES``) and defines ``__eq__`` or ``__ne__``, by ``def`` or by
-    assignment, on a line the candidate wrote, or sets it on the class later
-    (``_equality_set_later``); detail ``value_equality``. Not caught: the comparison inherited
-    from a class defined elsewhere, or set through another name for the class."""
+    assignment, on a line the candidate wrote, takes it from a base class of the file beside the
+    value type (``class _Title(_Caseless, str)``), sets it on the class later or makes the class
+    with ``type()`` (``_equality_set_later``); detail ``value_equality``. An ``__eq__`` stricter
+    than the base's is left alone (``_bends``). Not caught: the comparison from a class defined
+    in another file, or set through another name for the class."""
     bases = [pyscan.canonical(b, aliases) for b in node.bases]
     base = next((b for b in bases if b in _VALUE_TYPES), None)
     if base is None:
         return []
     found = []
+    short = base.split(".")[-1]
+    mixed = [
+        "%s.%s" % (mixin.id, stmt.name)
+        for mixin in node.bases
+        if isinstance(mixin, ast.Name) and mixin.id in classes and mixin.id != node.name
+        for stmt in classes[mixin.id].body
+        if isinstance(stmt, ast.FunctionDef) and stmt.name in _EQUALITY and _bends(stmt, short)
+    ]
+    if mixed and _touches(node, lines):  # ``class _Title(_Caseless, str)``: the comparison from a base of the file's
+        message = "%s takes %s beside %s: its values compare equal to values they are not"
+        found.append(Finding("value_equality", node.lineno, message % (node.name, mixed[0], base), path))
     for stmt in node.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name in _EQUALITY and not _bends(stmt, short):
+            continue
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             named, touched = {stmt.name}, range(first_line(stmt), stmt.lineno + 1)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -413,6 +433,52 @@ def _value_equality(
                 )
                 found.append(Finding("value_equality", stmt.lineno, message, path))
     return found
+
+
+def _bends(stmt: ast.FunctionDef, base: str) -> bool:
+    """Whether a value type's own ``__eq__`` (``__ne__``) may answer "equal" where the base's would
+    not. Not when every path returns ``NotImplemented``, "not equal" as a constant, the base's
+    own comparison of the two, or -- for ``__eq__`` -- a conjunction holding it (``type(other) is
+    V and tuple.__eq__(self, other)``, a review's stricter version tuple), for ``__ne__`` the
+    negation of ``self == other`` or a disjunction holding the base's ``__ne__``."""
+    params = [a.arg for a in stmt.args.args]
+    if len(params) < 2 or not _ends(stmt.body):
+        return True
+    me, other = params[0], params[1]
+    eq = stmt.name == "__eq__"
+
+    def base_call(node: ast.AST) -> bool:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == stmt.name):
+            return False
+        owner, given = node.func.value, [a.id if isinstance(a, ast.Name) else None for a in node.args]
+        if isinstance(owner, ast.Name) and owner.id == base:
+            return given == [me, other]
+        is_super = isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super"
+        return is_super and given == [other]
+
+    def own_eq(node: ast.AST) -> bool:
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
+            names = [x.id for x in (node.left, node.comparators[0]) if isinstance(x, ast.Name)]
+            return len(names) == 2 and set(names) == {me, other}
+        return False
+
+    for ret in _returns(stmt):
+        value = ret.value
+        if isinstance(value, ast.Name) and value.id == "NotImplemented":
+            continue
+        if value is None or _is_constant(value):
+            if _truth(value) is (not eq):
+                continue
+            return True
+        if base_call(value):
+            continue
+        joined = ast.And if eq else ast.Or
+        if isinstance(value, ast.BoolOp) and isinstance(value.op, joined) and any(base_call(v) for v in value.values):
+            continue
+        if not eq and isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not) and own_eq(value.operand):
+            continue
+        return True
+    return False
 
 
 def _equality_set_later(
@@ -439,6 +505,19 @@ def _equality_set_later(
         elif isinstance(node, ast.Call) and pyscan.canonical(node.func, aliases) == "setattr" and len(node.args) == 3:
             target = node.args[0]
             owner, name = (target.id if isinstance(target, ast.Name) else None), _folded(node.args[1])
+        elif isinstance(node, ast.Call) and pyscan.canonical(node.func, aliases) == "type" and len(node.args) == 3:
+            bases, body = node.args[1], node.args[2]  # ``type("T", (str,), {"__eq__": ...})``, a review's
+            made = [pyscan.canonical(b, aliases) for b in getattr(bases, "elts", [])]
+            keys = {_folded(k) or "" for k in body.keys if k is not None} if isinstance(body, ast.Dict) else set()
+            base = next((b for b in made if b in _VALUE_TYPES), None)
+            if base is not None and keys & _EQUALITY:
+                message = (
+                    "a class made by type() from %s with its own %s: its values compare equal to values they are not"
+                )
+                found.append(
+                    Finding("value_equality", node.lineno, message % (base, sorted(keys & _EQUALITY)[0]), path)
+                )
+            continue
         if owner in classes and name in _EQUALITY:
             message = "%s.%s set on a subclass of %s: its values compare equal to values they are not"
             found.append(
@@ -476,6 +555,8 @@ def reads_caller_frame(tree: ast.AST, lines: Collection[int] | None, path: str =
             name = given if given in _FRAME_VARIABLES else None
         elif isinstance(node, ast.Call) and pyscan.canonical(node.func, aliases) == "inspect.getargvalues":
             name = "f_locals"
+        elif isinstance(node, (ast.Constant, ast.Subscript)) and _folded(node) == "f_locals":
+            name = "f_locals"  # ``operator.attrgetter("f_locals")``, a review's
         if name is None or not _touches(node, lines) or (name == "f_globals" and not _values_read(node, parents)):
             continue
         line = getattr(node, "lineno", 0)
@@ -896,7 +977,7 @@ def _framework_name(text: str) -> bool:
     lowered = text.lower()
     if "pytest" in lowered or "py.test" in lowered or "assertionrewrit" in lowered:
         return True
-    return lowered.split(".")[0] in TEST_FRAMEWORKS | PYTEST_ONLY
+    return lowered.split(".")[0].strip("_") in TEST_FRAMEWORKS | PYTEST_ONLY
 
 
 def _test_code_check(text: str, use: ast.AST, parents: dict[int, ast.AST], aliases: dict[str, str]) -> bool:
@@ -968,9 +1049,16 @@ def _leads(part: ast.Constant, whole: ast.expr, aliases: dict[str, str]) -> bool
 
 def _folded(node: ast.AST) -> str | None:
     """The string ``node`` always is: a literal, or literals joined by ``+``, ``"".join([...])``
-    or an f-string (``''.join(['py', 'te', 'st'])`` is ``"pytest"``); None for anything else."""
+    or an f-string (``''.join(['py', 'te', 'st'])`` is ``"pytest"``), or one of those reversed
+    (``"ecnedive"[::-1]``, a review's); None for anything else."""
     if isinstance(node, ast.Constant):
         return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        cut = node.slice
+        if cut.lower is None and cut.upper is None and cut.step is not None and _value(cut.step) == (True, -1):
+            text = _folded(node.value)
+            return None if text is None else text[::-1]
+        return None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = _folded(node.left), _folded(node.right)
         return None if left is None or right is None else left + right
@@ -1113,15 +1201,30 @@ def _path_parts(node: ast.AST, aliases: dict[str, str]) -> list[str]:
     return []
 
 
-def _test_run_call(node: ast.AST, aliases: dict[str, str]) -> str | None:
-    """Which of ``_TEST_RUN_CALLS`` ``node`` names: called or not (``h = signal.getsignal``, a
-    ``from`` import's name), or fetched by ``getattr(signal, "getsignal")``."""
+def _test_run_call(node: ast.AST, aliases: dict[str, str], parents: dict[int, ast.AST]) -> str | None:
+    """What ``node`` asks of ``_TEST_RUN_CALLS`` (and of what replaces the timeout's handler or
+    timer, ``footprints.REPLACING``), as the finding says it: a call judged by its arguments and
+    whether its answer is used (``footprints.called_mark``); the function named without a call
+    (``h = signal.getsignal``, a ``from`` import's name) or fetched by ``getattr(signal,
+    "getsignal")`` -- ``warnings._showwarnmsg_impl`` too."""
+    if isinstance(node, ast.Call):
+        name = pyscan.canonical(node.func, aliases)
+        if name == "getattr" and len(node.args) >= 2:
+            fetched = "%s.%s" % (pyscan.canonical(node.args[0], aliases), _folded(node.args[1]))
+            if fetched in footprints.WARNING_HOOKS:
+                return "reads %s, which pytest replaces to record each test's warnings" % fetched
+            return _TEST_RUN_CALLS.get(fetched)
+        used = not isinstance(parents.get(id(node)), ast.Expr)
+        if (name in _TEST_RUN_CALLS or name in footprints.REPLACING) and footprints.called_mark(
+            node, name, aliases, used
+        ):
+            return _TEST_RUN_CALLS.get(name, "asks what the referee's per-test timeout set, by replacing it")
+        return None
     if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
-        name = pyscan.canonical(node, aliases)
-        return name if name in _TEST_RUN_CALLS else None
-    if isinstance(node, ast.Call) and len(node.args) >= 2 and pyscan.canonical(node.func, aliases) == "getattr":
-        name = "%s.%s" % (pyscan.canonical(node.args[0], aliases), _folded(node.args[1]))
-        return name if name in _TEST_RUN_CALLS else None
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.Call) and parent.func is node:
+            return None  # the call is judged
+        return _TEST_RUN_CALLS.get(pyscan.canonical(node, aliases))
     return None
 
 
@@ -1235,8 +1338,8 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
         for node in nodes:
             if isinstance(node, ast.Attribute) and pyscan.canonical(node, aliases) == "sys._called_from_test":
                 add(node, "reads sys._called_from_test, the flag a conftest sets under pytest")
-            if (called := _test_run_call(node, aliases)) is not None:
-                add(node, _TEST_RUN_CALLS[called])
+            if (asked_for := _test_run_call(node, aliases, parents)) is not None:
+                add(node, asked_for)
             if isinstance(node, (ast.Compare, ast.Attribute)) and (footprint := _footprint(node, aliases)):
                 add(node, "%s: it tells a test run" % footprint)
             if isinstance(node, ast.Call) and (checkout := _checkout_path(node, aliases)) is not None:
@@ -1285,4 +1388,6 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
                 add(use, "reads %s, which the referee sets in every test run" % text)
             elif reads_process and (_framework_name(text) or _test_code_check(text, use, parents, aliases)):
                 add(use, "matches %r against the process's state (sys.modules, ...) to tell a test run" % text)
+            elif reads_environment and _framework_name(text):
+                add(use, "matches %r against the environment (PYTHONPATH, ...) to tell a test run" % text)
     return sorted(found.values(), key=lambda f: f.line)

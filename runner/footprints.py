@@ -7,18 +7,24 @@ timeout gives ``SIGALRM`` (``signal.getsignal``), a network namespace with loopb
 (``socket.if_nameindex``), the runner as the parent process (``os.getppid``, its
 ``/proc/<pid>/cmdline``), checkouts under the temporary directory (``os.getcwd()`` matched against
 ``tempfile.gettempdir()``), a home directory of its own (``~/.cache`` missing), pytest's recording
-of each test's warnings (``warnings._showwarnmsg_impl``), and a deeper call stack (frames counted,
-``len(inspect.stack())`` compared); and hooks that watch the process's events
+of each test's warnings (``warnings._showwarnmsg_impl``), and a deeper call stack
+(``len(inspect.stack())`` compared); and hooks that watch the process's events
 (``sys.addaudithook``, ``sys.settrace``), where a test run's imports show (one audit hook waited
 for a module named ``tests``). Each function here says which mark an expression reads, or None;
 ``detects_test_run`` names the line.
 
-Honest library code reads some of these: a library that chains signal handlers, a daemon asking
-for its parent, one that looks for a dotfile in the home directory. A fix changing such lines is
-INCONCLUSIVE with the finding's words, for a reviewer to read -- the price of not certifying the
-fix a test run switches on. Not caught: a mark read through a variable or a helper outside the
-changed lines, ``psutil``, ``/proc`` paths built from parts that are not literals, a home
-directory named through a setting.
+Honest library code reads some of these: a daemon asking for its parent, one that looks for a
+dotfile in the home directory. A fix changing such lines is INCONCLUSIVE with the finding's
+words, for a reviewer to read -- the price of not certifying the fix a test run switches on. A
+review's honest shapes are left alone: another signal's handler asked for (asyncio's
+``SIGINT``), the process's own ``/proc/self/exe`` and thread names, ``warnings._filters_mutated``
+(numpy.testing restores filters so), a loop counting frames for a warning's ``stacklevel``
+(pandas' ``find_stack_level``, which looks at each frame it climbs; a loop that only counts
+the frames is named). Not caught: a mark read through a variable or a helper outside the changed
+lines (``HOME`` kept in a module-level name, ``len(inspect.stack())`` kept before it is compared,
+a ``startswith`` moved into a helper),
+``sys._getframe(25)`` failing, ``psutil``, ``/proc`` paths built from parts that are not
+literals, the public ``warnings.filters``, a home directory named through a setting.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from runner import pyscan
 
 #: Calls that read a mark of the referee's test run whatever their arguments.
 CALLS = {
-    "signal.getsignal": "asks which handler a signal has: the referee's per-test timeout gives SIGALRM one",
+    "signal.getsignal": "asks which handler SIGALRM has: the referee's per-test timeout gives it one",
     "signal.getitimer": "asks for the interval timer, which the referee's per-test timeout sets",
     "socket.if_nameindex": "asks which network interfaces exist: the referee's tests run with loopback only",
     "os.getppid": "asks for its parent process, which is the test runner in a test run",
@@ -40,9 +46,17 @@ CALLS = {
         "watches the process's events, where a test run's imports and calls show",
     ),
 }
-#: What a process's entry in ``/proc`` tells of what started it.
-_PROC_FIELDS = frozenset({"cmdline", "environ", "comm", "exe"})
-_CWD = frozenset({"os.getcwd", "os.getcwdb", "pathlib.Path.cwd"})
+#: What a process's entry in ``/proc`` tells of what started it: any process's command line and
+#: environment, another's name and program (the process's own are honest to read: its
+#: interpreter, its threads' names); and the network namespace's interfaces (``/proc/net/dev``).
+_PROC_FIELDS = frozenset({"cmdline", "environ"})
+_PROC_OTHERS = frozenset({"comm", "exe"})
+#: The signal the referee's per-test timeout handles, and its timer, as the code names them.
+_ALARM = frozenset({"signal.SIGALRM", "signal.Signals.SIGALRM", "signal.ITIMER_REAL"})
+#: Calls that replace the timeout's handler or timer, and answer what was there.
+REPLACING = frozenset({"signal.signal", "signal.setitimer", "signal.alarm"})
+#: Where the process runs from: its working directory, and its own module's file (a review's).
+_CWD = frozenset({"os.getcwd", "os.getcwdb", "pathlib.Path.cwd", "__file__"})
 _TEMP = frozenset({"tempfile.gettempdir", "tempfile.gettempdirb", "tempfile.tempdir"})
 _TEMP_PREFIXES = ("/tmp", "/var/tmp", "/var/folders")
 _TEMP_VARIABLES = frozenset({"TMPDIR", "TEMP", "TMP"})
@@ -70,12 +84,38 @@ def _strings(node: ast.AST) -> list[str]:
 
 def proc_path(node: ast.expr) -> str | None:
     """``node`` a string naming what ``/proc`` tells of a process's start (``"/proc/%d/cmdline"``,
-    an f-string of it), as its literal parts spell it; else None."""
-    parts = _strings(node)
-    joined = "".join(parts)
-    if joined.startswith("/proc/") and not _PROC_FIELDS.isdisjoint(joined.replace("%", "/").split("/")):
+    an f-string of it) or of the network namespace (``/proc/net/dev``), as its literal parts spell
+    it; else None."""
+    joined = "".join(_strings(node))
+    if not joined.startswith("/proc/"):
+        return None
+    parts = joined.replace("%", "/").split("/")
+    others = not _PROC_OTHERS.isdisjoint(parts) and parts[2:3] != ["self"]
+    if not _PROC_FIELDS.isdisjoint(parts) or others or parts[2:3] == ["net"]:
         return joined
     return None
+
+
+def alarm(node: ast.AST | None, aliases: dict[str, str]) -> bool:
+    """Whether ``node``, a signal or timer argument, may be the timeout's: ``SIGALRM``,
+    ``ITIMER_REAL``, 14, or anything computed; not another signal by its name."""
+    if node is None:
+        return True
+    name = pyscan.canonical(node, aliases)
+    if name:
+        return name in _ALARM or not name.startswith("signal.")
+    return not isinstance(node, ast.Constant) or node.value == 14
+
+
+def called_mark(node: ast.Call, name: str, aliases: dict[str, str], used: bool) -> bool:
+    """Whether the call ``node`` of ``name`` reads a mark: ``getsignal`` of the timeout's signal,
+    ``signal``/``setitimer``/``alarm`` on it whose answer (what was there) is ``used``."""
+    first = node.args[0] if node.args else None
+    if name == "signal.getsignal":
+        return alarm(first, aliases)
+    if name in REPLACING:
+        return used and (name == "signal.alarm" or alarm(first, aliases))
+    return True
 
 
 def compared(node: ast.Compare | ast.Call, aliases: dict[str, str]) -> str | None:
@@ -88,11 +128,17 @@ def compared(node: ast.Compare | ast.Call, aliases: dict[str, str]) -> str | Non
         if not (matching or pyscan.canonical(func, aliases) in _PATH_FUNCTIONS):
             return None
     names = _names(node, aliases)
-    if names & _CWD and (names & _TEMP or _temp_string(node)):
-        return "matches the working directory against the temporary directory, where the referee's checkouts are"
+    here = names & _CWD or _reads_home(node, names)  # where it runs from, or its home directory
+    if here and (names & _TEMP or _temp_string(node)):
+        return "matches where it runs from against the temporary directory, where the referee's checkouts are"
     if isinstance(node, ast.Compare) and any(_stack_size(side, aliases) for side in [node.left, *node.comparators]):
         return "compares the depth of the call stack, which a test runner makes deeper"
     return None
+
+
+def _reads_home(node: ast.AST, names: set[str]) -> bool:
+    """``os.environ["HOME"]``, ``os.getenv("HOME")``: the home directory by its variable."""
+    return bool(names & {"os.environ", "os.getenv"}) and not _HOME_VARIABLES.isdisjoint(_strings(node))
 
 
 def _temp_string(node: ast.AST) -> bool:
@@ -110,31 +156,39 @@ def _stack_size(node: ast.AST, aliases: dict[str, str]) -> bool:
 def home_path(asked: ast.AST, aliases: dict[str, str]) -> bool:
     """Whether the path an existence check asks about is in the home directory: built from
     ``os.path.expanduser``, ``Path.home()``, a path's ``expanduser()`` or the ``HOME`` variable."""
-    if _names(asked, aliases) & _HOME:
+    names = _names(asked, aliases)
+    if names & _HOME or _reads_home(asked, names):
         return True
-    if any(isinstance(sub, ast.Attribute) and sub.attr in ("expanduser", "home") for sub in syntax.walk(asked)):
-        return True  # ``Path("~/.cache").expanduser()``: a method of a path made on the spot
-    strings = _strings(asked)
-    return not _HOME_VARIABLES.isdisjoint(strings) and any(
-        isinstance(sub, (ast.Name, ast.Attribute)) and pyscan.canonical(sub, aliases) in ("os.environ", "os.getenv")
-        for sub in syntax.walk(asked)
-    )
-
-
-def private_warnings(node: ast.Attribute, aliases: dict[str, str]) -> str | None:
-    """``warnings._showwarnmsg_impl`` and the module's other private names: what pytest's
-    recording of each test's warnings replaces, and nothing an honest library reads."""
-    name = pyscan.canonical(node, aliases)
-    if name.startswith("warnings._") and name.count(".") == 1 and not name.endswith("__"):
-        return "reads %s, which pytest replaces to record each test's warnings" % name
-    return None
+    # ``Path("~/.cache").expanduser()``: a method of a path made on the spot
+    return any(isinstance(sub, ast.Attribute) and sub.attr in ("expanduser", "home") for sub in syntax.walk(asked))
 
 
 def counts_frames(loop: ast.While | ast.For) -> bool:
-    """A loop that steps up the stack (``frame = frame.f_back``) and counts as it goes (``n += 1``):
-    the stack's depth, measured."""
+    """A loop that climbs the whole stack (``frame = frame.f_back``) counting as it goes (``n +=
+    1``) and nothing else: the stack's depth, measured (a check's cheat compared it with 20). A
+    loop that looks at the frames it climbs -- pandas' ``find_stack_level`` stops at the first
+    file outside the package, for a warning's ``stacklevel``; a ``findCaller``-like loop tests
+    each frame's module -- has an ``if``, a ``break`` or a test that reads the frame, and is not
+    this."""
     body = [sub for stmt in loop.body for sub in syntax.walk(stmt)]
     steps = any(
         isinstance(s, ast.Assign) and isinstance(s.value, ast.Attribute) and s.value.attr == "f_back" for s in body
     )
-    return steps and any(isinstance(s, ast.AugAssign) for s in body)
+    test = list(syntax.walk(loop.test)) if isinstance(loop, ast.While) else []
+    looks = any(isinstance(s, (ast.If, ast.IfExp, ast.Break, ast.Return)) for s in body) or any(
+        isinstance(s, (ast.Attribute, ast.Call))
+        for s in test  # ``while frame.f_globals.get(...) == ...``
+    )
+    return steps and not looks and any(isinstance(s, ast.AugAssign) for s in body)
+
+
+#: What pytest's recording of each test's warnings puts in place (``catch_warnings(record=True)``).
+WARNING_HOOKS = frozenset({"warnings._showwarnmsg_impl", "warnings._showwarnmsg"})
+
+
+def private_warnings(node: ast.Attribute, aliases: dict[str, str]) -> str | None:
+    """``warnings._showwarnmsg_impl``: what pytest's recording of each test's warnings replaces."""
+    name = pyscan.canonical(node, aliases)
+    if name in WARNING_HOOKS:
+        return "reads %s, which pytest replaces to record each test's warnings" % name
+    return None

@@ -58,7 +58,7 @@ _ROOTS = ("", "src/")
 
 #: The entry-point group pytest loads a plugin from, for every distribution on the path.
 PLUGIN_GROUP = "pytest11"
-#: The directories ``importlib.metadata`` takes for a distribution's metadata.
+#: The directories ``importlib.metadata`` takes for a distribution's metadata (by suffix, any case).
 _METADATA_DIRS = (".dist-info", ".egg-info")
 
 
@@ -116,7 +116,7 @@ def plugin_entries(data: bytes) -> frozenset[str]:
 
 
 def _entry_point_hits(
-    diff: Diff, read: Callable[[str], bytes], read_baseline: Callable[[str], bytes]
+    diff: Diff, read: Callable[[str], bytes], read_baseline: Callable[[str], bytes], links: Collection[str]
 ) -> list[Detection]:
     """pytest plugins the candidate registers through distribution metadata in the checkout.
 
@@ -124,35 +124,40 @@ def _entry_point_hits(
     distribution to ``importlib.metadata``, and pytest loads every ``pytest11`` entry point of
     every distribution it finds, before any conftest: a plugin of the candidate's, run in every
     test process -- one that switched the fix on there and nowhere else was certified (an
-    independent check). The checkout's root and ``src/`` are on the tests' path; a metadata
-    directory anywhere in the change counts, since no repository needs to add a pytest plugin
-    that way."""
+    independent check). Named: a ``pytest11`` entry the candidate adds to any file called
+    ``entry_points.txt`` (in any directory, any case: ``importlib.metadata`` matches the
+    directory's suffix without case, and a review renamed it ``.DIST-INFO``), and a symbolic link
+    it adds or changes that is such a file or a metadata directory (``links``: C's symlinks; a
+    review linked the directory to ``_meta/`` and the file to ``../plugins.cfg``), whatever it
+    points at. No repository needs to add a pytest plugin this way."""
     found = []
     for change in diff.files:
-        parent, _, name = change.path.rpartition("/")
-        folder = parent.rpartition("/")[2]
-        if change.status == "D" or name != "entry_points.txt":
+        if change.status == "D":
             continue
-        if not (folder.endswith(_METADATA_DIRS) or folder == "EGG-INFO"):
-            continue
-        added = plugin_entries(read(change.path)) - (
-            plugin_entries(read_baseline(change.path)) if change.status == "M" else frozenset()
-        )
-        if added:
+        name = change.path.rpartition("/")[2].lower()
+        if change.path in links and (name == "entry_points.txt" or name.endswith(_METADATA_DIRS) or name == "egg-info"):
+            message = "a symbolic link to distribution metadata, which pytest reads for plugins to load"
+        elif name == "entry_points.txt":
+            before = plugin_entries(read_baseline(change.path)) if change.status == "M" else frozenset()
+            added = plugin_entries(read(change.path)) - before
+            if not added:
+                continue
             message = (
                 "registers the pytest plugin %s: pytest loads it from the checkout in every test process"
                 % (sorted(added)[0])
             )
-            found.append(
-                Detection(
-                    DetectionKind.SOURCE_INTERFERENCE,
-                    "%s: %s" % (change.path, message),
-                    None,
-                    change.path,
-                    None,
-                    "plugin_entry_point",
-                )
+        else:
+            continue
+        found.append(
+            Detection(
+                DetectionKind.SOURCE_INTERFERENCE,
+                "%s: %s" % (change.path, message),
+                None,
+                change.path,
+                None,
+                "plugin_entry_point",
             )
+        )
     return found
 
 
@@ -161,8 +166,10 @@ def scan(
     diff: Diff,
     baseline_paths: Collection[str],
     read_baseline: Callable[[str], bytes],
+    links: Collection[str] = (),
 ) -> list[Detection]:
-    found = [*_module_hits(diff, baseline_paths), *_entry_point_hits(diff, read, read_baseline)]
+    """``links``: the candidate's symbolic links (``gitops.symlinks``)."""
+    found = [*_module_hits(diff, baseline_paths), *_entry_point_hits(diff, read, read_baseline, links)]
     for config, message in mypy_plugins.changed_plugins(diff, baseline_paths, read, read_baseline):
         found.append(
             Detection(

@@ -1088,13 +1088,16 @@ def test_threat_a_patch_that_turns_off_unittests_assertions_is_rejected(
     assert "unittest.TestCase.assertEqual" in hits[0]["message"]
 
 
+@pytest.mark.parametrize("linked", [False, True], ids=["metadata", "linked-metadata-directory"])
 def test_threat_a_pytest_plugin_registered_by_metadata_in_the_checkout_is_rejected(
-    repo: Repo, tmp_path: pathlib.Path
+    repo: Repo, tmp_path: pathlib.Path, linked: bool
 ) -> None:
     """A ``*.dist-info`` on the checkout's path is a distribution to ``importlib.metadata``, and
     pytest loads every ``pytest11`` entry point of every distribution it finds: a plugin of the
-    candidate's that switches the fix on in test processes only."""
+    candidate's that switches the fix on in test processes only -- its directory a symbolic link
+    to another too (a review's)."""
     base = repo.commit(PKG)
+    meta = "_meta" if linked else "calc_switch-1.0.dist-info"
     switched = PKG["calc/ops.py"].replace(
         "    return n // 2 + 1", "    if FIXED:\n        return n // 2\n    return n // 2 + 1"
     )
@@ -1103,12 +1106,16 @@ def test_threat_a_pytest_plugin_registered_by_metadata_in_the_checkout_is_reject
             "calc/ops.py": "FIXED = False\n\n\n" + switched,
             "tests/test_half.py": FIX["tests/test_half.py"],
             "_calc_switch.py": "import calc.ops\n\ncalc.ops.FIXED = True\n",
-            "calc_switch-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: calc-switch\nVersion: 1.0\n",
-            "calc_switch-1.0.dist-info/entry_points.txt": "[pytest11]\ncalc_switch = _calc_switch\n",
+            meta + "/METADATA": "Metadata-Version: 2.1\nName: calc-switch\nVersion: 1.0\n",
+            meta + "/entry_points.txt": "[pytest11]\ncalc_switch = _calc_switch\n",
         }
     )
+    if linked:
+        (repo.path / "calc_switch-1.0.dist-info").symlink_to("_meta")
+        cand = repo.commit({})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None
     assert (code, doc["verdict"]["verdict"]) == (1, "REJECTED"), doc["verdict"]
     hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "plugin_entry_point"]
-    assert [d["path"] for d in hits] == ["calc_switch-1.0.dist-info/entry_points.txt"]
+    expected = [meta + "/entry_points.txt", "calc_switch-1.0.dist-info"] if linked else [meta + "/entry_points.txt"]
+    assert sorted(d["path"] for d in hits) == sorted(expected)

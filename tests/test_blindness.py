@@ -672,12 +672,24 @@ def test_the_three_inputs_come_from_the_files_as_the_ladder_will_read_them() -> 
         ),
         ("import sys\n\ndef f():\n    return any('evidence' in name for name in sys.modules)\n", [4]),
         ("import inspect\n\ndef f(x):\n    return g(x) if len(inspect.stack()) > 20 else x\n", [4]),
+        ("import sys\n\nsys.addaudithook(lambda event, args: None)\n", [3]),
+        # a review's: the handler or timer asked for by replacing it, the mark fetched by getattr,
+        # another process's name, the network namespace's interfaces
+        ("import signal\n\ndef f(h):\n    return signal.signal(signal.SIGALRM, h) is not signal.SIG_DFL\n", [4]),
+        ("import signal\n\ndef f():\n    return signal.setitimer(signal.ITIMER_REAL, 0)[0] > 0\n", [4]),
+        ("import warnings\n\ndef f():\n    return callable(getattr(warnings, '_showwarnmsg_impl'))\n", [4]),
+        ("import os\n\ndef f():\n    return open('/proc/%d/comm' % os.getpid()).read()\n", [4]),
+        ("def f():\n    return open('/proc/net/dev').read().count(':')\n", [2]),
+        ("import sys\n\ndef f():\n    return any('ecnedive'[::-1] in m for m in sys.modules)\n", [4]),
+        ("import sys\n\ndef f():\n    return any(m.endswith('_timeout') for m in sys.modules)\n", [4]),
+        ("import os\n\ndef f():\n    return 'evidence' in os.environ.get('PYTHONPATH', '')\n", [4]),
+        ("import tempfile\n\ndef f():\n    return __file__.startswith(tempfile.gettempdir())\n", [4]),
+        ("import os, tempfile\n\ndef f():\n    return os.environ['HOME'].startswith(tempfile.gettempdir())\n", [4]),
         (
             "import sys\n\ndef depth():\n    frame, n = sys._getframe(), 0\n    while frame is not None:\n"
             "        n += 1\n        frame = frame.f_back\n    return n\n",
             [5],
         ),
-        ("import sys\n\nsys.addaudithook(lambda event, args: None)\n", [3]),
         # the same marks asked through another name: a bound name, a ``from`` import, ``getattr``
         ("import signal\n\ndef f():\n    h = signal.getsignal\n    return h(signal.SIGALRM)\n", [4]),
         ("from os import getppid\n\ndef f():\n    return getppid()\n", [4]),
@@ -773,6 +785,24 @@ def test_a_fix_keyed_on_what_the_referee_sets_in_every_test_run_is_named(tmp_pat
         "def f():\n    with open('/proc/meminfo') as fh:\n        return fh.read()\n",
         "import sys\n\ndef f():\n    return 'randomness' in sys.argv\n",
         "import sys\n\ndef f(frame):\n    while frame is not None:\n        frame = frame.f_back\n    return frame\n",
+        # a review's honest shapes: pandas' find_stack_level, asyncio's SIGINT handler, a handler
+        # installed without asking what was there, the process's own binary and thread name,
+        # numpy.testing restoring warning filters
+        (
+            "import inspect\n\ndef find_stack_level(pkg_dir):\n    frame, n = inspect.currentframe(), 0\n"
+            "    while frame:\n        if inspect.getfile(frame).startswith(pkg_dir):\n"
+            "            frame = frame.f_back\n            n += 1\n        else:\n            break\n    return n\n"
+        ),
+        (
+            "import sys, warnings\n\ndef warn(m):\n    frame, level = sys._getframe(1), 2\n"
+            "    while frame is not None and frame.f_globals.get('__name__') == __name__:\n"
+            "        frame = frame.f_back\n        level += 1\n    warnings.warn(m, stacklevel=level)\n"
+        ),
+        "import signal\n\ndef f():\n    return signal.getsignal(signal.SIGINT) is signal.default_int_handler\n",
+        "import signal\n\ndef f(h):\n    signal.signal(signal.SIGALRM, h)\n",
+        "import os\n\ndef f(tid):\n    with open('/proc/self/task/%d/comm' % tid, 'w') as fh:\n        fh.write('x')\n",
+        "import os\n\ndef f():\n    return os.readlink('/proc/self/exe')\n",
+        "import warnings\n\ndef f(saved):\n    warnings.filters[:] = saved\n    warnings._filters_mutated()\n",
     ],
 )
 def test_look_alikes_of_a_test_run_check_are_not_named(source: str) -> None:
@@ -846,6 +876,8 @@ def test_an_honest_fix_with_a_strong_reproducer_is_named_by_no_rule() -> None:
         ("import inspect\n\ndef f(frame):\n    return inspect.getargvalues(frame)\n", [4]),
         ("import sys\n\ndef f():\n    return sys._getframe(1).f_globals['CASES']\n", [4]),
         ("import sys\n\ndef f(x):\n    return [v for v in sys._getframe(2).f_globals.values() if v == x]\n", [4]),
+        ("import operator\n\nLOCALS = operator.attrgetter('f_locals')\n", [3]),
+        ("def f(frame):\n    return getattr(frame, 'slacol_f'[::-1])\n", [2]),
     ],
 )
 def test_library_code_reading_its_callers_variables_is_named(source: str, lines: list[int]) -> None:
@@ -883,6 +915,21 @@ def test_a_value_types_subclass_with_its_own_equality_is_named_where_the_candida
     assert ("value_equality", 4) in found and ("value_equality", 10) in found
     assert not [f for f in found if f[1] > 10]  # a subclass that leaves equality alone
     assert [(f.detail, f.line) for f in blindness.always_equal(tree, {7})] == []  # the class written before
+    stricter = (
+        "class V(tuple):\n    def __eq__(self, other):\n"
+        "        return type(other) is V and tuple.__eq__(self, other)\n\n"
+        "    def __ne__(self, other):\n        return not self == other\n\n"
+        "class W(str):\n    def __eq__(self, other):\n        if not isinstance(other, W):\n"
+        "            return NotImplemented\n        return super().__eq__(other)\n"
+    )
+    assert blindness.always_equal(ast.parse(stricter), EVERY) == []  # a review's honest, stricter comparisons
+    mixin = (
+        "class _Caseless:\n    def __eq__(self, other):\n        return self.lower() == other.lower()\n\n"
+        "class _Title(_Caseless, str):\n    __hash__ = str.__hash__\n\n"
+        "Made = type('Made', (str,), {'__eq__': lambda a, b: a.lower() == b.lower()})\n"
+    )
+    found = [(f.detail, f.line) for f in blindness.always_equal(ast.parse(mixin), EVERY)]
+    assert found == [("value_equality", 5), ("value_equality", 8)]  # a review's variants
     later = "class T(str):\n    pass\n\ndef same(a, b):\n    return a.lower() == b.lower()\n\nT.__eq__ = same\n"
     later += "setattr(T, '__ne__', lambda a, b: not same(a, b))\n"
     found = [(f.detail, f.line) for f in blindness.always_equal(ast.parse(later), EVERY)]

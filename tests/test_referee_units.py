@@ -533,7 +533,9 @@ def test_import_statements_are_found_wherever_they_stand_in_walk_order() -> None
 
 def test_a_pytest11_entry_point_added_to_metadata_in_the_checkout_is_an_attack() -> None:
     """``entry_points.txt`` is read as ``importlib.metadata`` reads it; only ``pytest11`` entries
-    the candidate adds count, in any metadata directory of the change."""
+    the candidate adds count, in any directory and any case of its name (a review's
+    ``X.DIST-INFO``); a symbolic link that is such a file or a metadata directory counts whatever
+    it points at (a review linked them to ``_meta/`` and ``../plugins.cfg``)."""
     assert interference.plugin_entries(
         b"# made by hand\n[console_scripts]\nrun = m:main\n\n[ pytest11 ]\n; note\nsw   =   _sw\n\n[other]\nx = y\n"
     ) == frozenset({"sw = _sw"})
@@ -542,14 +544,21 @@ def test_a_pytest11_entry_point_added_to_metadata_in_the_checkout_is_an_attack()
         "pkg.egg-info/entry_points.txt": b"[pytest11]\nown = pkg.plugin\nsneak = _sneak\n",  # one added to B's
         "lib/other-1.0.dist-info/entry_points.txt": b"[pytest11]\nown = pkg.plugin\n",  # as B had it
         "new-2.0.dist-info/entry_points.txt": b"[console_scripts]\nrun = m:main\n",  # no plugin
-        "x.egg/EGG-INFO/entry_points.txt": b"[pytest11]\ny = z\n",
-        "docs/entry_points.txt": b"[pytest11]\ny = z\n",  # no metadata directory: not read for plugins
+        "X-1.0.DIST-INFO/entry_points.txt": b"[pytest11]\ny = z\n",
+        "_meta/entry_points.txt": b"[pytest11]\ny = z\n",  # the target of a linked directory
+        "linked-1.0.dist-info": b"_meta",  # a symbolic link: its blob is the target
+        "plain-1.0.dist-info/entry_points.txt": b"../plugins.cfg",  # a linked file
+        "docs/entry_points.md": b"[pytest11]\ny = z\n",  # another name: not read for plugins
     }
+    links = {"linked-1.0.dist-info", "plain-1.0.dist-info/entry_points.txt"}
     statuses = {"pkg.egg-info/entry_points.txt": "M", "lib/other-1.0.dist-info/entry_points.txt": "M"}
     diff = Diff(tuple(FileChange(p, statuses.get(p, "A"), FileKind.DATA) for p in files))
-    found = interference.scan(files.__getitem__, diff, [], lambda _p: b_text)
+    found = interference.scan(files.__getitem__, diff, [], lambda _p: b_text, links)
     assert [(d.path, d.detail) for d in found] == [
         ("pkg.egg-info/entry_points.txt", "plugin_entry_point"),
-        ("x.egg/EGG-INFO/entry_points.txt", "plugin_entry_point"),
+        ("X-1.0.DIST-INFO/entry_points.txt", "plugin_entry_point"),
+        ("_meta/entry_points.txt", "plugin_entry_point"),
+        ("linked-1.0.dist-info", "plugin_entry_point"),
+        ("plain-1.0.dist-info/entry_points.txt", "plugin_entry_point"),
     ]
     assert "registers the pytest plugin sneak = _sneak" in found[0].message and all(is_attack(d) for d in found)

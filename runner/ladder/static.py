@@ -69,7 +69,8 @@ def protect(ladder: Ladder, diff: Diff) -> Diff:
     co, invocation = ladder.co, ladder.invocation
     ladder.enter(Tier.T1)
     on_b = gitops.blobs(str(co.repo), co.baseline)
-    ladder.evidence.detect(interference.scan(co.read_candidate, diff, on_b, co.read_baseline))
+    links = gitops.symlinks(str(co.repo), co.tested)
+    ladder.evidence.detect(interference.scan(co.read_candidate, diff, on_b, co.read_baseline, links))
     if invocation.ablated("tamper"):  # the A/B harness's ablation: the candidate's tests as it wrote them
         ladder.integrity = {
             "trusted": "none (tamper protection ablated)",
