@@ -1319,6 +1319,7 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             if pyscan.canonical(node.value, aliases) in _ENVIRONMENT:
                 aliases[node.targets[0].id] = pyscan.canonical(node.value, aliases)
+    aliases.update(footprints.kept(getattr(tree, "body", []), aliases))
     parents = _parents(tree)
     docstrings = _docstrings(tree)
     found: dict[int, Finding] = {}
@@ -1332,6 +1333,7 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
         if not isinstance(scope, _SCOPES):
             continue
         nodes = list(_own(scope))
+        marks = {**aliases, **footprints.kept(nodes, aliases)}  # the marks this scope keeps in names
         names = {pyscan.canonical(n, aliases) for n in nodes if isinstance(n, (ast.Name, ast.Attribute))}
         reads_environment = bool(names & _ENVIRONMENT)
         reads_process = any(_process_state(n) for n in names)
@@ -1347,7 +1349,7 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
                 add(node, message % checkout)
             if isinstance(node, ast.Call) and (asked := _asked(node, aliases)) and footprints.home_path(asked, aliases):
                 add(node, "asks whether a path in the home directory exists: the referee gives its tests an empty one")
-            if isinstance(node, (ast.Compare, ast.Call)) and (mark := footprints.compared(node, aliases)):
+            if isinstance(node, (ast.Compare, ast.Call)) and (mark := footprints.compared(node, marks)):
                 add(node, "%s: it tells a test run" % mark)
             if isinstance(node, ast.Attribute) and (mark := footprints.private_warnings(node, aliases)):
                 add(node, "%s: it tells a test run" % mark)

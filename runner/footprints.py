@@ -20,9 +20,8 @@ review's honest shapes are left alone: another signal's handler asked for (async
 ``SIGINT``), the process's own ``/proc/self/exe`` and thread names, ``warnings._filters_mutated``
 (numpy.testing restores filters so), a loop counting frames for a warning's ``stacklevel``
 (pandas' ``find_stack_level``, which looks at each frame it climbs; a loop that only counts
-the frames is named). Not caught: a mark read through a variable or a helper outside the changed
-lines (``HOME`` kept in a module-level name, ``len(inspect.stack())`` kept before it is compared,
-a ``startswith`` moved into a helper),
+the frames is named). Not caught: a mark read through a helper or a variable bound elsewhere than
+the function or module that compares it, the home directory through any variable (``kept``),
 ``sys._getframe(25)`` failing, ``psutil``, ``/proc`` paths built from parts that are not
 literals, the public ``warnings.filters``, a home directory named through a setting.
 """
@@ -30,6 +29,7 @@ literals, the public ``warnings.filters``, a home directory named through a sett
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 from pytest_evidence import syntax
 from runner import pyscan
@@ -123,6 +123,12 @@ def compared(node: ast.Compare | ast.Call, aliases: dict[str, str]) -> str | Non
     the working directory against the temporary directory, the depth of the stack against a
     number."""
     if isinstance(node, ast.Call):
+        given = {pyscan.canonical(a.func if isinstance(a, ast.Call) else a, aliases) for a in node.args}
+        temp = given & _TEMP or any(_temp_string(a) for a in node.args if isinstance(a, ast.Constant))
+        if given & _CWD and temp:  # ``_under(os.getcwd(), tempfile.gettempdir())``: a helper of the file's
+            return (
+                "hands where it runs from and the temporary directory, where the referee's checkouts are, to one call"
+            )
         func = node.func
         matching = isinstance(func, ast.Attribute) and func.attr in _PATH_MATCHERS
         if not (matching or pyscan.canonical(func, aliases) in _PATH_FUNCTIONS):
@@ -146,8 +152,34 @@ def _temp_string(node: ast.AST) -> bool:
     return any(s.startswith(_TEMP_PREFIXES) for s in strings) or not _TEMP_VARIABLES.isdisjoint(strings)
 
 
+#: What a name bound to the stack's depth stands for, in ``aliases`` (``kept``).
+STACK_SIZE = "len:inspect.stack"
+
+
+def kept(statements: Iterable[ast.AST], aliases: dict[str, str]) -> dict[str, str]:
+    """Names the ``statements`` bind to a mark before it is compared -- ``depth =
+    len(inspect.stack())``, ``here = os.getcwd()``, ``tmp = tempfile.gettempdir()`` -- each as
+    the mark it holds, to read through ``aliases`` (a review's ``depth`` kept first). The home
+    directory is not followed so: honest code keeps it to look for its configuration there."""
+    found = {}
+    for node in statements:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        names = _names(node.value, aliases)
+        if _stack_size(node.value, aliases):
+            found[node.targets[0].id] = STACK_SIZE
+        elif names & _TEMP:
+            found[node.targets[0].id] = sorted(names & _TEMP)[0]
+        elif names & _CWD - {"__file__"}:
+            found[node.targets[0].id] = sorted(names & _CWD)[0]
+    return found
+
+
 def _stack_size(node: ast.AST, aliases: dict[str, str]) -> bool:
-    """``len(inspect.stack())``, ``len(traceback.extract_stack()[2:])``: the stack's depth."""
+    """``len(inspect.stack())``, ``len(traceback.extract_stack()[2:])``: the stack's depth; a name
+    ``kept`` for it."""
+    if isinstance(node, ast.Name):
+        return aliases.get(node.id) == STACK_SIZE
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and node.args):
         return False
     return any(isinstance(sub, ast.Call) and pyscan.canonical(sub.func, aliases) in _STACK for sub in syntax.walk(node))

@@ -685,6 +685,13 @@ def test_the_three_inputs_come_from_the_files_as_the_ladder_will_read_them() -> 
         ("import os\n\ndef f():\n    return 'evidence' in os.environ.get('PYTHONPATH', '')\n", [4]),
         ("import tempfile\n\ndef f():\n    return __file__.startswith(tempfile.gettempdir())\n", [4]),
         ("import os, tempfile\n\ndef f():\n    return os.environ['HOME'].startswith(tempfile.gettempdir())\n", [4]),
+        # a review's: the mark kept in a name first, in the function or the module
+        ("import inspect\n\ndef f(x):\n    depth = len(inspect.stack())\n    return g(x) if depth > 20 else x\n", [5]),
+        (
+            "import os, tempfile\n\nTMP = tempfile.gettempdir()\n\ndef f():\n    return os.getcwd().startswith(TMP)\n",
+            [6],
+        ),
+        ("import os, tempfile\n\ndef f():\n    return _under(os.getcwd(), tempfile.gettempdir())\n", [4]),
         (
             "import sys\n\ndef depth():\n    frame, n = sys._getframe(), 0\n    while frame is not None:\n"
             "        n += 1\n        frame = frame.f_back\n    return n\n",
