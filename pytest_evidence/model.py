@@ -86,6 +86,11 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   running it, or reading it from the store); a tier's ``duration`` no longer counts it (T4, or
   T3 when a declared expected change asked for it first, read as one tier at two prices).
   Earlier 1.x records still read.
+* ``1.16`` -- no new member; detection details that change a verdict: ``source_interference``
+  ``plugin_entry_point`` (a ``pytest11`` entry point the candidate adds: REJECTED),
+  ``weak_reproducer`` ``value_equality`` and ``reads_caller_frame`` (INCONCLUSIVE), and
+  ``detects_test_run`` naming the referee's own marks in a test process. Earlier 1.x records
+  still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -97,7 +102,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.15"
+SCHEMA_VERSION = "1.16"
 
 #: Record versions this model reads: same major version, every minor through its own.
 READABLE_VERSIONS = tuple("1.%d" % minor for minor in range(int(SCHEMA_VERSION.split(".")[1]) + 1))
