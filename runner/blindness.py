@@ -420,6 +420,9 @@ def _value_equality(
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             named, touched = {stmt.name}, range(first_line(stmt), stmt.lineno + 1)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            restored = stmt.value
+            if isinstance(restored, ast.Attribute) and pyscan.dotted(restored.value) in ("object", short, base):
+                continue  # ``__ne__ = object.__ne__``: the default put back (http.cookies' ``Morsel``)
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             named, touched = {t.id for t in targets if isinstance(t, ast.Name)}, _span(stmt)
         else:

@@ -13,6 +13,16 @@ of each test's warnings (``warnings._showwarnmsg_impl``), and a deeper call stac
 for a module named ``tests``). Each function here says which mark an expression reads, or None;
 ``detects_test_run`` names the line.
 
+These rules list ways of writing a read; the marks are properties of the process, readable in
+more ways than a list holds. A third review certified twenty more, with no name the rules could
+hold without naming honest code: the pinned hash seed read off ``hash("x")``, the parent-death
+signal by ``prctl``, ``/proc/self/status``, the stack's depth by recursion, ``len(sys.modules)``,
+the root logger's handlers, ``pdb.set_trace.__module__``; and objects of a plain class with a
+lenient ``__eq__``, or answers found in the test module's own tables through ``sys.modules``.
+What would answer the class rather than its spellings -- C's reproducers run again with the
+marks changed (another hash seed, no per-test ``SIGALRM`` handler) and required to agree, or the
+types of what the reproducer compares checked as it runs -- is not built.
+
 Honest library code reads some of these: a daemon asking for its parent, one that looks for a
 dotfile in the home directory. A fix changing such lines is INCONCLUSIVE with the finding's
 words, for a reviewer to read -- the price of not certifying the fix a test run switches on. A
@@ -200,18 +210,20 @@ def counts_frames(loop: ast.While | ast.For) -> bool:
     1``) and nothing else: the stack's depth, measured (a check's cheat compared it with 20). A
     loop that looks at the frames it climbs -- pandas' ``find_stack_level`` stops at the first
     file outside the package, for a warning's ``stacklevel``; a ``findCaller``-like loop tests
-    each frame's module -- has an ``if``, a ``break`` or a test that reads the frame, and is not
-    this."""
+    each frame's module; boltons' ``tbutils`` hands each frame to a call -- has an ``if``, a
+    ``break``, a call or a test that reads the frame, and is not this; nor is rich's, which
+    counts down a fixed number of frames to skip."""
     body = [sub for stmt in loop.body for sub in syntax.walk(stmt)]
     steps = any(
         isinstance(s, ast.Assign) and isinstance(s.value, ast.Attribute) and s.value.attr == "f_back" for s in body
     )
     test = list(syntax.walk(loop.test)) if isinstance(loop, ast.While) else []
-    looks = any(isinstance(s, (ast.If, ast.IfExp, ast.Break, ast.Return)) for s in body) or any(
+    looks = any(isinstance(s, (ast.If, ast.IfExp, ast.Break, ast.Return, ast.Call)) for s in body) or any(
         isinstance(s, (ast.Attribute, ast.Call))
         for s in test  # ``while frame.f_globals.get(...) == ...``
     )
-    return steps and not looks and any(isinstance(s, ast.AugAssign) for s in body)
+    counts = any(isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add) for s in body)
+    return steps and counts and not looks
 
 
 #: What pytest's recording of each test's warnings puts in place (``catch_warnings(record=True)``).

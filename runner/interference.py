@@ -102,11 +102,12 @@ def _module_hits(diff: Diff, baseline_paths: Collection[str]) -> list[Detection]
 def plugin_entries(data: bytes) -> frozenset[str]:
     """The entries of the ``pytest11`` group of an ``entry_points.txt``, read as
     ``importlib.metadata`` reads the file: ``[group]`` lines, and every other line not empty and
-    not a comment belonging to the group above it."""
+    not a ``#`` comment belonging to the group above it (``;inflection = _x`` is an entry there: a
+    review's plugin loaded so)."""
     group, found = None, set()
     for raw in data.decode("utf-8", "replace").splitlines():
         line = raw.strip()
-        if not line or line.startswith(("#", ";")):
+        if not line or line.startswith("#"):  # only "#": a ";" line is an entry to it (a review's)
             continue
         if line.startswith("[") and line.endswith("]"):
             group = line.strip("[]").strip()

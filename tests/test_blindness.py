@@ -806,6 +806,15 @@ def test_a_fix_keyed_on_what_the_referee_sets_in_every_test_run_is_named(tmp_pat
             "        frame = frame.f_back\n        level += 1\n    warnings.warn(m, stacklevel=level)\n"
         ),
         "import signal\n\ndef f():\n    return signal.getsignal(signal.SIGINT) is signal.default_int_handler\n",
+        # a third review's: rich skipping a fixed number of frames, boltons reading each frame
+        (
+            "def skip(frame, offset):\n    while offset and frame is not None:\n"
+            "        frame = frame.f_back\n        offset -= 1\n    return frame\n"
+        ),
+        (
+            "def walk(frame, limit):\n    n, out = 0, []\n    while frame is not None and n < limit:\n"
+            "        out.append(info(frame))\n        frame = frame.f_back\n        n += 1\n    return out\n"
+        ),
         "import signal\n\ndef f(h):\n    signal.signal(signal.SIGALRM, h)\n",
         "import os\n\ndef f(tid):\n    with open('/proc/self/task/%d/comm' % tid, 'w') as fh:\n        fh.write('x')\n",
         "import os\n\ndef f():\n    return os.readlink('/proc/self/exe')\n",
@@ -930,6 +939,8 @@ def test_a_value_types_subclass_with_its_own_equality_is_named_where_the_candida
         "            return NotImplemented\n        return super().__eq__(other)\n"
     )
     assert blindness.always_equal(ast.parse(stricter), EVERY) == []  # a review's honest, stricter comparisons
+    restored = "class Morsel(dict):\n    __ne__ = object.__ne__\n    __eq__ = dict.__eq__\n"
+    assert blindness.always_equal(ast.parse(restored), EVERY) == []  # the default put back
     mixin = (
         "class _Caseless:\n    def __eq__(self, other):\n        return self.lower() == other.lower()\n\n"
         "class _Title(_Caseless, str):\n    __hash__ = str.__hash__\n\n"

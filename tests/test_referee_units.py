@@ -537,8 +537,9 @@ def test_a_pytest11_entry_point_added_to_metadata_in_the_checkout_is_an_attack()
     ``X.DIST-INFO``); a symbolic link that is such a file or a metadata directory counts whatever
     it points at (a review linked them to ``_meta/`` and ``../plugins.cfg``)."""
     assert interference.plugin_entries(
-        b"# made by hand\n[console_scripts]\nrun = m:main\n\n[ pytest11 ]\n; note\nsw   =   _sw\n\n[other]\nx = y\n"
+        b"# made by hand\n[console_scripts]\nrun = m:main\n\n[ pytest11 ]\n# note\nsw   =   _sw\n\n[other]\nx = y\n"
     ) == frozenset({"sw = _sw"})
+    assert interference.plugin_entries(b"[pytest11]\n;hidden = _x\n") == frozenset({";hidden = _x"})  # a review's
     b_text = b"[pytest11]\nown = pkg.plugin\n"
     files = {
         "pkg.egg-info/entry_points.txt": b"[pytest11]\nown = pkg.plugin\nsneak = _sneak\n",  # one added to B's
