@@ -124,28 +124,28 @@ def _status_v2(out: bytes) -> Tuple[Optional[str], List[str]]:
 _PATH_AFTER = {"1 ": 8, "2 ": 9, "u ": 10, "? ": 1, "! ": 1}
 
 
-def blobs(root: str, commit: str) -> Dict[str, str]:
-    """``path -> blob sha`` of every file in ``commit``."""
+def _blob_entries(root: str, commit: str) -> List[Tuple[str, str, str]]:
+    """``(mode, sha, path)`` of every blob of ``commit`` (a file, or a symbolic link: 120000)."""
     out = git(["ls-tree", "-r", "-z", "--full-tree", commit], cwd=root).stdout
-    found: Dict[str, str] = {}
+    found = []
     for entry in out.split(b"\0"):
         if not entry:
             continue
         meta, path = entry.split(b"\t", 1)
-        parts = meta.split()
-        if parts[1] == b"blob":
-            found[path.decode("utf-8", "surrogateescape")] = parts[2].decode()
+        mode, kind, sha = meta.split()
+        if kind == b"blob":
+            found.append((mode.decode(), sha.decode(), path.decode("utf-8", "surrogateescape")))
     return found
 
 
+def blobs(root: str, commit: str) -> Dict[str, str]:
+    """``path -> blob sha`` of every file in ``commit``."""
+    return {path: sha for _, sha, path in _blob_entries(root, commit)}
+
+
 def symlinks(root: str, commit: str) -> FrozenSet[str]:
-    """The paths of ``commit`` that are symbolic links (mode 120000; their blob holds the target)."""
-    out = git(["ls-tree", "-r", "-z", "--full-tree", commit], cwd=root).stdout
-    return frozenset(
-        entry.split(b"\t", 1)[1].decode("utf-8", "surrogateescape")
-        for entry in out.split(b"\0")
-        if entry.startswith(b"120000 ")
-    )
+    """The paths of ``commit`` that are symbolic links (their blob holds the target)."""
+    return frozenset(path for mode, _, path in _blob_entries(root, commit) if mode == "120000")
 
 
 def worktree_files(root: str) -> List[str]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias, Union
 
@@ -398,8 +398,7 @@ def _value_equality(
     with ``type()`` (``_equality_set_later``); detail ``value_equality``. An ``__eq__`` stricter
     than the base's is left alone (``_bends``). Not caught: the comparison from a class defined
     in another file, or set through another name for the class."""
-    bases = [pyscan.canonical(b, aliases) for b in node.bases]
-    base = next((b for b in bases if b in _VALUE_TYPES), None)
+    base = _value_base(node.bases, aliases)
     if base is None:
         return []
     found = []
@@ -484,6 +483,11 @@ def _bends(stmt: ast.FunctionDef, base: str) -> bool:
     return False
 
 
+def _value_base(bases: Sequence[ast.expr], aliases: dict[str, str]) -> str | None:
+    """The built-in value type among a class's ``bases`` (``_VALUE_TYPES``), by its full name."""
+    return next((b for b in (pyscan.canonical(x, aliases) for x in bases) if b in _VALUE_TYPES), None)
+
+
 def _equality_set_later(
     tree: ast.AST, lines: Collection[int] | None, aliases: dict[str, str], path: str
 ) -> list[Finding]:
@@ -493,7 +497,7 @@ def _equality_set_later(
         node.name: base
         for node in syntax.walk(tree)
         if isinstance(node, ast.ClassDef)
-        for base in [next((b for b in (pyscan.canonical(x, aliases) for x in node.bases) if b in _VALUE_TYPES), None)]
+        for base in [_value_base(node.bases, aliases)]
         if base is not None
     }
     found = []
@@ -510,9 +514,8 @@ def _equality_set_later(
             owner, name = (target.id if isinstance(target, ast.Name) else None), _folded(node.args[1])
         elif isinstance(node, ast.Call) and pyscan.canonical(node.func, aliases) == "type" and len(node.args) == 3:
             bases, body = node.args[1], node.args[2]  # ``type("T", (str,), {"__eq__": ...})``, a review's
-            made = [pyscan.canonical(b, aliases) for b in getattr(bases, "elts", [])]
             keys = {_folded(k) or "" for k in body.keys if k is not None} if isinstance(body, ast.Dict) else set()
-            base = next((b for b in made if b in _VALUE_TYPES), None)
+            base = _value_base(getattr(bases, "elts", []), aliases)
             if base is not None and keys & _EQUALITY:
                 message = (
                     "a class made by type() from %s with its own %s: its values compare equal to values they are not"
