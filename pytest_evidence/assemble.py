@@ -60,6 +60,16 @@ def flake_rows(
 #: How a quarantine an earlier run made begins its failure message (the detection repeats it).
 _QUARANTINED_SINCE = "quarantined since run "
 
+#: How the failure of a test whose outcome the referee's own marks changed begins (the runner's
+#: stability runs, ``runner.ladder.sides``; the detection and the verdict repeat it).
+MARKS_MOVED = "its outcome changed with the referee's own marks"
+
+
+def moved_by_marks(obs: Optional[Observation]) -> bool:
+    """Flaky because the marks changed: the candidate's code or test reads the referee."""
+    failure = None if obs is None else obs.failure
+    return failure is not None and failure.message.startswith(MARKS_MOVED)
+
 
 def quarantine(obs: Optional[Observation], quarantined: Mapping[str, Sequence[str]]) -> Optional[Observation]:
     """A test quarantined by an earlier run is never green: whatever it did now, it is ``flaky``."""
@@ -157,6 +167,8 @@ def _detections_of(obs: Observation, b_obs: Optional[Observation], role: Optiona
             message = "quarantined on the %s: attempts %s" % (side, ", ".join(a.value for a in o.attempts))
             if o.failure is not None and o.failure.message.startswith(_QUARANTINED_SINCE):
                 message += "; not by this run: " + o.failure.message  # which run, and how to clear it
+            elif o.failure is not None and moved_by_marks(o):
+                message += "; " + o.failure.message
             found.append(Detection(DetectionKind.FLAKY_QUARANTINED, message, tid))
         elif o.outcome is Outcome.TIMEOUT:
             found.append(Detection(DetectionKind.TIMEOUT, "timed out on the %s" % side, tid))

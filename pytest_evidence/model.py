@@ -91,6 +91,10 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   ``weak_reproducer`` ``value_equality`` and ``reads_caller_frame`` (INCONCLUSIVE), and
   ``detects_test_run`` naming the referee's own marks in a test process. Earlier 1.x records
   still read.
+* ``1.17`` -- ``pinning.varied``: the marks of the one further stability run per side that
+  changes them (another seed, no SIGALRM handler, no parent-death signal). A fresh test whose
+  outcome only that run changed is ``flaky`` with a failure saying so, and makes T3 INCONCLUSIVE;
+  it is not written to the flake ledger. Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -102,7 +106,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.16"
+SCHEMA_VERSION = "1.17"
 
 #: Record versions this model reads: same major version, every minor through its own.
 READABLE_VERSIONS = tuple("1.%d" % minor for minor in range(int(SCHEMA_VERSION.split(".")[1]) + 1))

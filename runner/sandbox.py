@@ -9,6 +9,7 @@
   a temporary ``HOME`` per process.
 * Per-test timeouts with pytest-timeout (``timeout``, distinct from ``fail``); the process
   limit is the tier's budget.
+* One further stability run per side with the referee's own marks changed (``Sandbox.vary``).
 
 The target interpreter may lack pytest-timeout or pytest-randomly. The runner then copies its own
 into a private directory on the target's ``PYTHONPATH`` and loads it with ``-p`` (no entry point
@@ -30,7 +31,7 @@ import resource
 import signal
 import sys
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from packaging.specifiers import SpecifierSet
 
@@ -96,14 +97,14 @@ GUARDS = (
         GUARD_MODULES["pytest-timeout"],
         "timeout",
         "per-test timeout",
-        lambda s: ["--timeout=%g" % s.test_timeout, "--timeout-method=signal"] if s.test_timeout else [],
+        lambda s: ["--timeout=%g" % s.test_timeout, "--timeout-method=%s" % s.timeout_method] if s.test_timeout else [],
     ),
     Guard(
         "pytest-randomly",
         GUARD_MODULES["pytest-randomly"],
         "randomly",
         "seeded randomness per test",
-        lambda s: ["--randomly-seed=%d" % s.seed, "--randomly-dont-reorganize"],
+        lambda s: ["--randomly-seed=%d" % s.run_seed, "--randomly-dont-reorganize"],
     ),
 )
 
@@ -120,7 +121,7 @@ SEEDED = (
         "_hypothesis_pytestplugin",
         "hypothesispytest",
         "seeded property-based examples",
-        lambda s: ["--hypothesis-seed=%d" % s.seed],
+        lambda s: ["--hypothesis-seed=%d" % s.run_seed],
     ),
 )
 
@@ -144,11 +145,34 @@ class Sandbox:
     plugins: Mapping[str, str] = field(default_factory=dict)
     missing: tuple[str, ...] = ()
     memory: int | None = None  # bytes of address space per test process (the audit's mutants); None: no cap
+    varied: bool = False  # the referee's own marks changed (``vary``)
 
     @property
     def pinned(self) -> bool:
         """False only for the A/B harness's ablation: no seed, no network guard, nothing scrubbed."""
         return self.network != OPEN
+
+    def vary(self) -> Sandbox:
+        """This sandbox with the marks the referee leaves in its test processes changed: another
+        seed (``PYTHONHASHSEED``, pytest-randomly's and Hypothesis's), pytest-timeout's thread
+        method (no SIGALRM handler while a test runs), no parent-death signal. One further
+        stability run per side runs so (``Sides.further``): a patch switched on by reading any of
+        these marks -- ``hash("x")``, ``prctl``, ``/proc/self/status``, however spelled, where
+        the static rules (``runner.footprints``) name spellings -- gives another outcome there,
+        and an honest test the same one, as under plain pytest, which leaves none of them or
+        draws them anew. Unpinned (the ``pinning`` ablation), there are no marks to change."""
+        return replace(self, varied=True) if self.pinned else self
+
+    @property
+    def run_seed(self) -> int:
+        return self.seed + 1 if self.varied else self.seed
+
+    @property
+    def timeout_method(self) -> str:
+        """``signal`` raises in the test and the session goes on; ``thread`` (``varied``) ends the
+        process, which a varied run only meets in a test that did not time out in its first run:
+        a test whose outcome the marks change, whatever the rest of the run would have said."""
+        return "thread" if self.varied else "signal"
 
     def pytest_args(self) -> list[str]:
         if not self.pinned:
@@ -166,7 +190,7 @@ class Sandbox:
         env = {k: v for k, v in base.items() if k not in SCRUBBED}
         home.mkdir(parents=True, exist_ok=True)
         env["HOME"] = str(home)
-        env["PYTHONHASHSEED"] = str(self.seed % 2**32)
+        env["PYTHONHASHSEED"] = str(self.run_seed % 2**32)
         if self.shim:
             env["PYTHONPATH"] = os.pathsep.join([*filter(None, [env.get("PYTHONPATH")]), *self.shim])
         return env
@@ -179,8 +203,9 @@ class Sandbox:
         return found
 
     def identity(self) -> str:
-        """What makes two runs comparable: everything pinned but the tier budget (a time limit)."""
-        pinned = {k: v for k, v in self.to_dict().items() if k != "tier_budget"}
+        """What makes two runs comparable: everything pinned but the tier budget (a time limit)
+        and the marks of the varied stability runs, which B's suite run never has."""
+        pinned = {k: v for k, v in self.to_dict().items() if k not in ("tier_budget", "varied")}
         return json.dumps(pinned, sort_keys=True)
 
     @property
@@ -191,13 +216,15 @@ class Sandbox:
     @property
     def preexec(self) -> Callable[[], None]:
         """Run in the child between fork and exec: die with the runner (``kill -9`` of the runner
-        leaves no pytest running), enter the namespace, and (``memory``) cap the address space.
-        Asked for in the runner, for each process it starts."""
-        dies = dies_with_parent(signal.SIGKILL)
+        leaves no pytest running; not ``varied``: a mark, and its process ends by pytest-timeout's
+        thread or its output pipe closing), enter the namespace, and (``memory``) cap the address
+        space. Asked for in the runner, for each process it starts."""
+        dies = None if self.varied else dies_with_parent(signal.SIGKILL)
         namespace, limit = self.network == "netns", self.memory
 
         def enter() -> None:
-            dies()
+            if dies is not None:
+                dies()
             if namespace:
                 netns.enter()
             if limit is not None:
@@ -219,6 +246,17 @@ class Sandbox:
             # Python subprocesses load the socket guard (pytest_evidence/carrier.py); any other
             # subprocess, and C code, is held by the namespace alone.
             "subprocess_guard": "python",
+            "varied": self._varied_marks() if self.pinned else None,
+        }
+
+    def _varied_marks(self) -> dict[str, object]:
+        """The marks of the one further stability run per side that changes them (``vary``);
+        that run's process does not die with the runner either."""
+        other = self.vary()
+        return {
+            "seed": other.run_seed,
+            "hashseed": other.run_seed % 2**32,
+            "timeout_method": other.timeout_method if other.test_timeout_held else None,
         }
 
 

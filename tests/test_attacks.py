@@ -8,7 +8,10 @@ own mistake. The honest candidates beside them, carrying real-world noise, must 
 
 from __future__ import annotations
 
+import os
 import pathlib
+import subprocess
+import sys
 
 import pytest
 from conftest import FIX, PKG, Record, Repo, certify
@@ -1119,3 +1122,70 @@ def test_threat_a_pytest_plugin_registered_by_metadata_in_the_checkout_is_reject
     hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "plugin_entry_point"]
     expected = [meta + "/entry_points.txt", "calc_switch-1.0.dist-info"] if linked else [meta + "/entry_points.txt"]
     assert sorted(d["path"] for d in hits) == sorted(expected)
+
+
+#: Fixes switched on by a mark the referee leaves in every test process of its own, read where no
+#: static rule names it (an independent review's): the pinned hash seed, pytest-timeout's SIGALRM
+#: handler seen in ``/proc/self/status``, the parent-death signal asked of the kernel.
+SWITCHES = {
+    "hash-seed": ("MARK = hash('calc.ops') == {hashed}\n", "MARK"),
+    "sigalrm-caught": (
+        "def _caught():\n"
+        "    with open('/proc/self/status') as status:\n"
+        "        line = [ln for ln in status if ln.startswith('SigCgt:')][0]\n"
+        "    return int(line.split()[1], 16) >> 13 & 1\n",
+        "_caught()",
+    ),
+    "parent-death-signal": (
+        "import ctypes\n\n\ndef _asked():\n"
+        "    sig = ctypes.c_int(0)\n"
+        "    ctypes.CDLL(None).prctl(2, ctypes.byref(sig))\n"
+        "    return sig.value\n",
+        "_asked()",
+    ),
+}
+
+
+@pytest.mark.parametrize("switch", list(SWITCHES))
+def test_threat_a_fix_switched_on_by_the_referees_own_marks_is_not_certified(
+    repo: Repo, tmp_path: pathlib.Path, switch: str
+) -> None:
+    """One further stability run per side changes the marks (``Sandbox.vary``): there the fix is
+    off, its reproducer fails, and the test is flaky for this run -- INCONCLUSIVE, said so --
+    but not held in the flake ledger: the honest fix certified next in the same repository is
+    CERTIFIED by the same test."""
+    seed = 20261130
+    hashed = subprocess.run(
+        [sys.executable, "-c", "print(hash('calc.ops'))"],
+        env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    prelude, condition = SWITCHES[switch]
+    switched = PKG["calc/ops.py"].replace(
+        "    return n // 2 + 1", "    if %s:\n        return n // 2\n    return n // 2 + 1" % condition
+    )
+    base = repo.commit(PKG)
+    cheat = repo.commit(
+        {
+            "calc/ops.py": prelude.format(hashed=hashed) + "\n\n" + switched,
+            "tests/test_half.py": FIX["tests/test_half.py"],
+        }
+    )
+    args = ("--baseline", base, "--reproducer", REPRODUCER, "--seed", str(seed))
+    code, doc = certify(repo, tmp_path / "cheat.json", *args, "--candidate", cheat)
+    assert doc is not None
+    assert (code, doc["verdict"]["verdict"]) == (3, "INCONCLUSIVE"), doc["verdict"]
+    moved = "its outcome changed with the referee's own marks on C: pass with them, fail with another seed"
+    reason = "T3: reproducer %s is not evidence: %s" % (REPRODUCER, moved)
+    assert doc["verdict"]["reasons"][0].startswith(reason)
+    result = _result(doc, REPRODUCER)
+    assert (result["candidate_result"], result["baseline_result"]) == ("flaky", "fail")
+    assert result["failure"]["message"].startswith(moved)
+    quarantined = [d["message"] for d in _kinds(doc)["flaky_quarantined"]]
+    assert quarantined == ["quarantined on the candidate: attempts pass, pass, fail; " + result["failure"]["message"]]
+    assert doc["pinning"]["varied"] == {"seed": seed + 1, "hashseed": seed + 1, "timeout_method": "thread"}
+    honest = repo.commit(FIX)  # on the cheat: the same diff from B as the fix alone
+    code, again = certify(repo, tmp_path / "honest.json", *args, "--candidate", honest)
+    assert again is not None and (code, again["verdict"]["verdict"]) == (0, "CERTIFIED"), again and again["verdict"]

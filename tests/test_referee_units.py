@@ -22,7 +22,16 @@ from runner import config_policy, interference, netns, pyscan
 from runner.diff import Diff, FileChange, FileKind
 from runner.integrity import _own_modules, disabled_plugins, verify_test_integrity
 from runner.interference import is_attack
-from runner.sandbox import SCRUBBED, Sandbox, dies_with_parent, lockfile_digest, pin_environment
+from runner.sandbox import (
+    GUARDS,
+    SCRUBBED,
+    Guard,
+    Sandbox,
+    dies_with_parent,
+    lockfile_digest,
+    pin_environment,
+    unpinned,
+)
 from runner.target import Target
 from runner.verdict import decide
 
@@ -345,6 +354,41 @@ def test_sandbox_environment_is_scrubbed_seeded_and_homeless(tmp_path: pathlib.P
     assert said.stdout.strip() == os.readlink("/proc/self/ns/net")  # no namespace to enter
     assert box.pytest_args() == ["--evidence-no-network"]  # no guard plugin loaded: nothing pretends to pin
     assert not box.test_timeout_held
+
+
+def test_the_varied_sandbox_changes_the_referees_marks_and_nothing_else(tmp_path: pathlib.Path) -> None:
+    """Another seed everywhere one is pinned, pytest-timeout's thread method, no parent-death
+    signal asked of the kernel -- and nothing B's stored suite run is matched on."""
+    timeout = Guard("pytest-timeout", "pytest_timeout", "timeout", "per-test timeout", GUARDS[0].args)
+    randomly = Guard("pytest-randomly", "pytest_randomly", "randomly", "seeded", GUARDS[1].args)
+    box = Sandbox(7, 60.0, None, "socket_guard", loaded=(timeout, randomly))
+    other = box.vary()
+    assert box.pytest_args() == [
+        "--evidence-no-network",
+        "--timeout=60",
+        "--timeout-method=signal",
+        "--randomly-seed=7",
+        "--randomly-dont-reorganize",
+    ]
+    assert other.pytest_args() == [
+        "--evidence-no-network",
+        "--timeout=60",
+        "--timeout-method=thread",
+        "--randomly-seed=8",
+        "--randomly-dont-reorganize",
+    ]
+    assert other.environ({}, tmp_path / "h")["PYTHONHASHSEED"] == "8"
+    assert box.environ({}, tmp_path / "h")["PYTHONHASHSEED"] == "7"
+    assert other.identity() == box.identity() and other.to_dict()["seed"] == 7
+    assert box.to_dict()["varied"] == {"seed": 8, "hashseed": 8, "timeout_method": "thread"}
+    asked = "import ctypes; s = ctypes.c_int(0); ctypes.CDLL(None).prctl(2, ctypes.byref(s)); print(s.value)"
+    said = [
+        subprocess.run([sys.executable, "-c", asked], preexec_fn=b.preexec, capture_output=True, text=True).stdout
+        for b in (box, other)
+    ]
+    assert said == ["%d\n" % signal.SIGKILL, "0\n"]
+    unpinned_box = unpinned(7, None)
+    assert unpinned_box.vary() == unpinned_box and unpinned_box.to_dict()["varied"] is None
 
 
 def test_a_child_whose_starter_died_before_it_asked_to_die_with_it_ends_at_once(

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_evidence.model import Observation, Outcome
 from pytest_evidence.stream import StreamContent
-from runner.ladder.sides import settled, steadied
+from runner.ladder.sides import marks_moved, settled, steadied
 from runner.pytest_run import PytestRun
 
 P, F, FLAKY = Outcome.PASS, Outcome.FAIL, Outcome.FLAKY
@@ -92,3 +92,50 @@ def test_a_further_run_that_ended_early_does_not_say_an_id_moved() -> None:
     observed = judged["C"]["t"]
     assert observed is not None and observed.outcome is P
     assert firsts["C"].content.collected == IDS
+
+
+@pytest.mark.parametrize(
+    ("first", "apart", "in_order", "moved"),
+    [
+        (P, [P, F], [], True),  # alone: the run with the marks passed, the one without failed
+        (P, [F], [F], True),  # one further run per side: alone, then in order, without the marks
+        (P, [F, F], [P, F], False),  # alone it fails with the marks too (its neighbours): unclear
+        (P, [F, P], [], False),  # a test that counts its runs: the runs with the marks disagree
+        (P, [P, P, F], [], True),
+        (P, [P, F, F], [], False),  # the runs with the marks disagree: a flake of its own
+        (P, [P, None], [], False),  # the varied run never reached it
+        (None, [F], [], False),  # nothing with the marks to compare with
+        (P, [P, P], [], False),
+    ],
+    ids=[
+        "alone",
+        "one-further-run",
+        "needs-its-neighbours",
+        "counts-its-runs",
+        "alone-thrice",
+        "disagree-with-marks",
+        "unreached",
+        "varied-only",
+        "same",
+    ],
+)
+def test_a_flaky_test_is_said_moved_by_the_marks_only_when_they_alone_changed_it(
+    first: Outcome | None, apart: list[Outcome | None], in_order: list[Outcome | None], moved: bool
+) -> None:
+    flaky = Observation("t", FLAKY, 0.0, None, "", (P, F))
+    got = marks_moved(flaky, seen(first), [seen(o) for o in apart], [seen(o) for o in in_order], "C")
+    assert got.outcome is FLAKY
+    message = got.failure.message if got.failure is not None else ""
+    assert message.startswith("its outcome changed with the referee's own marks on C") is moved
+
+
+def test_a_side_whose_runs_kept_the_marks_is_never_said_moved_by_them() -> None:
+    """``steadied``: only a side in ``varied`` had a run that changed them; the first run and the
+    runs in order are one kind only when runs in order were made."""
+    alone_runs = {"C": [run({"t": P, "n": P}, ["t", "n"]), run({"t": F, "n": P}, ["t", "n"])], "B": []}
+    none: dict[str, list[PytestRun]] = {"C": [], "B": []}
+    for varied, said in (({"C"}, True), (set(), False)):
+        firsts = {"C": run({"t": P, "n": P}, ["t", "n"]), "B": run({"t": F, "n": P}, ["t", "n"])}
+        c = steadied(["t"], firsts, alone_runs, none, varied)["C"]["t"]
+        assert c is not None and c.outcome is FLAKY and c.failure is not None
+        assert c.failure.message.startswith("its outcome changed with the referee's own marks") is said

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_evidence.assemble import Typed
+from pytest_evidence.assemble import MARKS_MOVED, Typed
 from pytest_evidence.model import (
     FAILING,
     BCClass,
@@ -426,6 +426,9 @@ def reproducer_tier(
     quarantined = [t for t in watched if Outcome.FLAKY in (by_id[t].candidate_result, by_id[t].baseline_result)]
     if quarantined:
         what = "reproducer" if quarantined[0] in designated else "test"
+        failure = by_id[quarantined[0]].failure
+        if failure is not None and failure.message.startswith(MARKS_MOVED):
+            return TierStatus.INCONCLUSIVE, "%s %s is not evidence: %s" % (what, quarantined[0], failure.message)
         return TierStatus.INCONCLUSIVE, "%s %s is quarantined as flaky" % (what, quarantined[0])
     if not designated:
         return TierStatus.INCONCLUSIVE, (

@@ -14,12 +14,21 @@ import os
 import pathlib
 import random
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pytest_evidence import overlay
-from pytest_evidence.assemble import Typed, flake_rows, network_detections, quarantine, type_evidence
+from pytest_evidence.assemble import (
+    MARKS_MOVED,
+    Typed,
+    flake_rows,
+    moved_by_marks,
+    network_detections,
+    quarantine,
+    type_evidence,
+)
 from pytest_evidence.errors import ToolFailed
-from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Outcome
+from pytest_evidence.model import Detection, DetectionKind, Failure, FailureKind, Observation, Origin, Outcome
 from pytest_evidence.store import Store
 from runner import ablation, integrity, pytest_run
 from runner.checkout import Checkouts
@@ -51,6 +60,11 @@ class Sides:
         # Quarantined before this climb, and joined by every flip this climb sees: a test that
         # flipped at T3 is flaky at T7 too, whatever it does there.
         self.held = store.quarantined(self.repo_key)
+        # C's fresh tests whose outcome the referee's marks changed (``moved_by_marks``): flaky
+        # on C for the rest of this climb. Not in the flake ledger -- the candidate's code reads
+        # the marks, the test is not flaky by itself, and held there it would hold every later
+        # candidate's run of it -- nor on B, which did not move.
+        self.marked: dict[str, Observation] = {}
         self.watch: list[str] = []  # changed modules, whose import origin every C run reports
         self.plan: overlay.OverlayPlan | None = None  # C's test files against B, once planned
         self._outside: set[str] = set()
@@ -102,15 +116,22 @@ class Sides:
         return run
 
     def session(
-        self, checkout: pathlib.Path, files: Sequence[str] | None, reruns: int | None = None, one_budget: bool = False
+        self,
+        checkout: pathlib.Path,
+        files: Sequence[str] | None,
+        reruns: int | None = None,
+        one_budget: bool = False,
+        varied: bool = False,
     ) -> GroupedSession:
         """A grouped session (``files``: the test files it collects; None: the whole suite), with
         the same arguments on either side -- C's watch list included: an argument that differed
         between the sides would tell a test its side. ``reruns``: the flake policy's in-process
-        reruns of a failure (None: the invocation's); ``one_budget``: its groups are one tier's."""
+        reruns of a failure (None: the invocation's); ``one_budget``: its groups are one tier's;
+        ``varied``: the referee's marks changed (``Sandbox.vary``)."""
         reruns = self.invocation.reruns if reruns is None else reruns
+        sandbox = self.sandbox.vary() if varied else self.sandbox
         return GroupedSession(
-            self.target, checkout, files, sandbox=self.sandbox, reruns=reruns, watch=self.watch, one_budget=one_budget
+            self.target, checkout, files, sandbox=sandbox, reruns=reruns, watch=self.watch, one_budget=one_budget
         )
 
     def group(self, session: GroupedSession, number: int, side: str) -> pytest_run.PytestRun:
@@ -249,32 +270,42 @@ class Sides:
         runs alone, which collect before any of their tests runs too; ``then`` is called once all
         have collected, before any test runs (work to do beside the runs)."""
         firsts = {"C": c_first} if b_first is None else {"C": c_first, "B": b_first}
-        alone_runs = self.further(alone(ids, fresh), files, list(firsts), beside, then)
+        varied = {side for side, first in firsts.items() if self.sandbox.pinned and _may_vary(first)}
+        alone_runs = self.further(alone(ids, fresh), files, list(firsts), varied, beside, then)
         in_order: dict[str, list[pytest_run.PytestRun]] = {side: [] for side in firsts}
         still = [t for t in fresh if t not in _moving(fresh, alone_runs["C"])]
         if any(_unsettled(first, alone_runs[side], still, side) for side, first in firsts.items()):
-            in_order = self.further(through(ids, fresh), files, list(firsts))
-        for side, outcomes in steadied(fresh, firsts, alone_runs, in_order).items():
-            self.ledger(outcomes.values(), side)
+            in_order = self.further(through(ids, fresh), files, list(firsts), varied)
+        for side, outcomes in steadied(fresh, firsts, alone_runs, in_order, varied).items():
+            self.ledger([o for o in outcomes.values() if not moved_by_marks(o)], side)
+            if side == "C":
+                self.marked.update((t, o) for t, o in outcomes.items() if o is not None and moved_by_marks(o))
 
     def further(
         self,
         ids: Sequence[str],
         files: Sequence[str],
         sides: Sequence[str],
+        varied: Collection[str],
         beside: Sequence[GroupedSession] = (),
         then: Callable[[], None] = lambda: None,
     ) -> dict[str, list[pytest_run.PytestRun]]:
         """``stability_runs`` - 1 further runs of ``ids`` on each of ``sides``, in an order drawn
-        from the run id, none rerunning a failure in process (``steady``)."""
+        from the run id, none rerunning a failure in process (``steady``). The last run of each
+        side in ``varied`` changes the referee's marks (``Sandbox.vary``): a test cannot tell it
+        from the others by its place."""
         schedule = list(sides) * (self.invocation.stability_runs - 1)
         random.Random(self.run_id).shuffle(schedule)
         again: dict[str, list[pytest_run.PytestRun]] = {side: [] for side in sides}
         checkouts = [self.co.c_dir if side == "C" else self.b_dir for side in schedule]
+        last = {side: i for i, side in enumerate(schedule) if side in varied}
         with contextlib.ExitStack() as stack:
             # Each further run is a process start and a collection before its tests: the
             # processes start and collect together, and run their tests one at a time in order.
-            sessions = [stack.enter_context(self.session(checkout, files, 0)) for checkout in checkouts]
+            sessions = [
+                stack.enter_context(self.session(checkout, files, 0, varied=last.get(side) == i))
+                for i, (side, checkout) in enumerate(zip(schedule, checkouts, strict=True))
+            ]
             self.all_collected([*sessions, *beside])
             then()
             for side, checkout, session in zip(schedule, checkouts, sessions, strict=True):
@@ -302,7 +333,7 @@ class Sides:
         value in a parametrization), so it cannot be selected at all. It is an
         ``unstable_test_id`` detection, not an early end.
         """
-        candidate = [quarantine(c_run.observation(t), self.held) for t in ids]
+        candidate = [self.moved(quarantine(c_run.observation(t), self.held)) for t in ids]
         absent = [t for t, o in zip(ids, candidate, strict=True) if o is None]
         seen = set(c_run.content.collected or ())
         normal = c_run.content.finished and not c_run.budget_exhausted
@@ -334,6 +365,13 @@ class Sides:
         else:
             self.evidence.detect(judge.silenced(typed.results))
         return typed, [t for t in absent if t not in unstable], unstable
+
+    def moved(self, observation: Observation | None) -> Observation | None:
+        """C's ``observation``, flaky whatever it says if the marks moved its test at T3."""
+        marked = None if observation is None else self.marked.get(observation.test_id)
+        if observation is None or marked is None or observation.outcome is Outcome.FLAKY:
+            return observation
+        return replace(observation, outcome=Outcome.FLAKY, failure=marked.failure)
 
     def provenance(self, origins: Mapping[str, str | None], seen_by: str) -> None:
         """A changed module imported from outside C's checkout voids what the tests say about C."""
@@ -370,10 +408,14 @@ def steadied(
     firsts: Mapping[str, pytest_run.PytestRun],
     alone_runs: Mapping[str, Sequence[pytest_run.PytestRun]],
     in_order: Mapping[str, Sequence[pytest_run.PytestRun]],
+    varied: Collection[str] = (),
 ) -> dict[str, dict[str, Observation | None]]:
     """Each fresh test's outcome on each side (``settled``), written into that side's first run.
     A fresh test that a further C run, ended normally, did not collect -- alone or in order --
-    leaves C's first run instead, as never collected, and is judged on neither side."""
+    leaves C's first run instead, as never collected, and is judged on neither side. On the
+    sides in ``varied``, each side's last further run of each kind changed the referee's marks:
+    a flaky test whose other runs of that kind agreed and the varied one did not says so
+    (``marks_moved``)."""
     moving = _moving(fresh, [*alone_runs["C"], *in_order["C"]])
     c_first = firsts["C"]
     for t in moving:
@@ -382,16 +424,14 @@ def steadied(
         c_first.content.collected = [t for t in c_first.content.collected if t not in moving]
     judged = {}
     for side, first in firsts.items():
-        outcomes = {
-            t: settled(
-                first.observation(t),
-                [r.observation(t) for r in alone_runs[side]],
-                [r.observation(t) for r in in_order[side]],
-                side,
-            )
-            for t in fresh
-            if t not in moving
-        }
+        outcomes = {}
+        for t in (t for t in fresh if t not in moving):
+            apart = [r.observation(t) for r in alone_runs[side]]
+            ordered = [r.observation(t) for r in in_order[side]]
+            outcome = settled(first.observation(t), apart, ordered, side)
+            if side in varied and outcome is not None and outcome.outcome is Outcome.FLAKY:
+                outcome = marks_moved(outcome, first.observation(t), apart, ordered, side)
+            outcomes[t] = outcome
         first.content.results.update({t: o for t, o in outcomes.items() if o is not None})
         judged[side] = outcomes
     return judged
@@ -411,6 +451,49 @@ def settled(
     if all(o is None for o in in_order) or _flaky(judge.steady(apart, side)):
         runs += apart
     return judge.steady(runs, side)
+
+
+CHANGED_MARKS = "another seed, no SIGALRM handler and no parent-death signal"
+
+
+def marks_moved(
+    flaky: Observation,
+    first: Observation | None,
+    apart: Sequence[Observation | None],
+    in_order: Sequence[Observation | None],
+    side: str,
+) -> Observation:
+    """``flaky`` said to be moved by the referee's marks when, in one kind of further run (alone,
+    or in T3's order with the first run), the runs with the marks agreed and the last one, which
+    changed them (``Sandbox.vary``), gave an outcome no run with the marks gave: the patch or the
+    test reads the referee, and its pass is not evidence. A test whose runs with the marks
+    disagree among themselves -- one that counts its runs, say -- is a flake of its own, whatever
+    the varied run said. Still ``flaky``: an honest test that reads the hash or random seed is as
+    flaky under plain pytest, which draws them anew."""
+    kinds = [list(runs) for runs in ([*apart], [first, *in_order] if in_order else []) if runs]
+    marked = [o for runs in kinds for o in runs[:-1] if o is not None]
+    if first is not None:
+        marked.append(first)
+    outcomes = {o.outcome for o in marked}
+    for runs in kinds:
+        *same_kind, changed = runs
+        agreed = {o.outcome for o in same_kind if o is not None}
+        if changed is not None and len(agreed) == 1 and changed.outcome not in outcomes:
+            message = "%s on %s: %s with them, %s with %s; quarantined for this run, not evidence" % (
+                MARKS_MOVED,
+                side,
+                agreed.pop().value,
+                changed.outcome.value,
+                CHANGED_MARKS,
+            )
+            return replace(flaky, failure=Failure(FailureKind.FLAKY, message))
+    return flaky
+
+
+def _may_vary(first: pytest_run.PytestRun) -> bool:
+    """Whether a side's further runs may change the marks: not after a test of its first run
+    timed out, which pytest-timeout's thread method would meet by ending the whole process."""
+    return not first.budget_exhausted and all(o.outcome is not Outcome.TIMEOUT for o in first.content.results.values())
 
 
 def _moving(fresh: Iterable[str], c_runs: Iterable[pytest_run.PytestRun]) -> set[str]:
