@@ -91,8 +91,8 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   ``weak_reproducer`` ``value_equality`` and ``reads_caller_frame`` (INCONCLUSIVE), and
   ``detects_test_run`` naming the referee's own marks in a test process. Earlier 1.x records
   still read.
-* ``1.17`` -- ``pinning.varied``: the marks of the one further stability run per side that
-  changes them (another seed, no SIGALRM handler, no parent-death signal). A fresh test whose
+* ``1.17`` -- ``pinning.varied``: the seed and sides of the further stability runs (one per
+  side) that change the referee's marks (another seed, no parent-death signal). A fresh test whose
   outcome only that run changed is ``flaky`` with a failure saying so, and makes T3 INCONCLUSIVE;
   it is not written to the flake ledger. Earlier 1.x records still read.
 

@@ -102,8 +102,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=range(1, 11),
         metavar="K",
         help="run each test the candidate adds, and each reproducer, K times on B and on C before its class "
-        "is final; a flip within a side is flaky, and the last run per side changes the referee's seeds and "
-        "signal handlers (1-10, default 3)",
+        "is final; a flip within a side is flaky, and the last run per side changes the referee's seeds "
+        "(1-10, default 3)",
     )
     parser.add_argument(
         "--tier-budget",

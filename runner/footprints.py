@@ -19,12 +19,12 @@ hold without naming honest code: the pinned hash seed read off ``hash("x")``, th
 signal by ``prctl``, ``/proc/self/status``, the stack's depth by recursion, ``len(sys.modules)``,
 the root logger's handlers, ``pdb.set_trace.__module__``; and objects of a plain class with a
 lenient ``__eq__``, or answers found in the test module's own tables through ``sys.modules``.
-The marks a run can do without are answered as a class: one further stability run per side
-changes them (``Sandbox.vary``: another seed, no ``SIGALRM`` handler, no parent-death signal),
-and a fresh test that gives another outcome there is not evidence, however the patch read them.
-What every pytest run shows (its modules, the stack's depth, the root logger's handlers, the
-network namespace, the runner as parent) stays these rules'; the types of what a reproducer
-compares, checked as it runs, are not built.
+The seeds and the parent-death signal are answered as a class: one further stability run per
+side changes them (``Sandbox.vary``), and a fresh test that gives another outcome there is not
+evidence, however the patch read them. The per-test timeout's ``SIGALRM`` handler stays (a real
+fix's racy test failed without it), and with what every pytest run shows (its modules, the
+stack's depth, the root logger's handlers, the network namespace, the runner as parent) stays
+these rules'; the types of what a reproducer compares, checked as it runs, are not built.
 
 Honest library code reads some of these: a daemon asking for its parent, one that looks for a
 dotfile in the home directory. A fix changing such lines is INCONCLUSIVE with the finding's

@@ -357,30 +357,17 @@ def test_sandbox_environment_is_scrubbed_seeded_and_homeless(tmp_path: pathlib.P
 
 
 def test_the_varied_sandbox_changes_the_referees_marks_and_nothing_else(tmp_path: pathlib.Path) -> None:
-    """Another seed everywhere one is pinned, pytest-timeout's thread method, no parent-death
-    signal asked of the kernel -- and nothing B's stored suite run is matched on."""
+    """Another seed everywhere one is pinned, no parent-death signal asked of the kernel; the
+    per-test timeout as it was."""
     timeout = Guard("pytest-timeout", "pytest_timeout", "timeout", "per-test timeout", GUARDS[0].args)
     randomly = Guard("pytest-randomly", "pytest_randomly", "randomly", "seeded", GUARDS[1].args)
-    box = Sandbox(7, 60.0, None, "socket_guard", loaded=(timeout, randomly))
-    other = box.vary()
-    assert box.pytest_args() == [
-        "--evidence-no-network",
-        "--timeout=60",
-        "--timeout-method=signal",
-        "--randomly-seed=7",
-        "--randomly-dont-reorganize",
-    ]
-    assert other.pytest_args() == [
-        "--evidence-no-network",
-        "--timeout=60",
-        "--timeout-method=thread",
-        "--randomly-seed=8",
-        "--randomly-dont-reorganize",
-    ]
-    assert other.environ({}, tmp_path / "h")["PYTHONHASHSEED"] == "8"
+    box = Sandbox(7, 60.0, 900.0, "socket_guard", loaded=(timeout, randomly))
+    other = box.vary(12345)
+    pinned = ["--evidence-no-network", "--timeout=60", "--timeout-method=signal", "--randomly-dont-reorganize"]
+    assert box.pytest_args() == [*pinned[:3], "--randomly-seed=7", pinned[3]]
+    assert other.pytest_args() == [*pinned[:3], "--randomly-seed=12345", pinned[3]]
+    assert other.environ({}, tmp_path / "h")["PYTHONHASHSEED"] == "12345"
     assert box.environ({}, tmp_path / "h")["PYTHONHASHSEED"] == "7"
-    assert other.identity() == box.identity() and other.to_dict()["seed"] == 7
-    assert box.to_dict()["varied"] == {"seed": 8, "hashseed": 8, "timeout_method": "thread"}
     asked = "import ctypes; s = ctypes.c_int(0); ctypes.CDLL(None).prctl(2, ctypes.byref(s)); print(s.value)"
     said = [
         subprocess.run([sys.executable, "-c", asked], preexec_fn=b.preexec, capture_output=True, text=True).stdout
@@ -388,7 +375,7 @@ def test_the_varied_sandbox_changes_the_referees_marks_and_nothing_else(tmp_path
     ]
     assert said == ["%d\n" % signal.SIGKILL, "0\n"]
     unpinned_box = unpinned(7, None)
-    assert unpinned_box.vary() == unpinned_box and unpinned_box.to_dict()["varied"] is None
+    assert unpinned_box.vary(12345) == unpinned_box
 
 
 def test_a_child_whose_starter_died_before_it_asked_to_die_with_it_ends_at_once(

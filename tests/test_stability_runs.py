@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from pytest_evidence.model import Observation, Outcome
+from pytest_evidence.model import Failure, FailureKind, Observation, Outcome
 from pytest_evidence.stream import StreamContent
 from runner.ladder.sides import marks_moved, settled, steadied
 from runner.pytest_run import PytestRun
@@ -139,3 +139,10 @@ def test_a_side_whose_runs_kept_the_marks_is_never_said_moved_by_them() -> None:
         c = steadied(["t"], firsts, alone_runs, none, varied)["C"]["t"]
         assert c is not None and c.outcome is FLAKY and c.failure is not None
         assert c.failure.message.startswith("its outcome changed with the referee's own marks") is said
+
+
+def test_a_test_moved_by_the_marks_shows_where_it_failed() -> None:
+    flaky = Observation("t", FLAKY, 0.0, None, "", (P, F))
+    failing = Observation("t", F, 0.0, Failure(FailureKind.ASSERTION, "assert 1 == 2", "t.py", 3, "> x"), "", (F,))
+    got = marks_moved(flaky, seen(P), [seen(P), failing], [], "C").failure
+    assert got is not None and (got.path, got.line, got.excerpt) == ("t.py", 3, "assert 1 == 2\n> x")

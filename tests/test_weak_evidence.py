@@ -78,10 +78,7 @@ def test_a_green_that_proves_nothing_is_not_certified(
     assert doc is not None
     jsonschema.validate(doc, schema)
     t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
-    if fix is UNDER_TIMEOUT:  # the stability run without a SIGALRM handler sees the fix off too
-        assert t3["status"] == "inconclusive" and "changed with the referee's own marks" in t3["note"]
-    else:
-        assert t3["status"] == "passed"  # the reproducer fails on B and passes on C...
+    assert t3["status"] == "passed"  # the reproducer fails on B and passes on C...
     found = [(d["kind"], d["detail"], d["path"], d["line"]) for d in doc["detections"]]
     assert (kind, detail, "text/slug.py", line) in found  # ...and the record says why that proves nothing
     assert code == 3 and doc["verdict"]["verdict"] == "INCONCLUSIVE"

@@ -231,7 +231,7 @@ class Ladder:
             invocation=self.invocation,
             collected=tuple(self.collected),
             integrity=self.integrity,
-            pinning=self.sides.sandbox.to_dict() if self.sides.pinned else None,
+            pinning=self.sides.pinning(),
             baseline_run=self.baseline_run,
             selection=self.selection,
             audit=self.audit,

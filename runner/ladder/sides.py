@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import hashlib
 import os
 import pathlib
 import random
@@ -65,6 +66,10 @@ class Sides:
         # the marks, the test is not flaky by itself, and held there it would hold every later
         # candidate's run of it -- nor on B, which did not move.
         self.marked: dict[str, Observation] = {}
+        # The seed of the further runs that change the referee's marks: drawn from the run id,
+        # which no candidate can know ahead (a fixed one, a patch could accept too).
+        self.varied_seed = _varied_seed(run_id, invocation.seed)
+        self.varied_sides: set[str] = set()  # the sides a further run changed the marks on
         self.watch: list[str] = []  # changed modules, whose import origin every C run reports
         self.plan: overlay.OverlayPlan | None = None  # C's test files against B, once planned
         self._outside: set[str] = set()
@@ -121,15 +126,15 @@ class Sides:
         files: Sequence[str] | None,
         reruns: int | None = None,
         one_budget: bool = False,
-        varied: bool = False,
+        sandbox: Sandbox | None = None,
     ) -> GroupedSession:
         """A grouped session (``files``: the test files it collects; None: the whole suite), with
         the same arguments on either side -- C's watch list included: an argument that differed
         between the sides would tell a test its side. ``reruns``: the flake policy's in-process
         reruns of a failure (None: the invocation's); ``one_budget``: its groups are one tier's;
-        ``varied``: the referee's marks changed (``Sandbox.vary``)."""
+        ``sandbox``: another than the climb's (``Sandbox.vary``)."""
         reruns = self.invocation.reruns if reruns is None else reruns
-        sandbox = self.sandbox.vary() if varied else self.sandbox
+        sandbox = self.sandbox if sandbox is None else sandbox
         return GroupedSession(
             self.target, checkout, files, sandbox=sandbox, reruns=reruns, watch=self.watch, one_budget=one_budget
         )
@@ -270,7 +275,7 @@ class Sides:
         runs alone, which collect before any of their tests runs too; ``then`` is called once all
         have collected, before any test runs (work to do beside the runs)."""
         firsts = {"C": c_first} if b_first is None else {"C": c_first, "B": b_first}
-        varied = {side for side, first in firsts.items() if self.sandbox.pinned and _may_vary(first)}
+        varied = set(firsts) if self.sandbox.pinned else set()
         alone_runs = self.further(alone(ids, fresh), files, list(firsts), varied, beside, then)
         in_order: dict[str, list[pytest_run.PytestRun]] = {side: [] for side in firsts}
         still = [t for t in fresh if t not in _moving(fresh, alone_runs["C"])]
@@ -299,18 +304,29 @@ class Sides:
         again: dict[str, list[pytest_run.PytestRun]] = {side: [] for side in sides}
         checkouts = [self.co.c_dir if side == "C" else self.b_dir for side in schedule]
         last = {side: i for i, side in enumerate(schedule) if side in varied}
+        varied_box = self.sandbox.vary(self.varied_seed)
+        sandboxes = [varied_box if last.get(side) == i else self.sandbox for i, side in enumerate(schedule)]
+        self.varied_sides.update(last)
         with contextlib.ExitStack() as stack:
             # Each further run is a process start and a collection before its tests: the
             # processes start and collect together, and run their tests one at a time in order.
             sessions = [
-                stack.enter_context(self.session(checkout, files, 0, varied=last.get(side) == i))
-                for i, (side, checkout) in enumerate(zip(schedule, checkouts, strict=True))
+                stack.enter_context(self.session(checkout, files, 0, sandbox=sandbox))
+                for checkout, sandbox in zip(checkouts, sandboxes, strict=True)
             ]
             self.all_collected([*sessions, *beside])
             then()
             for side, checkout, session in zip(schedule, checkouts, sessions, strict=True):
                 again[side].append(self.only_group(session, checkout, ids))
         return again
+
+    def pinning(self) -> dict[str, Any] | None:
+        """The record's ``pinning`` (None: no candidate code ran); its ``varied`` None when no
+        further run changed the marks."""
+        if not self.pinned:
+            return None
+        varied = {"seed": self.varied_seed, "sides": sorted(self.varied_sides)}
+        return {**self.sandbox.to_dict(), "varied": varied if self.varied_sides else None}
 
     def type(
         self,
@@ -453,7 +469,7 @@ def settled(
     return judge.steady(runs, side)
 
 
-CHANGED_MARKS = "another seed, no SIGALRM handler and no parent-death signal"
+CHANGED_MARKS = "another seed and no parent-death signal"
 
 
 def marks_moved(
@@ -479,21 +495,27 @@ def marks_moved(
         *same_kind, changed = runs
         agreed = {o.outcome for o in same_kind if o is not None}
         if changed is not None and len(agreed) == 1 and changed.outcome not in outcomes:
-            message = "%s on %s: %s with them, %s with %s; quarantined for this run, not evidence" % (
+            message = "%s on %s: %s with them, %s with %s (%s); not evidence, held for this run only" % (
                 MARKS_MOVED,
                 side,
                 agreed.pop().value,
                 changed.outcome.value,
                 CHANGED_MARKS,
+                "the code or the test reads them, or depends on the hash or random seed",
             )
-            return replace(flaky, failure=Failure(FailureKind.FLAKY, message))
+            # Where the failing side of the change failed, for whoever reads why.
+            failed = next((o.failure for o in (changed, *same_kind) if o is not None and o.failure), None)
+            if failed is None:
+                return replace(flaky, failure=Failure(FailureKind.FLAKY, message))
+            excerpt = "\n".join(filter(None, [failed.message, failed.excerpt]))
+            return replace(flaky, failure=Failure(FailureKind.FLAKY, message, failed.path, failed.line, excerpt))
     return flaky
 
 
-def _may_vary(first: pytest_run.PytestRun) -> bool:
-    """Whether a side's further runs may change the marks: not after a test of its first run
-    timed out, which pytest-timeout's thread method would meet by ending the whole process."""
-    return not first.budget_exhausted and all(o.outcome is not Outcome.TIMEOUT for o in first.content.results.values())
+def _varied_seed(run_id: str, pinned: int) -> int:
+    """A seed from the run id's digits, any but the pinned one's hash seed."""
+    seed = int(hashlib.sha256(run_id.encode()).hexdigest(), 16) % 2**32
+    return seed if seed != pinned % 2**32 else (seed + 1) % 2**32
 
 
 def _moving(fresh: Iterable[str], c_runs: Iterable[pytest_run.PytestRun]) -> set[str]:
