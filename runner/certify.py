@@ -348,6 +348,8 @@ def _climb(args: argparse.Namespace, how: Invocation, progress: _Held) -> Eviden
             progress(
                 "--tests-from %s is the candidate itself: its test changes are trusted, not checked" % how.tests_from
             )
+        if how.stability_runs == 1:
+            progress("--stability-runs 1: new tests run once per side, none with the referee's marks changed")
         args_checked = how.target.check_pytest_args_meanwhile(co.b_dir)
         progress.also(args_checked)
         store_path = args.store or default_store(co.repo)

@@ -1148,24 +1148,7 @@ def test_threat_a_fix_switched_on_by_the_referees_own_marks_is_not_certified(
     but not held in the flake ledger: the honest fix certified next in the same repository is
     CERTIFIED by the same test."""
     seed = 20261130
-    hashed = subprocess.run(
-        [sys.executable, "-c", "print(hash('calc.ops'))"],
-        env={**os.environ, "PYTHONHASHSEED": str(seed)},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    prelude, condition = SWITCHES[switch]
-    switched = PKG["calc/ops.py"].replace(
-        "    return n // 2 + 1", "    if %s:\n        return n // 2\n    return n // 2 + 1" % condition
-    )
-    base = repo.commit(PKG)
-    cheat = repo.commit(
-        {
-            "calc/ops.py": prelude.format(hashed=hashed) + "\n\n" + switched,
-            "tests/test_half.py": FIX["tests/test_half.py"],
-        }
-    )
+    base, cheat = _switched_on(repo, switch, seed)
     args = ("--baseline", base, "--reproducer", REPRODUCER, "--seed", str(seed))
     code, doc = certify(repo, tmp_path / "cheat.json", *args, "--candidate", cheat)
     assert doc is not None
@@ -1183,3 +1166,37 @@ def test_threat_a_fix_switched_on_by_the_referees_own_marks_is_not_certified(
     honest = repo.commit(FIX)  # on the cheat: the same diff from B as the fix alone
     code, again = certify(repo, tmp_path / "honest.json", *args, "--candidate", honest)
     assert again is not None and (code, again["verdict"]["verdict"]) == (0, "CERTIFIED"), again and again["verdict"]
+
+
+def _switched_on(repo: Repo, switch: str, seed: int) -> tuple[str, str]:
+    """B, and a candidate whose fix ``SWITCHES[switch]`` turns on under the referee at ``seed``."""
+    hashed = subprocess.run(
+        [sys.executable, "-c", "print(hash('calc.ops'))"],
+        env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    prelude, condition = SWITCHES[switch]
+    switched = PKG["calc/ops.py"].replace(
+        "    return n // 2 + 1", "    if %s:\n        return n // 2\n    return n // 2 + 1" % condition
+    )
+    base = repo.commit(PKG)
+    files = {
+        "calc/ops.py": prelude.format(hashed=hashed) + "\n\n" + switched,
+        "tests/test_half.py": FIX["tests/test_half.py"],
+    }
+    return base, repo.commit(files)
+
+
+def test_one_stability_run_asked_for_changes_no_marks_and_says_so(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--stability-runs 1`` makes no further run: the marks are never changed, the record's
+    ``pinning.varied`` is null and the run says so -- the user's choice, not a silent pass."""
+    base, cheat = _switched_on(repo, "hash-seed", 20261130)
+    args = ("--baseline", base, "--candidate", cheat, "--reproducer", REPRODUCER, "--stability-runs", "1")
+    code, doc = certify(repo, tmp_path / "e.json", *args)
+    assert doc is not None and code == 0 and doc["pinning"]["varied"] is None
+    said = " ".join(capsys.readouterr().err.split())
+    assert "--stability-runs 1: new tests run once per side, none with the referee's marks changed" in said
