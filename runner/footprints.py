@@ -36,7 +36,8 @@ review's honest shapes are left alone: another signal's handler asked for (async
 the frames is named). Not caught: a mark read through a helper or a variable bound elsewhere than
 the function or module that compares it, the home directory through any variable (``kept``),
 ``sys._getframe(25)`` failing, ``psutil``, ``/proc`` paths built from parts that are not
-literals, the public ``warnings.filters``, a home directory named through a setting.
+literals (``os.path.join("/proc", pid, "status")``), the public ``warnings.filters``, a home
+directory named through a setting.
 """
 
 from __future__ import annotations
@@ -59,10 +60,12 @@ CALLS = {
         "watches the process's events, where a test run's imports and calls show",
     ),
 }
-#: What a process's entry in ``/proc`` tells of what started it: any process's command line and
-#: environment, another's name and program (the process's own are honest to read: its
-#: interpreter, its threads' names); and the network namespace's interfaces (``/proc/net/dev``).
-_PROC_FIELDS = frozenset({"cmdline", "environ"})
+#: What a process's entry in ``/proc`` tells of what started it: any process's command line,
+#: environment and status (its parent, the signals it handles: a review's read the per-test
+#: timeout's ``SIGALRM`` there), another's name and program (the process's own are honest to
+#: read: its interpreter, its threads' names); and the network namespace's interfaces
+#: (``/proc/net/dev``, ``/proc/self/net/dev``).
+_PROC_FIELDS = frozenset({"cmdline", "environ", "status"})
 _PROC_OTHERS = frozenset({"comm", "exe"})
 #: The signal the referee's per-test timeout handles, and its timer, as the code names them.
 _ALARM = frozenset({"signal.SIGALRM", "signal.Signals.SIGALRM", "signal.ITIMER_REAL"})
@@ -97,14 +100,14 @@ def _strings(node: ast.AST) -> list[str]:
 
 def proc_path(node: ast.expr) -> str | None:
     """``node`` a string naming what ``/proc`` tells of a process's start (``"/proc/%d/cmdline"``,
-    an f-string of it) or of the network namespace (``/proc/net/dev``), as its literal parts spell
-    it; else None."""
+    an f-string of it, ``/proc/self/status``) or of the network namespace (``/proc/net/dev``), as
+    its literal parts spell it; else None."""
     joined = "".join(_strings(node))
     if not joined.startswith("/proc/"):
         return None
     parts = joined.replace("%", "/").split("/")
     others = not _PROC_OTHERS.isdisjoint(parts) and parts[2:3] != ["self"]
-    if not _PROC_FIELDS.isdisjoint(parts) or others or parts[2:3] == ["net"]:
+    if not _PROC_FIELDS.isdisjoint(parts) or others or "net" in parts[2:4]:
         return joined
     return None
 

@@ -680,6 +680,9 @@ def test_the_three_inputs_come_from_the_files_as_the_ladder_will_read_them() -> 
         ("import warnings\n\ndef f():\n    return callable(getattr(warnings, '_showwarnmsg_impl'))\n", [4]),
         ("import os\n\ndef f():\n    return open('/proc/%d/comm' % os.getpid()).read()\n", [4]),
         ("def f():\n    return open('/proc/net/dev').read().count(':')\n", [2]),
+        # a third review's: the handler's bit, or the parent, read off the process's status
+        ("def f():\n    return [ln for ln in open('/proc/self/status') if ln.startswith('SigCgt')]\n", [2]),
+        ("def f():\n    return len(open('/proc/self/net/dev').read().splitlines()) <= 3\n", [2]),
         ("import sys\n\ndef f():\n    return any('ecnedive'[::-1] in m for m in sys.modules)\n", [4]),
         ("import sys\n\ndef f():\n    return any(m.endswith('_timeout') for m in sys.modules)\n", [4]),
         ("import os\n\ndef f():\n    return 'evidence' in os.environ.get('PYTHONPATH', '')\n", [4]),
@@ -818,6 +821,9 @@ def test_a_fix_keyed_on_what_the_referee_sets_in_every_test_run_is_named(tmp_pat
         "import signal\n\ndef f(h):\n    signal.signal(signal.SIGALRM, h)\n",
         "import os\n\ndef f(tid):\n    with open('/proc/self/task/%d/comm' % tid, 'w') as fh:\n        fh.write('x')\n",
         "import os\n\ndef f():\n    return os.readlink('/proc/self/exe')\n",
+        # the process's memory and cgroup (a memory probe, werkzeug's debugger pin)
+        "def rss():\n    return int(open('/proc/self/statm').read().split()[1])\n",
+        "def f():\n    with open('/proc/self/cgroup', 'rb') as fh:\n        return fh.readline()\n",
         "import warnings\n\ndef f(saved):\n    warnings.filters[:] = saved\n    warnings._filters_mutated()\n",
     ],
 )
