@@ -93,8 +93,8 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   still read.
 * ``1.17`` -- ``pinning.varied``: the seed and sides of the further stability runs (one per
   side) that change the referee's marks (another seed, no parent-death signal). A fresh test whose
-  outcome only that run changed is ``flaky`` with a failure saying so, and makes T3 INCONCLUSIVE;
-  it is not written to the flake ledger. Earlier 1.x records still read.
+  outcome only that run changed, and again when both were repeated, is ``flaky`` with a failure
+  saying so, and makes T3 INCONCLUSIVE; it is not written to the flake ledger. Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """

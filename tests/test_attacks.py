@@ -1200,3 +1200,32 @@ def test_one_stability_run_asked_for_changes_no_marks_and_says_so(
     assert doc is not None and code == 0 and doc["pinning"]["varied"] is None
     said = " ".join(capsys.readouterr().err.split())
     assert "--stability-runs 1: new tests run once per side, none with the referee's marks changed" in said
+
+
+def test_a_flake_that_lands_in_the_run_changing_the_marks_is_a_flake(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """The reproducer fails on its third run on C only -- the run that changes the marks. Run
+    once more with them and once without, it passes both times: not the marks, a flake of its
+    own, said so and held in the flake ledger like any other."""
+    base = repo.commit({**PKG, ".gitignore": ".runs\n"})
+    counted = (
+        "import pathlib\n\nfrom calc.ops import half\n\n_N = pathlib.Path(__file__).with_name('.runs')\n\n\n"
+        "def test_half():\n"
+        "    n = int(_N.read_text()) if _N.exists() else 0\n"
+        "    _N.write_text(str(n + 1))\n"
+        "    assert half(4) == 2 and n != 2\n"
+    )
+    candidate = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_half.py": counted})
+    args = ("--baseline", base, "--candidate", candidate, "--reproducer", REPRODUCER)
+    code, doc = certify(repo, tmp_path / "e.json", *args)
+    assert doc is not None and (code, doc["verdict"]["verdict"]) == (3, "INCONCLUSIVE"), doc and doc["verdict"]
+    assert doc["verdict"]["reasons"][0] == "T3: reproducer %s is quarantined as flaky" % REPRODUCER
+    result = _result(doc, REPRODUCER)
+    assert result["candidate_result"] == "flaky"
+    assert result["failure"]["message"] == (
+        "its outcome changed across its runs (pass, pass, fail), but not again when the run that changed "
+        "the referee's marks was repeated: quarantined, not evidence"
+    )
+    again = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "again.json", "--baseline", base, "--candidate", again)
+    assert doc is not None and code == 3, doc and doc["verdict"]  # held by the ledger since
+    assert "quarantined since run" in _result(doc, REPRODUCER)["failure"]["message"]

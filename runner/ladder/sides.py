@@ -281,10 +281,31 @@ class Sides:
         still = [t for t in fresh if t not in _moving(fresh, alone_runs["C"])]
         if any(_unsettled(first, alone_runs[side], still, side) for side, first in firsts.items()):
             in_order = self.further(through(ids, fresh), files, list(firsts), varied)
+        before = {side: {t: first.observation(t) for t in fresh} for side, first in firsts.items()}
         for side, outcomes in steadied(fresh, firsts, alone_runs, in_order, varied).items():
+            suspects = {t: o for t, o in outcomes.items() if o is not None and moved_by_marks(o)}
+            if suspects:
+                again = self.confirm_marks(side, alone(ids, list(suspects)), files)
+                for t, moved in suspects.items():
+                    kept = _confirmed(moved, before[side][t], *(r.observation(t) for r in again))
+                    outcomes[t] = firsts[side].content.results[t] = kept
             self.ledger([o for o in outcomes.values() if not moved_by_marks(o)], side)
             if side == "C":
                 self.marked.update((t, o) for t, o in outcomes.items() if o is not None and moved_by_marks(o))
+
+    def confirm_marks(self, side: str, ids: Sequence[str], files: Sequence[str]) -> list[pytest_run.PytestRun]:
+        """``ids`` once more on ``side`` with the marks and once without (in an order drawn from
+        the run id), started together: a difference the marks made once must be made again, or
+        it was a flake that landed in the run that changed them (click 8.4.1's racy pager test
+        under load did so about one certify in two)."""
+        checkout = self.co.c_dir if side == "C" else self.b_dir
+        boxes = [self.sandbox, self.sandbox.vary(self.varied_seed)]
+        order = [0, 1] if random.Random(self.run_id + side).random() < 0.5 else [1, 0]
+        with contextlib.ExitStack() as stack:
+            sessions = {i: stack.enter_context(self.session(checkout, files, 0, sandbox=boxes[i])) for i in order}
+            self.all_collected(sessions.values())
+            runs = {i: self.only_group(sessions[i], checkout, ids) for i in order}
+        return [runs[0], runs[1]]
 
     def further(
         self,
@@ -510,6 +531,23 @@ def marks_moved(
             excerpt = "\n".join(filter(None, [failed.message, failed.excerpt]))
             return replace(flaky, failure=Failure(FailureKind.FLAKY, message, failed.path, failed.line, excerpt))
     return flaky
+
+
+def _confirmed(
+    moved: Observation, first: Observation | None, pinned: Observation | None, varied: Observation | None
+) -> Observation:
+    """``moved`` (``marks_moved``) as it stands once its test ran again with the marks
+    (``pinned``) and without (``varied``): moved still when the run with them gave its first
+    run's outcome again and the run without them another; else a flake of its own, held in the
+    flake ledger like any other."""
+    if first is not None and pinned is not None and varied is not None:
+        if pinned.outcome is first.outcome and varied.outcome is not pinned.outcome:
+            return moved
+    message = "its outcome changed across its runs (%s), but not again when the run that changed the " % (
+        ", ".join(a.value for a in moved.attempts)
+    )
+    failure = Failure(FailureKind.FLAKY, message + "referee's marks was repeated: quarantined, not evidence")
+    return replace(moved, failure=failure)
 
 
 def _varied_seed(run_id: str, pinned: int) -> int:
