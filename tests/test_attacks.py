@@ -1154,7 +1154,7 @@ def test_threat_a_fix_switched_on_by_the_referees_own_marks_is_not_certified(
     assert doc is not None
     assert (code, doc["verdict"]["verdict"]) == (3, "INCONCLUSIVE"), doc["verdict"]
     moved = "its outcome changed with the referee's own marks on C: pass with them, fail with another seed"
-    reason = "T3: reproducer %s is not evidence: %s" % (REPRODUCER, moved)
+    reason = "T3: reproducer %s: %s" % (REPRODUCER, moved)
     assert doc["verdict"]["reasons"][0].startswith(reason)
     result = _result(doc, REPRODUCER)
     assert (result["candidate_result"], result["baseline_result"]) == ("flaky", "fail")

@@ -428,7 +428,7 @@ def reproducer_tier(
         what = "reproducer" if quarantined[0] in designated else "test"
         failure = by_id[quarantined[0]].failure
         if failure is not None and failure.message.startswith(MARKS_MOVED):
-            return TierStatus.INCONCLUSIVE, "%s %s is not evidence: %s" % (what, quarantined[0], failure.message)
+            return TierStatus.INCONCLUSIVE, "%s %s: %s" % (what, quarantined[0], failure.message)
         return TierStatus.INCONCLUSIVE, "%s %s is quarantined as flaky" % (what, quarantined[0])
     if not designated:
         return TierStatus.INCONCLUSIVE, (
