@@ -1024,6 +1024,30 @@ def _outer_string(node: ast.Constant, parents: dict[int, ast.AST]) -> ast.expr |
     return None if outer is node or _folded(outer) is not None else outer
 
 
+#: Calls that build a path of their arguments.
+_PATH_BUILDERS = frozenset({"join", "Path", "PurePath", "PosixPath", "PurePosixPath"})
+
+
+def _outer_path(node: ast.Constant, parents: dict[int, ast.AST]) -> ast.expr | None:
+    """The path a literal is one part of -- ``os.path.join("/proc", pid, "status")``,
+    ``Path("/proc") / pid / "status"`` -- or None when it is no argument of one."""
+    outer: ast.expr = node
+    while True:
+        parent = parents.get(id(outer))
+        if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div):
+            outer = parent
+        elif isinstance(parent, ast.Call) and outer in parent.args and _builds_path(parent.func):
+            outer = parent
+        else:
+            break
+    return None if outer is node else outer
+
+
+def _builds_path(func: ast.expr) -> bool:
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in _PATH_BUILDERS
+
+
 def _leads(part: ast.Constant, whole: ast.expr, aliases: dict[str, str]) -> bool:
     """Whether ``part`` begins the string ``whole`` builds or a part of a dotted or path-like
     name in it -- it starts with a separator (``".test"``) or follows one (``os.sep + "tests"``):
@@ -1367,7 +1391,8 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
             if text is None:
                 continue
             whole = _outer_string(node, parents) if isinstance(node, ast.Constant) else None
-            if (proc := footprints.proc_path(whole or node)) is not None:
+            built = _outer_path(node, parents) if isinstance(node, ast.Constant) else None
+            if (proc := footprints.proc_path(built or whole or node)) is not None:
                 add(node, "reads %s: what started the process, the test runner in a test run" % proc)
                 continue
             if "PYTEST_CURRENT_TEST" in text:

@@ -26,7 +26,8 @@ fix's racy test failed without it), and with what every pytest run shows (its mo
 stack's depth, the root logger's handlers, the network namespace, the runner as parent) stays
 these rules'; the types of what a reproducer compares, checked as it runs, are not built.
 
-Honest library code reads some of these: a daemon asking for its parent, one that looks for a
+Honest library code reads some of these: a daemon asking for its parent, shellingham finding
+the shell that started it (``os.path.join("/proc", str(pid), "cmdline")``), one that looks for a
 dotfile in the home directory. A fix changing such lines is INCONCLUSIVE with the finding's
 words, for a reviewer to read -- the price of not certifying the fix a test run switches on. A
 review's honest shapes are left alone: another signal's handler asked for (asyncio's
@@ -36,13 +37,14 @@ review's honest shapes are left alone: another signal's handler asked for (async
 the frames is named). Not caught: a mark read through a helper or a variable bound elsewhere than
 the function or module that compares it, the home directory through any variable (``kept``),
 ``sys._getframe(25)`` failing, ``psutil``, ``/proc`` paths built from parts that are not
-literals (``os.path.join("/proc", pid, "status")``), the public ``warnings.filters``, a home
+literals (``"/pr" + "oc"``), the public ``warnings.filters``, a home
 directory named through a setting.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 
 from pytest_evidence import syntax
@@ -95,14 +97,17 @@ def _names(node: ast.AST, aliases: dict[str, str]) -> set[str]:
 
 
 def _strings(node: ast.AST) -> list[str]:
-    return [s.value for s in syntax.walk(node) if isinstance(s, ast.Constant) and isinstance(s.value, str)]
+    """The string literals in ``node``, in the order the source has them."""
+    found = [s for s in syntax.walk(node) if isinstance(s, ast.Constant) and isinstance(s.value, str)]
+    return [str(s.value) for s in sorted(found, key=lambda s: (s.lineno, s.col_offset))]
 
 
 def proc_path(node: ast.expr) -> str | None:
     """``node`` a string naming what ``/proc`` tells of a process's start (``"/proc/%d/cmdline"``,
     an f-string of it, ``/proc/self/status``) or of the network namespace (``/proc/net/dev``), as
-    its literal parts spell it; else None."""
-    joined = "".join(_strings(node))
+    its literal parts spell it, joined as a path (``os.path.join("/proc", "self", "cmdline")``,
+    ``Path("/proc") / pid / "status"``: a review's); else None."""
+    joined = re.sub("/+", "/", "/".join(_strings(node)))
     if not joined.startswith("/proc/"):
         return None
     parts = joined.replace("%", "/").split("/")

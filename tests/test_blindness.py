@@ -683,6 +683,11 @@ def test_the_three_inputs_come_from_the_files_as_the_ladder_will_read_them() -> 
         # a third review's: the handler's bit, or the parent, read off the process's status
         ("def f():\n    return [ln for ln in open('/proc/self/status') if ln.startswith('SigCgt')]\n", [2]),
         ("def f():\n    return len(open('/proc/self/net/dev').read().splitlines()) <= 3\n", [2]),
+        ("import os\n\nCMD = open(os.path.join('/proc', 'self', 'cmdline'), 'rb').read()\n", [3]),
+        (
+            "from pathlib import Path\n\ndef f(pid):\n    return (Path('/proc') / str(pid) / 'status').read_text()\n",
+            [4],
+        ),
         ("import sys\n\ndef f():\n    return any('ecnedive'[::-1] in m for m in sys.modules)\n", [4]),
         ("import sys\n\ndef f():\n    return any(m.endswith('_timeout') for m in sys.modules)\n", [4]),
         ("import os\n\ndef f():\n    return 'evidence' in os.environ.get('PYTHONPATH', '')\n", [4]),
