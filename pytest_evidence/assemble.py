@@ -65,9 +65,9 @@ _QUARANTINED_SINCE = "quarantined since run "
 MARKS_MOVED = "its outcome changed with the referee's own marks"
 
 
-def moved_by_marks(obs: Optional[Observation]) -> bool:
-    """Flaky because the marks changed: the candidate's code or test reads the referee."""
-    failure = None if obs is None else obs.failure
+def moved_by_marks(failure: Optional[Failure]) -> bool:
+    """A test's failure saying it is flaky because the marks changed: the candidate's code or
+    test reads the referee."""
     return failure is not None and failure.message.startswith(MARKS_MOVED)
 
 
@@ -167,7 +167,7 @@ def _detections_of(obs: Observation, b_obs: Optional[Observation], role: Optiona
             message = "quarantined on the %s: attempts %s" % (side, ", ".join(a.value for a in o.attempts))
             if o.failure is not None and o.failure.message.startswith(_QUARANTINED_SINCE):
                 message += "; not by this run: " + o.failure.message  # which run, and how to clear it
-            elif o.failure is not None and moved_by_marks(o):
+            elif o.failure is not None and moved_by_marks(o.failure):
                 message += "; " + o.failure.message
             found.append(Detection(DetectionKind.FLAKY_QUARANTINED, message, tid))
         elif o.outcome is Outcome.TIMEOUT:

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_evidence.assemble import MARKS_MOVED, Typed
+from pytest_evidence.assemble import Typed, moved_by_marks
 from pytest_evidence.model import (
     FAILING,
     BCClass,
@@ -427,7 +427,7 @@ def reproducer_tier(
     if quarantined:
         what = "reproducer" if quarantined[0] in designated else "test"
         failure = by_id[quarantined[0]].failure
-        if failure is not None and failure.message.startswith(MARKS_MOVED):
+        if failure is not None and moved_by_marks(failure):
             return TierStatus.INCONCLUSIVE, "%s %s: %s" % (what, quarantined[0], failure.message)
         return TierStatus.INCONCLUSIVE, "%s %s is quarantined as flaky" % (what, quarantined[0])
     if not designated:

@@ -283,15 +283,15 @@ class Sides:
             in_order = self.further(through(ids, fresh), files, list(firsts), varied)
         before = {side: {t: first.observation(t) for t in fresh} for side, first in firsts.items()}
         for side, outcomes in steadied(fresh, firsts, alone_runs, in_order, varied).items():
-            suspects = {t: o for t, o in outcomes.items() if o is not None and moved_by_marks(o)}
+            suspects = {t: o for t, o in outcomes.items() if o is not None and moved_by_marks(o.failure)}
             if suspects:
                 again = self.confirm_marks(side, alone(ids, list(suspects)), files)
                 for t, moved in suspects.items():
                     kept = _confirmed(moved, before[side][t], *(r.observation(t) for r in again))
                     outcomes[t] = firsts[side].content.results[t] = kept
-            self.ledger([o for o in outcomes.values() if not moved_by_marks(o)], side)
+            self.ledger([o for o in outcomes.values() if o is None or not moved_by_marks(o.failure)], side)
             if side == "C":
-                self.marked.update((t, o) for t, o in outcomes.items() if o is not None and moved_by_marks(o))
+                self.marked.update((t, o) for t, o in outcomes.items() if o is not None and moved_by_marks(o.failure))
 
     def confirm_marks(self, side: str, ids: Sequence[str], files: Sequence[str]) -> list[pytest_run.PytestRun]:
         """``ids`` once more on ``side`` with the marks and once without (in an order drawn from
