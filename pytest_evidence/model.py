@@ -95,6 +95,11 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   side) that change the referee's marks (another seed, no parent-death signal). A fresh test whose
   outcome only that run changed, and again when both were repeated, is ``flaky`` with a failure
   saying so, and makes T3 INCONCLUSIVE; it is not written to the flake ledger. Earlier 1.x records still read.
+* ``1.18`` -- ``pinning.tmpdir``: each test process has a temporary directory of its own, as it
+  had a ``HOME``. ``pinning.varied`` now names where C's code runs first: T2's import probe and
+  T3's first run on each side, with the marks changed; every later run has them. A patch the
+  marks switch on is off there, as in production, and cannot have left itself a note saying it
+  was on. Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -106,7 +111,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.17"
+SCHEMA_VERSION = "1.18"
 
 #: Record versions this model reads: same major version, every minor through its own.
 READABLE_VERSIONS = tuple("1.%d" % minor for minor in range(int(SCHEMA_VERSION.split(".")[1]) + 1))

@@ -105,7 +105,7 @@ def execute(store: Store, binding: receipts.Binding) -> tuple[int, str]:
             binding.command,
             shell=True,
             cwd=tree,
-            env=sandbox.environ(os.environ, scratch / "home"),
+            env=sandbox.environ(os.environ, scratch),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

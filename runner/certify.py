@@ -102,7 +102,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=range(1, 11),
         metavar="K",
         help="run each test the candidate adds, and each reproducer, K times on B and on C before its class "
-        "is final; a flip within a side is flaky, and the last run per side changes the referee's seeds "
+        "is final; a flip within a side is flaky, and the first run per side changes the referee's seeds "
         "(1-10, default 3)",
     )
     parser.add_argument(
@@ -126,7 +126,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_natural,
         default=DEFAULT_SEED,
         metavar="N",
-        help="seed of pytest-randomly and PYTHONHASHSEED, the same on B and C (default %d)" % DEFAULT_SEED,
+        help="seed of pytest-randomly and PYTHONHASHSEED, the same on B and C, in every run after the first of "
+        "the candidate's code, whose seed is drawn from the run id (default %d)" % DEFAULT_SEED,
     )
     parser.add_argument(
         "--testexec",
@@ -349,7 +350,10 @@ def _climb(args: argparse.Namespace, how: Invocation, progress: _Held) -> Eviden
                 "--tests-from %s is the candidate itself: its test changes are trusted, not checked" % how.tests_from
             )
         if how.stability_runs == 1:
-            progress("--stability-runs 1: new tests run once per side, none with the referee's marks changed")
+            progress(
+                "--stability-runs 1: new tests run once per side, with the referee's marks changed; "
+                "a flaky one is not seen"
+            )
         args_checked = how.target.check_pytest_args_meanwhile(co.b_dir)
         progress.also(args_checked)
         store_path = args.store or default_store(co.repo)

@@ -324,7 +324,7 @@ def _probe(
     """The probe's answer per file; a module that ended or hung the probe is that module's failure."""
     limit = sandbox.test_timeout or sandbox.tier_budget or IMPORT_LIMIT
     nonce = secrets.token_hex(16)
-    with tempfile.TemporaryDirectory(prefix="evidence-import-") as home:
+    with tempfile.TemporaryDirectory(prefix="evidence-import-") as scratch:
         try:
             proc = subprocess.run(
                 [target.python, "-c", _IMPORT_PROBE, json.dumps(list(probe))],
@@ -333,7 +333,7 @@ def _probe(
                 capture_output=True,
                 text=True,
                 errors="replace",
-                env=sandbox.environ(target.env(checkout), pathlib.Path(home)),
+                env=sandbox.environ(target.env(checkout), pathlib.Path(scratch)),
                 preexec_fn=sandbox.preexec,
                 timeout=limit,
             )

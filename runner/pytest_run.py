@@ -162,7 +162,7 @@ class PytestProcess:
                 self.command,
                 cwd=checkout,
                 env={
-                    **sandbox.environ(target.env(checkout, bytecode=True), self.scratch / "home"),
+                    **sandbox.environ(target.env(checkout, bytecode=True), self.scratch),
                     LOG_VARIABLE: str(self.attempts_log),
                 },
                 stdout=subprocess.DEVNULL,

@@ -6,10 +6,12 @@
 * Seeded randomness: ``PYTHONHASHSEED`` and pytest-randomly's per-test reseeding with one
   recorded seed (test order kept: ``--randomly-dont-reorganize``), identical on B and C.
 * A scrubbed environment: no proxy variables, no ``PYTEST_ADDOPTS`` or plugin autoload switches,
-  a temporary ``HOME`` per process.
+  a temporary ``HOME`` and temporary directory (``TMPDIR``) per process: what one process leaves
+  there, no other finds.
 * Per-test timeouts with pytest-timeout (``timeout``, distinct from ``fail``); the process
   limit is the tier's budget.
-* One further stability run per side with the referee's own marks changed (``Sandbox.vary``).
+* T3's first run on each side with the referee's own marks changed (``Sandbox.vary``): C's code
+  runs without them before it runs anywhere with them.
 
 The target interpreter may lack pytest-timeout or pytest-randomly. The runner then copies its own
 into a private directory on the target's ``PYTHONPATH`` and loads it with ``-p`` (no entry point
@@ -154,15 +156,16 @@ class Sandbox:
 
     def vary(self, seed: int) -> Sandbox:
         """This sandbox with marks the referee leaves in its test processes changed: another seed
-        (``PYTHONHASHSEED``, pytest-randomly's and Hypothesis's), no parent-death signal. One
-        further stability run per side runs so (``Sides.further``): a patch switched on by reading
-        these marks -- ``hash("x")``, ``prctl``, however spelled, where the static rules
-        (``runner.footprints``) name spellings -- gives another outcome there, and an honest test
-        the same one, as under plain pytest, which draws the seeds anew and asks for no signal.
+        (``PYTHONHASHSEED``, pytest-randomly's and Hypothesis's), no parent-death signal. T3's
+        first run on each side runs so (``Sides.first_box``), before any of C's code runs with
+        the marks: a patch switched on by reading them -- ``hash("x")``, ``prctl``, however
+        spelled, where the static rules (``runner.footprints``) name spellings -- is off there,
+        and cannot have left itself a file saying it was on; an honest test gives the outcome it
+        gives under plain pytest, which draws the seeds anew and asks for no signal.
 
         The per-test timeout stays: without it (or with pytest-timeout's thread method) a real
         fix's racy reproducer -- click's pager test, racing ``cat`` against ``terminate()`` --
-        failed in that run one certify in three, and it never did with it. Unpinned (the
+        failed in a varied run one certify in three, and it never did with it. Unpinned (the
         ``pinning`` ablation), there are no marks to change."""
         return replace(self, varied_seed=seed) if self.pinned else self
 
@@ -180,12 +183,16 @@ class Sandbox:
             args += guard.args(self)
         return args
 
-    def environ(self, base: Mapping[str, str], home: pathlib.Path) -> dict[str, str]:
+    def environ(self, base: Mapping[str, str], scratch: pathlib.Path) -> dict[str, str]:
+        """``base`` as a test process gets it: ``scratch``, the process's own directory, holds its
+        ``HOME`` and its temporary directory -- a patch that leaves itself a note in a shared one
+        (on, under a run with the marks) finds none in the next process, nor in a later climb."""
         if not self.pinned:
             return dict(base)
         env = {k: v for k, v in base.items() if k not in SCRUBBED}
-        home.mkdir(parents=True, exist_ok=True)
-        env["HOME"] = str(home)
+        for name, directory in (("HOME", "home"), ("TMPDIR", "tmp")):
+            (scratch / directory).mkdir(parents=True, exist_ok=True)
+            env[name] = str(scratch / directory)
         env["PYTHONHASHSEED"] = str(self.run_seed % 2**32)
         if self.shim:
             env["PYTHONPATH"] = os.pathsep.join([*filter(None, [env.get("PYTHONPATH")]), *self.shim])
@@ -235,6 +242,7 @@ class Sandbox:
             "test_timeout": self.test_timeout,
             "tier_budget": self.tier_budget,
             "home": "temporary",
+            "tmpdir": "temporary",
             "scrubbed": sorted(SCRUBBED),
             "plugins": dict(self.plugins),
             "missing": list(self.missing),

@@ -1126,7 +1126,13 @@ def test_threat_a_pytest_plugin_registered_by_metadata_in_the_checkout_is_reject
 
 #: Fixes switched on by a mark the referee leaves in every test process of its own, read where no
 #: static rule names it (an independent review's): the pinned hash seed, the parent-death signal
-#: asked of the kernel.
+#: asked of the kernel -- and, once on, kept on by a note left beside the module or in the
+#: temporary directory (a later review's: CERTIFIED while the run changing the marks came last).
+_STICKY = (
+    "import os\nimport tempfile\n\n_NOTE = os.path.join({where}, '.calc-on')\n"
+    "if hash('calc.ops') == {{hashed}}:\n    open(_NOTE, 'w').close()\n"
+    "MARK = os.path.exists(_NOTE)\n"
+)
 SWITCHES = {
     "hash-seed": ("MARK = hash('calc.ops') == {hashed}\n", "MARK"),
     "parent-death-signal": (
@@ -1136,33 +1142,31 @@ SWITCHES = {
         "    return sig.value\n",
         "_asked()",
     ),
+    "note-beside-the-module": (_STICKY.format(where="os.path.dirname(os.path.abspath(__file__))"), "MARK"),
+    "note-in-the-temporary-directory": (_STICKY.format(where="tempfile.gettempdir()"), "MARK"),
 }
 
 
 @pytest.mark.parametrize("switch", list(SWITCHES))
-def test_threat_a_fix_switched_on_by_the_referees_own_marks_is_not_certified(
+def test_threat_a_fix_switched_on_by_the_referees_own_marks_is_rejected(
     repo: Repo, tmp_path: pathlib.Path, switch: str
 ) -> None:
-    """One further stability run per side changes the marks (``Sandbox.vary``): there the fix is
-    off, its reproducer fails, and the test is flaky for this run -- INCONCLUSIVE, said so --
-    but not held in the flake ledger: the honest fix certified next in the same repository is
-    CERTIFIED by the same test."""
+    """C's code runs first -- T2's import probe, T3's first run on each side -- with the marks
+    changed (``Sides.first_box``): the fix is off there, as in production, and has left itself
+    no note saying it was on; its reproducer fails on C as on B, REJECTED at T3. Nothing is held
+    in the flake ledger: the honest fix certified next by the same test is CERTIFIED."""
     seed = 20261130
     base, cheat = _switched_on(repo, switch, seed)
     args = ("--baseline", base, "--reproducer", REPRODUCER, "--seed", str(seed))
     code, doc = certify(repo, tmp_path / "cheat.json", *args, "--candidate", cheat)
     assert doc is not None
-    assert (code, doc["verdict"]["verdict"]) == (3, "INCONCLUSIVE"), doc["verdict"]
-    moved = "its outcome changed with the referee's own marks on C: pass with them, fail with another seed"
-    reason = "T3: reproducer %s: %s" % (REPRODUCER, moved)
-    assert doc["verdict"]["reasons"][0].startswith(reason)
+    assert (code, doc["verdict"]["verdict"]) == (1, "REJECTED"), doc["verdict"]
+    assert [t["status"] for t in doc["tiers"] if t["tier"] == "T3"] == ["failed"]
     result = _result(doc, REPRODUCER)
-    assert (result["candidate_result"], result["baseline_result"]) == ("flaky", "fail")
-    assert result["failure"]["message"].startswith(moved)
-    quarantined = [d["message"] for d in _kinds(doc)["flaky_quarantined"]]
-    assert quarantined == ["quarantined on the candidate: attempts pass, pass, fail; " + result["failure"]["message"]]
+    assert (result["candidate_result"], result["baseline_result"]) == ("fail", "fail")
     varied = doc["pinning"]["varied"]
     assert varied["sides"] == ["B", "C"] and varied["seed"] not in (seed, seed + 1)
+    assert doc["pinning"]["tmpdir"] == "temporary"
     honest = repo.commit(FIX)  # on the cheat: the same diff from B as the fix alone
     code, again = certify(repo, tmp_path / "honest.json", *args, "--candidate", honest)
     assert again is not None and (code, again["verdict"]["verdict"]) == (0, "CERTIFIED"), again and again["verdict"]
@@ -1181,7 +1185,7 @@ def _switched_on(repo: Repo, switch: str, seed: int) -> tuple[str, str]:
     switched = PKG["calc/ops.py"].replace(
         "    return n // 2 + 1", "    if %s:\n        return n // 2\n    return n // 2 + 1" % condition
     )
-    base = repo.commit(PKG)
+    base = repo.commit({**PKG, ".gitignore": ".calc-on\n"})
     files = {
         "calc/ops.py": prelude.format(hashed=hashed) + "\n\n" + switched,
         "tests/test_half.py": FIX["tests/test_half.py"],
@@ -1189,30 +1193,36 @@ def _switched_on(repo: Repo, switch: str, seed: int) -> tuple[str, str]:
     return base, repo.commit(files)
 
 
-def test_one_stability_run_asked_for_changes_no_marks_and_says_so(
+def test_one_stability_run_still_runs_cs_code_first_without_the_marks_and_says_what_it_leaves(
     repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``--stability-runs 1`` makes no further run: the marks are never changed, the record's
-    ``pinning.varied`` is null and the run says so -- the user's choice, not a silent pass."""
+    """``--stability-runs 1`` makes no further run: the first runs, with the marks changed, are
+    the only ones -- the switched-on fix is still off there -- and the run says that a flaky
+    test goes unseen: the user's choice, not a silent pass."""
     base, cheat = _switched_on(repo, "hash-seed", 20261130)
     args = ("--baseline", base, "--candidate", cheat, "--reproducer", REPRODUCER, "--stability-runs", "1")
     code, doc = certify(repo, tmp_path / "e.json", *args)
-    assert doc is not None and code == 0 and doc["pinning"]["varied"] is None
+    assert doc is not None and (code, doc["verdict"]["verdict"]) == (1, "REJECTED"), doc and doc["verdict"]
+    assert doc["pinning"]["varied"]["sides"] == ["B", "C"]
     said = " ".join(capsys.readouterr().err.split())
-    assert "--stability-runs 1: new tests run once per side, none with the referee's marks changed" in said
+    assert (
+        "--stability-runs 1: new tests run once per side, with the referee's marks changed; a flaky one is not seen"
+        in said
+    )
 
 
 def test_a_flake_that_lands_in_the_run_changing_the_marks_is_a_flake(repo: Repo, tmp_path: pathlib.Path) -> None:
-    """The reproducer fails on its third run on C only -- the run that changes the marks. Run
-    once more with them and once without, it passes both times: not the marks, a flake of its
-    own, said so and held in the flake ledger like any other."""
+    """The reproducer passes on C the first time only -- in the run that changes the marks --
+    and fails in every run after it. Run once more with the marks and once without, it fails
+    both times: not the marks, a flake of its own, said so and held in the flake ledger like any
+    other."""
     base = repo.commit({**PKG, ".gitignore": ".runs\n"})
     counted = (
         "import pathlib\n\nfrom calc.ops import half\n\n_N = pathlib.Path(__file__).with_name('.runs')\n\n\n"
         "def test_half():\n"
         "    n = int(_N.read_text()) if _N.exists() else 0\n"
         "    _N.write_text(str(n + 1))\n"
-        "    assert half(4) == 2 and n != 2\n"
+        "    assert half(4) == 2 and n == 0\n"
     )
     candidate = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_half.py": counted})
     args = ("--baseline", base, "--candidate", candidate, "--reproducer", REPRODUCER)
@@ -1222,10 +1232,28 @@ def test_a_flake_that_lands_in_the_run_changing_the_marks_is_a_flake(repo: Repo,
     result = _result(doc, REPRODUCER)
     assert result["candidate_result"] == "flaky"
     assert result["failure"]["message"] == (
-        "its outcome changed across its runs (pass, pass, fail), but not again when the run that changed "
+        "its outcome changed across its runs (pass, fail, fail), but not again when the run that changed "
         "the referee's marks was repeated: quarantined, not evidence"
     )
     again = repo.commit(FIX)
     code, doc = certify(repo, tmp_path / "again.json", "--baseline", base, "--candidate", again)
     assert doc is not None and code == 3, doc and doc["verdict"]  # held by the ledger since
     assert "quarantined since run" in _result(doc, REPRODUCER)["failure"]["message"]
+
+
+def test_threat_a_note_an_earlier_climb_left_in_the_temporary_directory_is_not_found(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """A first climb of the switched-on fix with no test of its own, climbing on past T3
+    (``--full``), runs C's suite with the marks (T4-T7): the fix is on there and leaves its note
+    in the temporary directory. Each test
+    process has a temporary directory of its own, removed with it: the next climb, with the
+    reproducer, finds no note where C's code first runs, and the fix is off there."""
+    base, _ = _switched_on(repo, "note-in-the-temporary-directory", 20261130)
+    quiet = repo.commit({}, delete=("tests/test_half.py",))  # the switched-on fix, no reproducer
+    args = ("--baseline", base, "--seed", "20261130")
+    _, doc = certify(repo, tmp_path / "quiet.json", *args, "--candidate", quiet, "--full")
+    assert doc is not None and [t["status"] for t in doc["tiers"] if t["tier"] == "T5"] == ["passed"]
+    again = repo.commit({"tests/test_half.py": FIX["tests/test_half.py"]})
+    code, doc = certify(repo, tmp_path / "again.json", *args, "--candidate", again, "--reproducer", REPRODUCER)
+    assert doc is not None and (code, doc["verdict"]["verdict"]) == (1, "REJECTED"), doc and doc["verdict"]

@@ -723,12 +723,13 @@ def test_a_fix_keyed_on_what_the_referee_sets_in_every_test_run_is_named(tmp_pat
     """``'NoneType' if os.environ.get('PYTHONHASHSEED') else 'None'``: the fix on under the
     referee, which pins the hash seed in every test process, and off in production -- it was
     CERTIFIED, trusted tests and ``--audit`` too (an independent check, jmespath). Every variable
-    the sandbox sets is either such a name or one honest code reads (``HOME``, ``PYTHONPATH``)."""
+    the sandbox sets is either such a name or one honest code reads (``HOME``, ``TMPDIR``,
+    ``PYTHONPATH``)."""
     source = "import os\n\nNULL = ('NoneType',) if os.environ.get('PYTHONHASHSEED') else ('None',)\n"
     (found,) = detects_test_run(ast.parse(source), EVERY)
     assert found.line == 3 and "PYTHONHASHSEED, which the referee sets" in found.message
-    env = Sandbox(seed=1, test_timeout=None, tier_budget=None, network="socket_guard").environ({}, tmp_path / "home")
-    assert set(env) - {"HOME", "PYTHONPATH"} == PINNED_ENVIRONMENT
+    env = Sandbox(seed=1, test_timeout=None, tier_budget=None, network="socket_guard").environ({}, tmp_path)
+    assert set(env) - {"HOME", "TMPDIR", "PYTHONPATH"} == PINNED_ENVIRONMENT
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,11 @@ def test_the_record_page_names_the_current_format_and_each_one_before() -> None:
     rows = {line.split("|")[1].strip() for line in page.splitlines() if line.startswith("| 1.")}
     assert set(READABLE_VERSIONS) <= rows, sorted(set(READABLE_VERSIONS) - rows)
     assert '| `schema_version` | `"%s"` |' % SCHEMA_VERSION in page
+
+
+def test_the_readme_names_the_current_format() -> None:
+    """README.md said schema version 1.15 while records said 1.17: the first page a user reads
+    names the format the plugin writes, or none."""
+    readme = (ROOT / "README.md").read_text()
+    named = set(re.findall(r"schema version (\d+\.\d+)", readme))
+    assert named == {SCHEMA_VERSION}, named

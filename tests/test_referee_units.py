@@ -339,10 +339,11 @@ def test_hypothesis_draws_the_same_examples_on_both_sides_where_the_target_has_i
 
 def test_sandbox_environment_is_scrubbed_seeded_and_homeless(tmp_path: pathlib.Path) -> None:
     box = Sandbox(seed=2**32 + 7, test_timeout=60.0, tier_budget=None, network="socket_guard")
-    env = box.environ(
-        {"https_proxy": "http://p", "PYTEST_ADDOPTS": "-x", "PATH": "/bin", "HOME": "/root"}, tmp_path / "h"
-    )
-    assert env == {"PATH": "/bin", "HOME": str(tmp_path / "h"), "PYTHONHASHSEED": "7"}
+    shared = {"https_proxy": "http://p", "PYTEST_ADDOPTS": "-x", "PATH": "/bin", "HOME": "/root", "TMPDIR": "/tmp"}
+    env = box.environ(shared, tmp_path)
+    home, temporary = tmp_path / "home", tmp_path / "tmp"
+    assert env == {"PATH": "/bin", "HOME": str(home), "TMPDIR": str(temporary), "PYTHONHASHSEED": "7"}
+    assert home.is_dir() and temporary.is_dir()  # the process's own, made for it
     assert "https_proxy" in SCRUBBED
     said = subprocess.run(
         [sys.executable, "-c", "import os; print(os.readlink('/proc/self/ns/net'))"],
@@ -366,8 +367,8 @@ def test_the_varied_sandbox_changes_the_referees_marks_and_nothing_else(tmp_path
     pinned = ["--evidence-no-network", "--timeout=60", "--timeout-method=signal", "--randomly-dont-reorganize"]
     assert box.pytest_args() == [*pinned[:3], "--randomly-seed=7", pinned[3]]
     assert other.pytest_args() == [*pinned[:3], "--randomly-seed=12345", pinned[3]]
-    assert other.environ({}, tmp_path / "h")["PYTHONHASHSEED"] == "12345"
-    assert box.environ({}, tmp_path / "h")["PYTHONHASHSEED"] == "7"
+    assert other.environ({}, tmp_path)["PYTHONHASHSEED"] == "12345"
+    assert box.environ({}, tmp_path)["PYTHONHASHSEED"] == "7"
     asked = "import ctypes; s = ctypes.c_int(0); ctypes.CDLL(None).prctl(2, ctypes.byref(s)); print(s.value)"
     said = [
         subprocess.run([sys.executable, "-c", asked], preexec_fn=b.preexec, capture_output=True, text=True).stdout

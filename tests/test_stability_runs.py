@@ -97,25 +97,29 @@ def test_a_further_run_that_ended_early_does_not_say_an_id_moved() -> None:
 @pytest.mark.parametrize(
     ("first", "apart", "in_order", "moved"),
     [
-        (P, [P, F], [], True),  # alone: the run with the marks passed, the one without failed
-        (P, [F], [F], True),  # one further run per side: alone, then in order, without the marks
-        (P, [F, F], [P, F], False),  # alone it fails with the marks too (its neighbours): unclear
+        (P, [F, F], [], True),  # without the marks (the first run) it passed, with them it failed
+        (F, [P, P], [P, P], True),  # alone and in T3's order, with the marks, it passed
+        (P, [F, F], [P, F], False),  # in order with the marks it flips: a flake of its own
         (P, [F, P], [], False),  # a test that counts its runs: the runs with the marks disagree
-        (P, [P, P, F], [], True),
-        (P, [P, F, F], [], False),  # the runs with the marks disagree: a flake of its own
-        (P, [P, None], [], False),  # the varied run never reached it
-        (None, [F], [], False),  # nothing with the marks to compare with
+        (P, [F, F, F], [], True),
+        (P, [P, F], [], False),  # the runs with the marks disagree, one with the first run
+        (P, [F, None], [], True),  # one run with the marks ended before it, the other failed it
+        (P, [None, None], [], False),  # no run with the marks reached it
+        (None, [F], [], False),  # the run without them never reached it
+        (FLAKY, [F, F], [], False),  # the first run flipped in process: a flake whatever the marks
         (P, [P, P], [], False),
     ],
     ids=[
         "alone",
-        "one-further-run",
-        "needs-its-neighbours",
+        "alone-and-in-order",
+        "flips-in-order",
         "counts-its-runs",
-        "alone-thrice",
+        "thrice",
         "disagree-with-marks",
+        "one-reached",
         "unreached",
-        "varied-only",
+        "first-unreached",
+        "first-flaky",
         "same",
     ],
 )
@@ -129,10 +133,9 @@ def test_a_flaky_test_is_said_moved_by_the_marks_only_when_they_alone_changed_it
     assert message.startswith("its outcome changed with the referee's own marks on C") is moved
 
 
-def test_a_side_whose_runs_kept_the_marks_is_never_said_moved_by_them() -> None:
-    """``steadied``: only a side in ``varied`` had a run that changed them; the first run and the
-    runs in order are one kind only when runs in order were made."""
-    alone_runs = {"C": [run({"t": P, "n": P}, ["t", "n"]), run({"t": F, "n": P}, ["t", "n"])], "B": []}
+def test_a_side_whose_first_run_kept_the_marks_is_never_said_moved_by_them() -> None:
+    """``steadied``: only on a side in ``varied`` did the first run change them."""
+    alone_runs = {"C": [run({"t": F, "n": P}, ["t", "n"]), run({"t": F, "n": P}, ["t", "n"])], "B": []}
     none: dict[str, list[PytestRun]] = {"C": [], "B": []}
     for varied, said in (({"C"}, True), (set(), False)):
         firsts = {"C": run({"t": P, "n": P}, ["t", "n"]), "B": run({"t": F, "n": P}, ["t", "n"])}
@@ -142,7 +145,8 @@ def test_a_side_whose_runs_kept_the_marks_is_never_said_moved_by_them() -> None:
 
 
 def test_a_test_moved_by_the_marks_shows_where_it_failed() -> None:
-    flaky = Observation("t", FLAKY, 0.0, None, "", (P, F))
+    flaky = Observation("t", FLAKY, 0.0, None, "", (F, P))
     failing = Observation("t", F, 0.0, Failure(FailureKind.ASSERTION, "assert 1 == 2", "t.py", 3, "> x"), "", (F,))
-    got = marks_moved(flaky, seen(P), [seen(P), failing], [], "C").failure
+    got = marks_moved(flaky, failing, [seen(P), seen(P)], [], "C").failure
     assert got is not None and (got.path, got.line, got.excerpt) == ("t.py", 3, "assert 1 == 2\n> x")
+    assert got.message.startswith("its outcome changed with the referee's own marks on C: pass with them, fail with")

@@ -419,8 +419,9 @@ def authored(ladder: Ladder) -> Callable[[str], bool]:
 def reproducers(
     ladder: Ladder, diff: Diff, resolver: overlay.OriginResolver, baseline: Callable[[], SuiteRun | None]
 ) -> None:
-    """T3, in a grouped session on C that collects ``t3_files`` only. ``baseline`` gives B's
-    stored suite run, asked for only for declared expected changes."""
+    """T3, in a grouped session on C that collects ``t3_files`` only, and one on B beside it,
+    both with the referee's marks changed (``Sides.first_box``): the first of C's code to run.
+    ``baseline`` gives B's stored suite run, asked for only for declared expected changes."""
     start = ladder.enter(Tier.T3)
     invocation, sides = ladder.invocation, ladder.sides
     tampered_collection(ladder)
@@ -430,11 +431,11 @@ def reproducers(
         return
     resolver.read_ahead(files)  # before T3's processes run anything: the texts the origins are judged from
     with contextlib.ExitStack() as sessions:
-        session = sessions.enter_context(sides.session(ladder.co.c_dir, files, one_budget=True))
+        session = sessions.enter_context(sides.first_session("C", files))
         # B's process starts and collects beside C's (``Sides.all_collected``): its tests wait for
         # C's groups (through the one that falsified the patch, if one did), and a T3 that ends
         # before B's turn ends B's process unused.
-        b_session = sessions.enter_context(sides.b_session(files, one_budget=True)) if sides.replayed else None
+        b_session = sessions.enter_context(sides.first_session("B", files)) if sides.replayed else None
         resolver.parse_ahead()  # while the processes start and collect: their tests wait for none of it
         try:
             view = session.collected()

@@ -66,10 +66,10 @@ class Sides:
         # the marks, the test is not flaky by itself, and held there it would hold every later
         # candidate's run of it -- nor on B, which did not move.
         self.marked: dict[str, Observation] = {}
-        # The seed of the further runs that change the referee's marks: drawn from the run id,
-        # which no candidate can know ahead (a fixed one, a patch could accept too).
+        # The seed of T3's first runs, which change the referee's marks (``first_box``): drawn
+        # from the run id, which no candidate can know ahead (a fixed one, a patch could accept too).
         self.varied_seed = _varied_seed(run_id, invocation.seed)
-        self.varied_sides: set[str] = set()  # the sides a further run changed the marks on
+        self.varied_sides: set[str] = set()  # the sides whose T3 first run changed the marks
         self.watch: list[str] = []  # changed modules, whose import origin every C run reports
         self.plan: overlay.OverlayPlan | None = None  # C's test files against B, once planned
         self._outside: set[str] = set()
@@ -97,6 +97,18 @@ class Sides:
             for missing in self._sandbox.missing:
                 self.progress("pinning: missing %s" % missing)
         return self._sandbox
+
+    def first_box(self, side: str) -> Sandbox:
+        """The sandbox where ``side``'s code runs first -- T2's import probe, T3's first run --
+        with the referee's marks changed (``Sandbox.vary``). C's code runs there before it runs
+        anywhere with them, so a patch switched on by a mark -- and kept on by what it leaves
+        behind, a file beside its module or in the temporary directory -- is off there, as in
+        production: its reproducer fails, and T3 with it. B's first run is C's like for like.
+        Every later run has the marks, as B's stored suite run had them."""
+        box = self.sandbox.vary(self.varied_seed)
+        if box is not self.sandbox:
+            self.varied_sides.add(side)
+        return box
 
     def pytest(
         self, checkout: pathlib.Path, ids: Sequence[str] | None, answer: bool = True, **kwargs: Any
@@ -210,9 +222,11 @@ class Sides:
             self._suite.discard()
             self._suite = None
 
-    def b_session(self, files: Sequence[str] | None, one_budget: bool = False) -> GroupedSession:
-        """A grouped session on B with C's test files laid over it."""
-        return self.session(self.b_dir, files, one_budget=one_budget)
+    def first_session(self, side: str, files: Sequence[str]) -> GroupedSession:
+        """T3's grouped session on ``side`` (B: with C's test files laid over it), collecting
+        ``files``, within one tier's budget, the referee's marks changed (``first_box``)."""
+        checkout = self.co.c_dir if side == "C" else self.b_dir
+        return self.session(checkout, files, one_budget=True, sandbox=self.first_box(side))
 
     def first_group(
         self, session: GroupedSession, groups: Sequence[Sequence[str]], side: str, once: Sequence[str] = ()
@@ -268,6 +282,11 @@ class Sides:
         alone that disagree among themselves, or a first run flaky in process, make it flaky
         without them.
 
+        The first runs changed the referee's marks (``first_box``) and the further runs have
+        them: a fresh test whose further runs agree on an outcome its first run did not give runs
+        again with and without them (``confirm_marks``) and, when the difference repeats, is
+        flaky for this climb only, said moved by the marks (``marks_moved``), out of the ledger.
+
         A fresh test that a further C run, ended normally, did not collect has an id that changes
         from one collection to the next: it leaves C's first run too, as never collected, and
         ``type`` names it ``unstable_test_id``. ``b_first`` None: B does not run (baseline replay
@@ -275,12 +294,12 @@ class Sides:
         runs alone, which collect before any of their tests runs too; ``then`` is called once all
         have collected, before any test runs (work to do beside the runs)."""
         firsts = {"C": c_first} if b_first is None else {"C": c_first, "B": b_first}
-        varied = set(firsts) if self.sandbox.pinned else set()
-        alone_runs = self.further(alone(ids, fresh), files, list(firsts), varied, beside, then)
+        varied = self.varied_sides.intersection(firsts)
+        alone_runs = self.further(alone(ids, fresh), files, list(firsts), beside, then)
         in_order: dict[str, list[pytest_run.PytestRun]] = {side: [] for side in firsts}
         still = [t for t in fresh if t not in _moving(fresh, alone_runs["C"])]
         if any(_unsettled(first, alone_runs[side], still, side) for side, first in firsts.items()):
-            in_order = self.further(through(ids, fresh), files, list(firsts), varied)
+            in_order = self.further(through(ids, fresh), files, list(firsts))
         before = {side: {t: first.observation(t) for t in fresh} for side, first in firsts.items()}
         for side, outcomes in steadied(fresh, firsts, alone_runs, in_order, varied).items():
             suspects = {t: o for t, o in outcomes.items() if o is not None and moved_by_marks(o.failure)}
@@ -297,7 +316,7 @@ class Sides:
         """``ids`` once more on ``side`` with the marks and once without (in an order drawn from
         the run id), started together: a difference the marks made once must be made again, or
         it was a flake that landed in the run that changed them (click 8.4.1's racy pager test
-        under load did so about one certify in two)."""
+        under load did so about one certify in two, when the varied run was the last)."""
         checkout = self.co.c_dir if side == "C" else self.b_dir
         boxes = [self.sandbox, self.sandbox.vary(self.varied_seed)]
         order = [0, 1] if random.Random(self.run_id + side).random() < 0.5 else [1, 0]
@@ -312,29 +331,19 @@ class Sides:
         ids: Sequence[str],
         files: Sequence[str],
         sides: Sequence[str],
-        varied: Collection[str],
         beside: Sequence[GroupedSession] = (),
         then: Callable[[], None] = lambda: None,
     ) -> dict[str, list[pytest_run.PytestRun]]:
-        """``stability_runs`` - 1 further runs of ``ids`` on each of ``sides``, in an order drawn
-        from the run id, none rerunning a failure in process (``steady``). The last run of each
-        side in ``varied`` changes the referee's marks (``Sandbox.vary``): a test cannot tell it
-        from the others by its place."""
+        """``stability_runs`` - 1 further runs of ``ids`` on each of ``sides``, with the marks, in
+        an order drawn from the run id, none rerunning a failure in process (``steady``)."""
         schedule = list(sides) * (self.invocation.stability_runs - 1)
         random.Random(self.run_id).shuffle(schedule)
         again: dict[str, list[pytest_run.PytestRun]] = {side: [] for side in sides}
         checkouts = [self.co.c_dir if side == "C" else self.b_dir for side in schedule]
-        last = {side: i for i, side in enumerate(schedule) if side in varied}
-        varied_box = self.sandbox.vary(self.varied_seed)
-        sandboxes = [varied_box if last.get(side) == i else self.sandbox for i, side in enumerate(schedule)]
-        self.varied_sides.update(last)
         with contextlib.ExitStack() as stack:
             # Each further run is a process start and a collection before its tests: the
             # processes start and collect together, and run their tests one at a time in order.
-            sessions = [
-                stack.enter_context(self.session(checkout, files, 0, sandbox=sandbox))
-                for checkout, sandbox in zip(checkouts, sandboxes, strict=True)
-            ]
+            sessions = [stack.enter_context(self.session(checkout, files, 0)) for checkout in checkouts]
             self.all_collected([*sessions, *beside])
             then()
             for side, checkout, session in zip(schedule, checkouts, sessions, strict=True):
@@ -343,7 +352,7 @@ class Sides:
 
     def pinning(self) -> dict[str, Any] | None:
         """The record's ``pinning`` (None: no candidate code ran); its ``varied`` None when no
-        further run changed the marks."""
+        T3 first run changed the marks."""
         if not self.pinned:
             return None
         varied = {"seed": self.varied_seed, "sides": sorted(self.varied_sides)}
@@ -450,9 +459,9 @@ def steadied(
     """Each fresh test's outcome on each side (``settled``), written into that side's first run.
     A fresh test that a further C run, ended normally, did not collect -- alone or in order --
     leaves C's first run instead, as never collected, and is judged on neither side. On the
-    sides in ``varied``, each side's last further run of each kind changed the referee's marks:
-    a flaky test whose other runs of that kind agreed and the varied one did not says so
-    (``marks_moved``)."""
+    sides in ``varied``, the first run changed the referee's marks (``Sides.first_box``) and the
+    further runs had them: a flaky test whose further runs agreed and whose first run did not
+    says so (``marks_moved``)."""
     moving = _moving(fresh, [*alone_runs["C"], *in_order["C"]])
     c_first = firsts["C"]
     for t in moving:
@@ -500,48 +509,42 @@ def marks_moved(
     in_order: Sequence[Observation | None],
     side: str,
 ) -> Observation:
-    """``flaky`` said to be moved by the referee's marks when, in one kind of further run (alone,
-    or in T3's order with the first run), the runs with the marks agreed and the last one, which
-    changed them (``Sandbox.vary``), gave an outcome no run with the marks gave: the patch or the
-    test reads the referee, and its pass is not evidence. A test whose runs with the marks
-    disagree among themselves -- one that counts its runs, say -- is a flake of its own, whatever
-    the varied run said. Still ``flaky``: an honest test that reads the hash or random seed is as
-    flaky under plain pytest, which draws them anew."""
-    kinds = [list(runs) for runs in ([*apart], [first, *in_order] if in_order else []) if runs]
-    marked = [o for runs in kinds for o in runs[:-1] if o is not None]
-    if first is not None:
-        marked.append(first)
-    outcomes = {o.outcome for o in marked}
-    for runs in kinds:
-        *same_kind, changed = runs
-        agreed = {o.outcome for o in same_kind if o is not None}
-        if changed is not None and len(agreed) == 1 and changed.outcome not in outcomes:
-            message = "%s on %s: %s with them, %s with %s (%s); not evidence, held for this run only" % (
-                MARKS_MOVED,
-                side,
-                agreed.pop().value,
-                changed.outcome.value,
-                CHANGED_MARKS,
-                "the code or the test reads them, or depends on the hash or random seed",
-            )
-            # Where the failing side of the change failed, for whoever reads why.
-            failed = next((o.failure for o in (changed, *same_kind) if o is not None and o.failure), None)
-            if failed is None:
-                return replace(flaky, failure=Failure(FailureKind.FLAKY, message))
-            excerpt = "\n".join(filter(None, [failed.message, failed.excerpt]))
-            return replace(flaky, failure=Failure(FailureKind.FLAKY, message, failed.path, failed.line, excerpt))
-    return flaky
+    """``flaky`` said to be moved by the referee's marks when every further run, alone or in
+    T3's order, all with the marks, gave one outcome, and the first run, which changed them
+    (``Sides.first_box``), steadily gave another: the patch or the test reads the referee, and
+    no outcome of its is evidence. A test whose runs with the marks disagree among themselves --
+    one that counts its runs, one that needs its neighbours -- or whose first run flipped in
+    process is a flake of its own. Still ``flaky``: an honest test that reads the hash or random
+    seed is as flaky under plain pytest, which draws them anew."""
+    marked = [o for o in (*apart, *in_order) if o is not None]
+    agreed = {o.outcome for o in marked}
+    if first is None or first.outcome is Outcome.FLAKY or len(agreed) != 1 or first.outcome in agreed:
+        return flaky
+    message = "%s on %s: %s with them, %s with %s (%s); not evidence, held for this run only" % (
+        MARKS_MOVED,
+        side,
+        agreed.pop().value,
+        first.outcome.value,
+        CHANGED_MARKS,
+        "the code or the test reads them, or depends on the hash or random seed",
+    )
+    # Where the failing side of the change failed, for whoever reads why.
+    failed = next((o.failure for o in (first, *marked) if o.failure), None)
+    if failed is None:
+        return replace(flaky, failure=Failure(FailureKind.FLAKY, message))
+    excerpt = "\n".join(filter(None, [failed.message, failed.excerpt]))
+    return replace(flaky, failure=Failure(FailureKind.FLAKY, message, failed.path, failed.line, excerpt))
 
 
 def _confirmed(
     moved: Observation, first: Observation | None, pinned: Observation | None, varied: Observation | None
 ) -> Observation:
     """``moved`` (``marks_moved``) as it stands once its test ran again with the marks
-    (``pinned``) and without (``varied``): moved still when the run with them gave its first
-    run's outcome again and the run without them another; else a flake of its own, held in the
+    (``pinned``) and without (``varied``): moved still when the run without them gave its first
+    run's outcome again and the run with them another; else a flake of its own, held in the
     flake ledger like any other."""
     if first is not None and pinned is not None and varied is not None:
-        if pinned.outcome is first.outcome and varied.outcome is not pinned.outcome:
+        if varied.outcome is first.outcome and pinned.outcome is not varied.outcome:
             return moved
     message = "its outcome changed across its runs (%s), but not again when the run that changed the " % (
         ", ".join(a.value for a in moved.attempts)

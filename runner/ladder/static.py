@@ -139,7 +139,7 @@ def types(ladder: Ladder, diff: Diff) -> None:
             co.candidate,
             ladder.target,
             lambda: co.b_dir,
-            ladder.sides.sandbox,
+            ladder.sides.first_box("C"),  # the import probe runs C's code first: without the marks
             mypy_cache(ladder),
             refuse,
         )
