@@ -95,9 +95,11 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   side) that change the referee's marks (another seed, no parent-death signal). A fresh test whose
   outcome only that run changed, and again when both were repeated, is ``flaky`` with a failure
   saying so, and makes T3 INCONCLUSIVE; it is not written to the flake ledger. Earlier 1.x records still read.
-* ``1.18`` -- ``pinning.tmpdir``: each test process has a temporary directory of its own, as it
-  had a ``HOME``. ``pinning.varied`` now names where C's code runs first: T2's import probe and
-  T3's first run on each side, with the marks changed; every later run has them. A patch the
+* ``1.18`` -- ``pinning.tmpdir``: each test process but the first of C's code has a temporary
+  directory of its own, as it had a ``HOME``. ``pinning.varied`` now names where C's code runs
+  first: T2's import probe and T3's first run on each side, with the marks changed (another seed, not inherited by
+  subprocesses, no parent-death signal, no session of its own, the runner's ``TMPDIR``); every
+  later run has them. A patch the
   marks switch on is off there, as in production, and cannot have left itself a note saying it
   was on. Earlier 1.x records still read.
 

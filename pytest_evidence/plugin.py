@@ -64,10 +64,16 @@ def pytest_plugin_registered(plugin: object) -> None:
     it runs for the config as soon as this module is registered -- before the setuptools entry
     points (which may resolve into the checkout under test), before the plugins named after this
     one and long before any conftest. Options are not parsed yet: the raw command line is read.
+    Here too, asked by the runner (``seedless_children``), ``PYTHONHASHSEED`` leaves the
+    environment the tests' subprocesses inherit.
     """
     if isinstance(plugin, pytest.Config):
         args = plugin.invocation_params.args
         _take_channel(plugin, _raw_option(args, options.STREAM_FD), _raw_option(args, options.KEY_FD))
+        if any(name.startswith("PYTEST_EVIDENCE_") for name in os.environ):  # the runner's process
+            from pytest_evidence import seedless_children
+
+            seedless_children.drop_inherited_seed(os.environ)
 
 
 @pytest.hookimpl(tryfirst=True)

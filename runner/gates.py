@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pytest_evidence import syntax
 from pytest_evidence.errors import ToolFailed
 from pytest_evidence.model import Failure, FailureKind, Finding, Outcome, Role, ValidationResult
+from pytest_evidence.seedless_children import HASHSEED_NOT_INHERITED
 from runner import findings as judged
 from runner.importgraph import owned_module
 from runner.sandbox import Sandbox
@@ -298,7 +299,9 @@ def _mypy_run(checkout: pathlib.Path, py: Sequence[str], target: Target, cache_d
 #: imports, so a module that kills or hangs the probe is named; the answer line carries a nonce
 #: read from stdin, so the code being imported cannot print a forged one.
 _IMPORT_PROBE = """
-import importlib, json, sys
+import importlib, json, os, sys
+if os.environ.pop(NOT_INHERITED, None) is not None:  # as the plugin does: its imports' subprocesses draw their seed
+    os.environ.pop("PYTHONHASHSEED", None)
 nonce = sys.stdin.readline().strip()
 sys.stdin.close()
 out = {}
@@ -315,7 +318,7 @@ for path, name in json.loads(sys.argv[1]):
     except BaseException as exc:
         out[path] = {"ok": False, "error": "%s: %s" % (type(exc).__name__, exc)}
 print("ANSWER-" + nonce + " " + json.dumps(out), flush=True)
-"""
+""".replace("NOT_INHERITED", repr(HASHSEED_NOT_INHERITED))
 
 
 def _probe(

@@ -172,7 +172,8 @@ class PytestProcess:
                 # the same numbers, which the channel fixed.
                 pass_fds=(*self.channel.pass_fds, *pass_fds),
                 preexec_fn=sandbox.preexec,
-                start_new_session=True,  # one process group: a kill takes the tests' own children too
+                # one process group either way: a kill takes the tests' own children too
+                start_new_session=sandbox.session_leader,
             )
         except BaseException:
             self._held.close()

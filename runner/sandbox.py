@@ -6,8 +6,8 @@
 * Seeded randomness: ``PYTHONHASHSEED`` and pytest-randomly's per-test reseeding with one
   recorded seed (test order kept: ``--randomly-dont-reorganize``), identical on B and C.
 * A scrubbed environment: no proxy variables, no ``PYTEST_ADDOPTS`` or plugin autoload switches,
-  a temporary ``HOME`` and temporary directory (``TMPDIR``) per process: what one process leaves
-  there, no other finds.
+  a temporary ``HOME`` per process, and a temporary directory (``TMPDIR``) of its own for every
+  process but the first of C's code: what one process leaves there, no other finds.
 * Per-test timeouts with pytest-timeout (``timeout``, distinct from ``fail``); the process
   limit is the tier's budget.
 * T3's first run on each side with the referee's own marks changed (``Sandbox.vary``): C's code
@@ -39,6 +39,7 @@ from packaging.specifiers import SpecifierSet
 
 import pytest_evidence
 from pytest_evidence import gitops
+from pytest_evidence.seedless_children import HASHSEED_NOT_INHERITED
 from runner import netns
 from runner.target import GUARD_MODULES, Target, guard_copies
 
@@ -185,15 +186,21 @@ class Sandbox:
 
     def environ(self, base: Mapping[str, str], scratch: pathlib.Path) -> dict[str, str]:
         """``base`` as a test process gets it: ``scratch``, the process's own directory, holds its
-        ``HOME`` and its temporary directory -- a patch that leaves itself a note in a shared one
-        (on, under a run with the marks) finds none in the next process, nor in a later climb."""
+        ``HOME`` and, but once the marks are changed, its temporary directory -- a patch that
+        leaves itself a note in a shared one (on, under a run with the marks) finds none in the
+        next process, nor in a later climb. The first run of C's code keeps the temporary
+        directory the runner has, as a plain ``pytest`` would: a private one is a mark too (a
+        review's patch was on wherever ``gettempdir()`` was not ``/tmp``), which that run changes."""
         if not self.pinned:
             return dict(base)
         env = {k: v for k, v in base.items() if k not in SCRUBBED}
-        for name, directory in (("HOME", "home"), ("TMPDIR", "tmp")):
+        private = (("HOME", "home"),) if self.varied_seed is not None else (("HOME", "home"), ("TMPDIR", "tmp"))
+        for name, directory in private:
             (scratch / directory).mkdir(parents=True, exist_ok=True)
             env[name] = str(scratch / directory)
         env["PYTHONHASHSEED"] = str(self.run_seed % 2**32)
+        if self.varied_seed is not None:
+            env[HASHSEED_NOT_INHERITED] = "1"
         if self.shim:
             env["PYTHONPATH"] = os.pathsep.join([*filter(None, [env.get("PYTHONPATH")]), *self.shim])
         return env
@@ -216,17 +223,30 @@ class Sandbox:
         return bool(self.test_timeout) and any(g.distribution == "pytest-timeout" for g in self.loaded)
 
     @property
+    def session_leader(self) -> bool:
+        """Whether a test process starts a session of its own (``start_new_session``): no
+        terminal to read, and a kill of its process group takes its children. Not once
+        ``vary``-ed: ``os.getsid(0) == os.getpid()`` is a mark (a review's patch was on wherever
+        it held), and a shell's job is a process group of its own in the shell's session, which
+        ``preexec`` makes that process."""
+        return self.varied_seed is None
+
+    @property
     def preexec(self) -> Callable[[], None]:
         """Run in the child between fork and exec: die with the runner (``kill -9`` of the runner
         leaves no pytest running; not once ``vary``-ed: a mark, and that process ends by its budget
-        or its output pipe closing), enter the namespace, and (``memory``) cap the address space.
-        Asked for in the runner, for each process it starts."""
+        or its output pipe closing), lead a process group (``session_leader``), enter the
+        namespace, and (``memory``) cap the address space. Asked for in the runner, for each
+        process it starts."""
         dies = None if self.varied_seed is not None else dies_with_parent(signal.SIGKILL)
+        group = not self.session_leader
         namespace, limit = self.network == "netns", self.memory
 
         def enter() -> None:
             if dies is not None:
                 dies()
+            if group:
+                os.setpgid(0, 0)
             if namespace:
                 netns.enter()
             if limit is not None:

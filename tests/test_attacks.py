@@ -1127,7 +1127,9 @@ def test_threat_a_pytest_plugin_registered_by_metadata_in_the_checkout_is_reject
 #: Fixes switched on by a mark the referee leaves in every test process of its own, read where no
 #: static rule names it (an independent review's): the pinned hash seed, the parent-death signal
 #: asked of the kernel -- and, once on, kept on by a note left beside the module or in the
-#: temporary directory (a later review's: CERTIFIED while the run changing the marks came last).
+#: temporary directory (a later review's: CERTIFIED while the run changing the marks came last);
+#: and what every run showed alike until the first changed it too: a private temporary directory
+#: beside the private home, a hash seed the subprocesses inherit, a session of its own.
 _STICKY = (
     "import os\nimport tempfile\n\n_NOTE = os.path.join({where}, '.calc-on')\n"
     "if hash('calc.ops') == {{hashed}}:\n    open(_NOTE, 'w').close()\n"
@@ -1144,6 +1146,19 @@ SWITCHES = {
     ),
     "note-beside-the-module": (_STICKY.format(where="os.path.dirname(os.path.abspath(__file__))"), "MARK"),
     "note-in-the-temporary-directory": (_STICKY.format(where="tempfile.gettempdir()"), "MARK"),
+    # marks the same in every run of a design that changed only the seed and the signal (a review's)
+    "home-beside-the-temporary-directory": (
+        "import os\nimport tempfile\n\n\ndef _on():\n"
+        "    return os.path.join(os.path.dirname(tempfile.gettempdir()), 'home') == os.path.expanduser('~')\n",
+        "_on()",
+    ),
+    "hash-seed-inherited": (
+        "import subprocess\nimport sys\n\n\ndef _on():\n"
+        "    said = subprocess.run([sys.executable, '-c', 'print(hash(\"ok\"))'], capture_output=True, text=True)\n"
+        "    return said.stdout.strip() == str(hash('ok'))\n",
+        "_on()",
+    ),
+    "session-leader": ("import os\n", "os.getsid(0) == os.getpid()"),
 }
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 
 import pytest
 from conftest import Record, RunEvidence, by_name
 
+from pytest_evidence.seedless_children import HASHSEED_NOT_INHERITED
 from pytest_evidence.stream import read
 
 
@@ -316,3 +318,33 @@ def test_each_test_s_markers_are_streamed_as_pytest_iterates_them(pytester: pyte
         "parametrize",
         "slow",
     ]
+
+
+def test_asked_by_the_runner_the_plugin_keeps_the_hash_seed_from_the_tests_subprocesses(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``options.HASHSEED_NOT_INHERITED``: the process keeps the seed it started with, and what
+    the tests start draws its own -- before any conftest runs, as under a plain pytest."""
+    pytester.makeconftest("import os\n\nSEEN = os.environ.get('PYTHONHASHSEED')\n")
+    pytester.makepyfile(
+        """
+        import os, subprocess, sys
+
+        import conftest
+
+
+        def test_seed():
+            assert conftest.SEEN is None and "PYTHONHASHSEED" not in os.environ
+            assert not [k for k in os.environ if k.startswith("PYTEST_EVIDENCE_")]
+            assert sys.flags.hash_randomization and hash("x") == int(os.environ["HASHED"])
+            child = subprocess.run([sys.executable, "-c", "print(hash('x'))"], capture_output=True, text=True)
+            assert child.stdout.strip() != os.environ["HASHED"]
+        """
+    )
+    monkeypatch.setenv("PYTHONHASHSEED", "4242")
+    monkeypatch.setenv("HASHED", pytester.run(sys.executable, "-c", "print(hash('x'))").outlines[0])
+    monkeypatch.setenv(HASHSEED_NOT_INHERITED, "1")
+    pytester.runpytest_subprocess("-p", "evidence", "-p", "no:randomly").assert_outcomes(passed=1)
+    monkeypatch.delenv(HASHSEED_NOT_INHERITED)
+    pytester.makepyfile("import os\n\n\ndef test_seed():\n    assert os.environ['PYTHONHASHSEED'] == '4242'\n")
+    pytester.runpytest_subprocess("-p", "evidence", "-p", "no:randomly").assert_outcomes(passed=1)

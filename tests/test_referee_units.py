@@ -18,6 +18,7 @@ import pytest
 from conftest import GitRepo
 
 from pytest_evidence.model import Detection, DetectionKind, Tier, TierRecord, TierStatus, Verdict
+from pytest_evidence.seedless_children import HASHSEED_NOT_INHERITED
 from runner import config_policy, interference, netns, pyscan
 from runner.diff import Diff, FileChange, FileKind
 from runner.integrity import _own_modules, disabled_plugins, verify_test_integrity
@@ -358,7 +359,8 @@ def test_sandbox_environment_is_scrubbed_seeded_and_homeless(tmp_path: pathlib.P
 
 
 def test_the_varied_sandbox_changes_the_referees_marks_and_nothing_else(tmp_path: pathlib.Path) -> None:
-    """Another seed everywhere one is pinned, no parent-death signal asked of the kernel; the
+    """Another seed everywhere one is pinned (and not handed on to subprocesses), no parent-death
+    signal asked of the kernel, the runner's temporary directory and no session of its own; the
     per-test timeout as it was."""
     timeout = Guard("pytest-timeout", "pytest_timeout", "timeout", "per-test timeout", GUARDS[0].args)
     randomly = Guard("pytest-randomly", "pytest_randomly", "randomly", "seeded", GUARDS[1].args)
@@ -367,14 +369,28 @@ def test_the_varied_sandbox_changes_the_referees_marks_and_nothing_else(tmp_path
     pinned = ["--evidence-no-network", "--timeout=60", "--timeout-method=signal", "--randomly-dont-reorganize"]
     assert box.pytest_args() == [*pinned[:3], "--randomly-seed=7", pinned[3]]
     assert other.pytest_args() == [*pinned[:3], "--randomly-seed=12345", pinned[3]]
-    assert other.environ({}, tmp_path)["PYTHONHASHSEED"] == "12345"
-    assert box.environ({}, tmp_path)["PYTHONHASHSEED"] == "7"
-    asked = "import ctypes; s = ctypes.c_int(0); ctypes.CDLL(None).prctl(2, ctypes.byref(s)); print(s.value)"
+    shared = {"TMPDIR": "/tmp"}
+    varied, pinned_env = other.environ(shared, tmp_path / "v"), box.environ(shared, tmp_path / "p")
+    assert (varied["PYTHONHASHSEED"], pinned_env["PYTHONHASHSEED"]) == ("12345", "7")
+    # the runner's temporary directory, as a plain pytest has it; the plugin drops the seed for children
+    assert (varied["TMPDIR"], pinned_env["TMPDIR"]) == ("/tmp", str(tmp_path / "p" / "tmp"))
+    assert varied[HASHSEED_NOT_INHERITED] == "1" and HASHSEED_NOT_INHERITED not in pinned_env
+    asked = (
+        "import ctypes, os; s = ctypes.c_int(0); ctypes.CDLL(None).prctl(2, ctypes.byref(s)); "
+        "print(s.value, os.getsid(0) == os.getpid(), os.getpgid(0) == os.getpid())"
+    )
     said = [
-        subprocess.run([sys.executable, "-c", asked], preexec_fn=b.preexec, capture_output=True, text=True).stdout
+        subprocess.run(
+            [sys.executable, "-c", asked],
+            preexec_fn=b.preexec,
+            start_new_session=b.session_leader,
+            capture_output=True,
+            text=True,
+        ).stdout
         for b in (box, other)
     ]
-    assert said == ["%d\n" % signal.SIGKILL, "0\n"]
+    # varied: no signal asked, and a process group of its own in the runner's session, as a shell's job
+    assert said == ["%d True True\n" % signal.SIGKILL, "0 False True\n"]
     unpinned_box = unpinned(7, None)
     assert unpinned_box.vary(12345) == unpinned_box
 
