@@ -99,7 +99,8 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   directory of its own, as it had a ``HOME``. ``pinning.varied`` now names where C's code runs
   first: T2's import probe and T3's first run on each side, with the marks changed (another seed, not inherited by
   subprocesses, no parent-death signal, no session of its own, the runner's ``TMPDIR``); every
-  later run has them. A patch the
+  later run has them. Each test process sees the default evidence store's directory empty (a
+  mount namespace); ``pinning.missing`` says when the store is in reach. A patch the
   marks switch on is off there, as in production, and cannot have left itself a note saying it
   was on. Earlier 1.x records still read.
 

@@ -39,11 +39,12 @@ def certify_candidate(
     repo: example_repo.ExampleRepo,
     name: str,
     out: pathlib.Path,
-    store: pathlib.Path,
+    store: pathlib.Path | None,
     *extra: str,
     progress: Callable[[str], None] = lambda _m: None,
 ) -> tuple[int, dict[str, Any]]:
-    """``certify`` one candidate of the example (``extra``: more certify arguments)."""
+    """``certify`` one candidate of the example (``extra``: more certify arguments; ``store``
+    None: the example repository's default store, the one test processes cannot reach)."""
     parser = argparse.ArgumentParser()
     certify.add_arguments(parser)
     args = parser.parse_args([*repo.certify_args(name, out, store), *extra])
@@ -85,7 +86,7 @@ def run(keep: bool, console: Console, names: Sequence[str] = tuple(example_repo.
             what = example_repo.CANDIDATES[name][0]
             say(console, "[%d/%d] %s: %s" % (number, count, name, what), indent="")
             with live.Display(console):
-                code, doc = certify_candidate(repo, name, work / f"{name}.json", work / "store.sqlite3")
+                code, doc = certify_candidate(repo, name, work / f"{name}.json", None)
             verdict = doc["verdict"]
             style = {"CERTIFIED": "green", "REJECTED": "red"}.get(verdict["verdict"], "yellow")
             at = " at %s" % verdict["halted_at"] if verdict["halted_at"] else ""

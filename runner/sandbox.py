@@ -3,6 +3,8 @@
 * No network: a fresh network namespace per process where the machine allows one
   (``netns``), with the plugin's socket guard inside it as the detector; the guard alone
   (``socket_guard``) where it does not. The record says which held.
+* No evidence store: its directory covered by an empty one in each test process (``netns``'s
+  mount namespace), where the machine allows it; else ``missing`` says the store is in reach.
 * Seeded randomness: ``PYTHONHASHSEED`` and pytest-randomly's per-test reseeding with one
   recorded seed (test order kept: ``--randomly-dont-reorganize``), identical on B and C.
 * A scrubbed environment: no proxy variables, no ``PYTEST_ADDOPTS`` or plugin autoload switches,
@@ -148,6 +150,8 @@ class Sandbox:
     plugins: Mapping[str, str] = field(default_factory=dict)
     missing: tuple[str, ...] = ()
     memory: int | None = None  # bytes of address space per test process (the audit's mutants); None: no cap
+    hidden: tuple[str, ...] = ()  # directories each test process sees empty (``netns.enter``): the store's
+    in_reach: str | None = None  # why the evidence store is not hidden, listed in ``missing`` (not in ``identity``)
     varied_seed: int | None = None  # the referee's own marks changed, and this the seed (``vary``)
 
     @property
@@ -213,8 +217,11 @@ class Sandbox:
         return found
 
     def identity(self) -> str:
-        """What makes two runs comparable: everything pinned but the tier budget (a time limit)."""
+        """What makes two runs comparable: everything pinned but the tier budget (a time limit)
+        and whether the store was hidden (the tests never read it: a batch's workers, each with
+        a store of its own, share B's run)."""
         pinned = {k: v for k, v in self.to_dict().items() if k != "tier_budget"}
+        pinned["missing"] = list(self.missing)
         return json.dumps(pinned, sort_keys=True)
 
     @property
@@ -241,6 +248,7 @@ class Sandbox:
         dies = None if self.varied_seed is not None else dies_with_parent(signal.SIGKILL)
         group = not self.session_leader
         namespace, limit = self.network == "netns", self.memory
+        hidden = [os.fsencode(path) for path in self.hidden]
 
         def enter() -> None:
             if dies is not None:
@@ -248,7 +256,7 @@ class Sandbox:
             if group:
                 os.setpgid(0, 0)
             if namespace:
-                netns.enter()
+                netns.enter(hidden)
             if limit is not None:
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
@@ -265,7 +273,7 @@ class Sandbox:
             "tmpdir": "temporary",
             "scrubbed": sorted(SCRUBBED),
             "plugins": dict(self.plugins),
-            "missing": list(self.missing),
+            "missing": [*self.missing, *filter(None, [self.in_reach])],
             # Python subprocesses load the socket guard (pytest_evidence/carrier.py); any other
             # subprocess, and C code, is held by the namespace alone.
             "subprocess_guard": "python",
@@ -310,15 +318,24 @@ def pin_environment(
     test_timeout: float | None = DEFAULT_TEST_TIMEOUT,
     tier_budget: float | None = None,
     disabled: Collection[str] = (),
+    store: str | None = None,
 ) -> Sandbox:
     """Decide, once per climb, how every test process runs.
 
     ``disabled``: plugin names the repository's configuration (or ``--pytest-arg``) switches off
     with ``-p no:NAME``; a guard it names is not loaded (its options would be a usage error) and
-    its guarantee is listed as missing.
+    its guarantee is listed as missing. ``store``: the directory of the evidence store, to hide
+    from the test processes (None: none to hide, or one that cannot be, listed as missing by the
+    caller).
     """
     network = "netns" if netns.available() else "socket_guard"
     missing = [] if network == "netns" else ["network namespace: not permitted here; the socket guard alone blocks"]
+    hidden: tuple[str, ...] = ()
+    in_reach = None
+    if store is not None and netns.can_hide():
+        hidden = (store,)
+    elif store is not None:
+        in_reach = "the evidence store's directory %s: test processes can reach it (no mount namespace)" % store
     plugins: dict[str, str] = {}
     problems: dict[str, str | None] = {}
     injected: list[Guard] = []
@@ -353,6 +370,8 @@ def pin_environment(
         tuple(copies[g.distribution] for g in injected),
         plugins,
         tuple(missing),
+        hidden=hidden,
+        in_reach=in_reach,
     )
 
 

@@ -16,6 +16,8 @@ import sys
 import pytest
 from conftest import FIX, PKG, Record, Repo, certify
 
+from runner import netns
+
 REPRODUCER = "tests/test_half.py::test_half"
 
 
@@ -1272,3 +1274,33 @@ def test_threat_a_note_an_earlier_climb_left_in_the_temporary_directory_is_not_f
     again = repo.commit({"tests/test_half.py": FIX["tests/test_half.py"]})
     code, doc = certify(repo, tmp_path / "again.json", *args, "--candidate", again, "--reproducer", REPRODUCER)
     assert doc is not None and (code, doc["verdict"]["verdict"]) == (1, "REJECTED"), doc and doc["verdict"]
+
+
+def test_threat_a_test_process_finds_no_evidence_store_to_rewrite(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """An independent review forged B's stored suite run in the default store, which a test
+    process reached through its worktree's ``.git`` file: a later regressing candidate was
+    CERTIFIED. Each test process now sees the store's directory empty (a mount namespace of its
+    own): the reproducer below passes only where the store is out of reach, and what it writes
+    there never reaches the store."""
+    if not netns.can_hide():
+        pytest.skip("no mount namespace here: the record lists the store as in reach")
+    reach = (
+        "import pathlib\n\nfrom calc.ops import half\n\n\n"
+        "def _store_dir():\n"
+        "    root = pathlib.Path(__file__).resolve().parents[1]\n"
+        "    gitdir = (root / '.git').read_text().split(':', 1)[1].strip()  # the worktree's\n"
+        "    return pathlib.Path(gitdir).parents[1] / 'evidence'\n\n\n"
+        "def test_half():\n"
+        "    where = _store_dir()\n"
+        "    (where / 'planted').write_text('a forged run')\n"
+        "    assert half(4) == 2 and not (where / 'store.sqlite3').exists()\n"
+    )
+    base = repo.commit(PKG)
+    candidate = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_half.py": reach})
+    args = ("--baseline", base, "--candidate", candidate, "--reproducer", REPRODUCER)
+    code, doc = certify(repo, tmp_path / "e.json", *args)
+    assert doc is not None and (code, doc["verdict"]["verdict"]) == (0, "CERTIFIED"), doc and doc["verdict"]
+    store = pathlib.Path(repo.git("rev-parse", "--git-common-dir"))
+    store = (store if store.is_absolute() else repo.path / store) / "evidence"
+    assert (store / "store.sqlite3").exists() and not (store / "planted").exists()
+    assert not [m for m in doc["pinning"]["missing"] if "evidence store" in m]

@@ -338,6 +338,23 @@ def test_hypothesis_draws_the_same_examples_on_both_sides_where_the_target_has_i
     assert not [m for m in box.missing if "property-based" in m]
 
 
+@pytest.mark.parametrize("hides", [True, False], ids=["mount-namespace", "none"])
+def test_the_store_is_hidden_from_test_processes_or_said_to_be_in_reach(
+    monkeypatch: pytest.MonkeyPatch, hides: bool
+) -> None:
+    """An independent review forged B's stored suite run from a test process: where the machine
+    allows a mount namespace, every test process sees the store's directory empty; where it
+    does not, the record says the store is in reach -- never a silent gap."""
+    monkeypatch.setattr(netns, "can_hide", lambda: hides)
+    versions = {"pytest-timeout": "2.3.1", "pytest-randomly": "3.16.0"}
+    box = pin_environment(cast(Target, _Installed(versions)), store="/repo/.git/evidence")
+    assert box.hidden == (("/repo/.git/evidence",) if hides else ())
+    said = [m for m in (*box.missing, box.in_reach) if m is not None and "evidence store" in m]
+    reach = "the evidence store's directory /repo/.git/evidence: test processes can reach it (no mount namespace)"
+    assert said == ([] if hides else [reach])
+    assert pin_environment(cast(Target, _Installed(versions))).hidden == ()
+
+
 def test_sandbox_environment_is_scrubbed_seeded_and_homeless(tmp_path: pathlib.Path) -> None:
     box = Sandbox(seed=2**32 + 7, test_timeout=60.0, tier_budget=None, network="socket_guard")
     shared = {"https_proxy": "http://p", "PYTEST_ADDOPTS": "-x", "PATH": "/bin", "HOME": "/root", "TMPDIR": "/tmp"}

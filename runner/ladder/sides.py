@@ -30,7 +30,7 @@ from pytest_evidence.assemble import (
 )
 from pytest_evidence.errors import ToolFailed
 from pytest_evidence.model import Detection, DetectionKind, Failure, FailureKind, Observation, Origin, Outcome
-from pytest_evidence.store import Store
+from pytest_evidence.store import Store, default_store
 from runner import ablation, integrity, pytest_run
 from runner.checkout import Checkouts
 from runner.ladder import judge
@@ -87,16 +87,30 @@ class Sides:
         if self._sandbox is None and self.invocation.ablated("pinning"):
             self._sandbox = unpinned(self.invocation.seed, self.invocation.tier_budget)
         if self._sandbox is None:
+            store, elsewhere = self._store_dir()
             self._sandbox = pin_environment(
                 self.target,
                 self.invocation.seed,
                 self.invocation.test_timeout,
                 self.invocation.tier_budget,
                 integrity.disabled_plugins(self.co.c_dir, self.target.pytest_args),
+                store,
             )
-            for missing in self._sandbox.missing:
+            if elsewhere is not None:
+                self._sandbox = replace(self._sandbox, in_reach=elsewhere)
+            for missing in (*self._sandbox.missing, *filter(None, [self._sandbox.in_reach])):
                 self.progress("pinning: missing %s" % missing)
         return self._sandbox
+
+    def _store_dir(self) -> tuple[str | None, str | None]:
+        """The store's directory to hide from the test processes, or why it is not hidden: only
+        the default one (``evidence`` in the repository's git directory) holds nothing else --
+        a store named elsewhere may sit beside what the tests need."""
+        store = os.path.realpath(self.store.path)
+        default = os.path.dirname(os.path.realpath(default_store(str(self.co.repo))))
+        if os.path.dirname(store) == default:
+            return default, None
+        return None, "the evidence store %s is not the default one: test processes can reach it" % self.store.path
 
     def first_box(self, side: str) -> Sandbox:
         """The sandbox where ``side``'s code runs first -- T2's import probe, T3's first run --
