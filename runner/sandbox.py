@@ -155,6 +155,11 @@ class Sandbox:
     varied_seed: int | None = None  # the referee's own marks changed, and this the seed (``vary``)
 
     @property
+    def unmet(self) -> tuple[str, ...]:
+        """Every guarantee not given, one line each: ``missing``, and the store in reach."""
+        return (*self.missing, *filter(None, [self.in_reach]))
+
+    @property
     def pinned(self) -> bool:
         """False only for the A/B harness's ablation: no seed, no network guard, nothing scrubbed."""
         return self.network != OPEN
@@ -198,7 +203,7 @@ class Sandbox:
         if not self.pinned:
             return dict(base)
         env = {k: v for k, v in base.items() if k not in SCRUBBED}
-        private = (("HOME", "home"),) if self.varied_seed is not None else (("HOME", "home"), ("TMPDIR", "tmp"))
+        private = [("HOME", "home"), *([("TMPDIR", "tmp")] if self.varied_seed is None else [])]
         for name, directory in private:
             (scratch / directory).mkdir(parents=True, exist_ok=True)
             env[name] = str(scratch / directory)
@@ -273,7 +278,7 @@ class Sandbox:
             "tmpdir": "temporary",
             "scrubbed": sorted(SCRUBBED),
             "plugins": dict(self.plugins),
-            "missing": [*self.missing, *filter(None, [self.in_reach])],
+            "missing": list(self.unmet),
             # Python subprocesses load the socket guard (pytest_evidence/carrier.py); any other
             # subprocess, and C code, is held by the namespace alone.
             "subprocess_guard": "python",

@@ -349,7 +349,8 @@ def test_the_store_is_hidden_from_test_processes_or_said_to_be_in_reach(
     versions = {"pytest-timeout": "2.3.1", "pytest-randomly": "3.16.0"}
     box = pin_environment(cast(Target, _Installed(versions)), store="/repo/.git/evidence")
     assert box.hidden == (("/repo/.git/evidence",) if hides else ())
-    said = [m for m in (*box.missing, box.in_reach) if m is not None and "evidence store" in m]
+    said = [m for m in box.unmet if "evidence store" in m]
+    assert box.to_dict()["missing"] == list(box.unmet)
     reach = "the evidence store's directory /repo/.git/evidence: test processes can reach it (no mount namespace)"
     assert said == ([] if hides else [reach])
     assert pin_environment(cast(Target, _Installed(versions))).hidden == ()

@@ -98,7 +98,7 @@ class Sides:
             )
             if elsewhere is not None:
                 self._sandbox = replace(self._sandbox, in_reach=elsewhere)
-            for missing in (*self._sandbox.missing, *filter(None, [self._sandbox.in_reach])):
+            for missing in self._sandbox.unmet:
                 self.progress("pinning: missing %s" % missing)
         return self._sandbox
 
