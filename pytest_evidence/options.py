@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
-
-import pytest
+from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 from pytest_evidence.errors import BadInput
+
+if TYPE_CHECKING:  # the runner imports these names too, and needs no pytest of its own for them
+    import pytest
 
 OUT = "--evidence-out"
 STREAM = "--evidence-stream"

@@ -354,7 +354,7 @@ def _climb(args: argparse.Namespace, how: Invocation, progress: _Held) -> Eviden
                 "--stability-runs 1: new tests run once per side, with the referee's marks changed; "
                 "a flaky one is not seen"
             )
-        args_checked = how.target.check_pytest_args_meanwhile(co.b_dir)
+        args_checked = co.beside(how.target.check_pytest_args_meanwhile(lambda: co.b_dir))
         progress.also(args_checked)
         store_path = args.store or default_store(co.repo)
         with Store(str(store_path), option="--store") as store:

@@ -18,11 +18,14 @@ import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import FrameType
+from typing import Any, TypeVar
 
 from pytest_evidence import gitops, overlay
 from pytest_evidence.errors import BadInput, EvidenceError, PatchDoesNotApply
 from runner import leases
 from runner.meanwhile import Meanwhile
+
+T = TypeVar("T")
 
 _EPOCH = "2000-01-01T00:00:00+00:00"  # the date of every neutral checkout commit
 _IDENTITY = {
@@ -52,6 +55,9 @@ class Checkouts:
     _ahead: tuple[overlay.OverlayPlan, Meanwhile[pathlib.Path]] | None = field(default=None, init=False, repr=False)
     # held while a worktree is made: the one made ahead is made beside the climb's own
     _making: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    # other threads' work that may make a worktree (``beside``), waited for before the removal
+    _beside: list[Meanwhile[Any]] = field(default_factory=list, init=False, repr=False)
+    _laid: bool = field(default=False, init=False, repr=False)  # C's tests laid over B (``_with_tests``)
 
     def __post_init__(self) -> None:
         self.tested = self.tested or self.candidate
@@ -166,18 +172,32 @@ class Checkouts:
         c_dir = self.c_dir
         self._ahead = (plan, Meanwhile("b-with-c-tests", lambda: self._with_tests(plan, c_dir)))
 
+    def check_out_b_ahead(self) -> None:
+        """Start making the worktree ``baseline_with_tests`` lays C's tests in, B's files alone,
+        in a thread: the tests are laid once the climb's last static tier has passed (the plan
+        is read from C's tree then), while git's checkout -- most of the work, a tenth of a
+        second or more -- runs beside that tier."""
+        self.beside(Meanwhile("b-checkout", lambda: self._tree("B-with-C-tests", self.baseline)))
+
     def _with_tests(self, plan: overlay.OverlayPlan, c_dir: pathlib.Path) -> pathlib.Path:
-        fresh = "B-with-C-tests" not in self.trees
         dest = self._tree("B-with-C-tests", self.baseline)
-        if fresh:
+        with self._making:
+            laid, self._laid = self._laid, True
+        if not laid:
             overlay.apply(plan, str(c_dir), str(dest))
             self.neutral(dest)
         return dest
 
+    def beside(self, work: Meanwhile[T]) -> Meanwhile[T]:
+        """``work``, run in another thread, that may make a worktree: ``settle`` waits for it."""
+        self._beside.append(work)
+        return work
+
     def settle(self) -> None:
-        """Wait for the worktree being made ahead, if any: the checkouts are removed after it."""
-        if self._ahead is not None:
-            self._ahead[1].wait()
+        """Wait for the worktrees being made in other threads, if any: the checkouts are removed
+        after them (a worktree made after the removal would outlive the climb)."""
+        for work in [*([] if self._ahead is None else [self._ahead[1]]), *self._beside]:
+            work.wait()
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -210,8 +230,8 @@ def checkouts(
         finally:
             signal.signal(signal.SIGTERM, previous)
             co.settle()
-            for tree in co.made:
-                gitops.remove_worktree(str(repo), str(tree))
+            if co.made:
+                gitops.remove_worktree(str(repo), *map(str, co.made))
 
 
 def _apply(tree: pathlib.Path, patch: pathlib.Path, option: str = "--patch") -> str:

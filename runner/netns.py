@@ -21,12 +21,13 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import os
+import shutil
 import socket
 import struct
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
@@ -78,34 +79,44 @@ def can_hide() -> bool:
         if available():
             with tempfile.TemporaryDirectory(prefix="evidence-hide-") as where:
                 open(os.path.join(where, "seen"), "w").close()
-                try:
-                    proc = subprocess.run(
-                        [sys.executable, "-c", "import os, sys; sys.exit(1 if os.listdir(sys.argv[1]) else 0)", where],
-                        preexec_fn=lambda: enter([os.fsencode(where)]),
-                        capture_output=True,
-                        timeout=30,
-                    )
-                    _HIDES[0] = proc.returncode == 0 and os.path.exists(os.path.join(where, "seen"))
-                except (OSError, subprocess.SubprocessError):
-                    pass
+
+                def covered() -> None:
+                    enter([os.fsencode(where)])
+                    if os.listdir(where):
+                        raise OSError("%s is not covered" % where)
+
+                _HIDES[0] = _in_child(covered) and os.path.exists(os.path.join(where, "seen"))
     return _HIDES[0]
 
 
 def available() -> bool:
     """Whether this machine lets us make one (tried once per process)."""
     if not _AVAILABLE:
-        if not sys.platform.startswith("linux"):
-            _AVAILABLE.append(False)
-        else:
-            try:
-                proc = subprocess.run(
-                    [sys.executable, "-c", "import socket; socket.create_connection(('127.0.0.1', 9), 1)"],
-                    preexec_fn=enter,
-                    capture_output=True,
-                    timeout=30,
-                )
-                # Refused on loopback (nothing listens on port 9) proves loopback is up.
-                _AVAILABLE.append(b"ConnectionRefused" in proc.stderr or proc.returncode == 0)
-            except (OSError, subprocess.SubprocessError):
-                _AVAILABLE.append(False)
+        _AVAILABLE.append(sys.platform.startswith("linux") and _in_child(_loopback_up))
     return _AVAILABLE[0]
+
+
+def _loopback_up() -> None:
+    """Enter a namespace and connect to loopback: refused (nothing listens on port 9) proves it
+    is up; any other failure is an exception. A numeric address, connected to directly: no name
+    lookup between fork and exec, where a threaded parent's resolver locks may be held."""
+    enter()
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(1)
+        try:
+            sock.connect(("127.0.0.1", 9))
+        except ConnectionRefusedError:
+            pass
+
+
+def _in_child(check: Callable[[], None]) -> bool:
+    """Whether ``check`` runs without an exception in a forked child, between fork and exec,
+    where every test process enters its namespaces. The child then execs the smallest program
+    at hand: a probe that started an interpreter cost the climb about 80 ms on its path, once per
+    probe."""
+    program = shutil.which("true")
+    argv = [program] if program is not None else [sys.executable, "-I", "-S", "-c", ""]
+    try:
+        return subprocess.run(argv, preexec_fn=check, capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False

@@ -82,17 +82,20 @@ def export(
     """Write the exports ``args`` asks for; returns what was written, for the closing lines.
 
     ``step_summary``: append the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when it is set.
-    The renderers are imported here, not with the module: certify imports it for its options, and
-    the JUnit renderer alone pulls in pytest's junitxml, a tenth of a second of every certify.
+    Each renderer is imported only when asked for, not with the module: certify imports it for
+    its options, and the JUnit renderer alone pulls in pytest's junitxml, a tenth of a second of
+    every certify that writes no JUnit.
     """
-    from runner.exports import html, junit, markdown, swebench
-
     written = []
     if args.html is not None:
+        from runner.exports import html
+
         write_text(str(args.html), html.render(record))
         written.append(str(args.html))
     summary = None
     if args.markdown is not None or (step_summary and os.environ.get(STEP_SUMMARY)):
+        from runner.exports import markdown
+
         summary = markdown.render(record, str(record_path))
     if args.markdown is not None:
         assert summary is not None
@@ -103,9 +106,13 @@ def export(
             fh.write(summary.rstrip("\n") + "\n\n")
         written.append("$" + STEP_SUMMARY)
     if args.junit is not None:
+        from runner.exports import junit
+
         write_text(str(args.junit), junit.render(record))
         written.append(str(args.junit))
     if args.swebench is not None:
+        from runner.exports import swebench
+
         instance = args.instance_id or record.candidate_commit or "candidate"
         for name, doc in swebench.files(record, instance).items():
             target = args.swebench / name

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -229,8 +229,9 @@ class Target:
                 raise MissingTool("--python %s is a directory: give its interpreter, %s" % (self.python, found[0]))
             raise MissingTool("--python %s: no such interpreter" % self.python)
 
-    def check_pytest_args(self, checkout: pathlib.Path) -> None:
-        """The operator's pytest arguments, tried on B's checkout before any tier.
+    def check_pytest_args(self, where: Callable[[], pathlib.Path]) -> None:
+        """The operator's pytest arguments, tried on B's checkout (``where`` makes it, asked only
+        when there are arguments to try) before any tier.
 
         pytest parses them (and loads the repository's configuration and conftests) and is then
         pointed at a path that does not exist, so nothing is collected or run. When that fails
@@ -239,16 +240,17 @@ class Target:
         """
         if not self.pytest_args:
             return
+        checkout = where()
         refused = self._refusal(checkout, self.pytest_args)
         if refused and not self._refusal(checkout, ()):
             raise BadInput("pytest refuses the arguments %s: %s" % (" ".join(self.pytest_args), refused))
 
-    def check_pytest_args_meanwhile(self, checkout: pathlib.Path) -> Meanwhile[None]:
-        """``check_pytest_args`` beside the static tiers: a pytest start on the second core instead
-        of before T0. The climb waits for it before its first test process, and certify again
-        before a record is written, so bad arguments stay bad input even for a patch a static
-        tier rejected."""
-        return Meanwhile("pytest-args-check", lambda: self.check_pytest_args(checkout))
+    def check_pytest_args_meanwhile(self, where: Callable[[], pathlib.Path]) -> Meanwhile[None]:
+        """``check_pytest_args`` beside the static tiers: B's checkout and a pytest start on the
+        second core instead of before T0. The climb waits for it before its first test process,
+        and certify again before a record is written, so bad arguments stay bad input even for a
+        patch a static tier rejected."""
+        return Meanwhile("pytest-args-check", lambda: self.check_pytest_args(where))
 
     def _refusal(self, checkout: pathlib.Path, args: Sequence[str]) -> str | None:
         """pytest's complaint about ``args`` before it looks for tests, or None."""

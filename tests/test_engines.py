@@ -119,14 +119,15 @@ def test_git_failing_mid_climb_is_an_error_of_the_tier_that_asked(
 def test_git_failing_while_b_with_c_tests_is_made_ahead_is_an_error_of_t3(
     repo: Repo, tmp_path: pathlib.Path, schema: Record, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """B with C's tests is made in a thread once the overlay is planned (``lay_over_b_ahead``):
-    what fails there is the error of the tier that asks for the tree, and nothing is left behind."""
+    """B with C's tests is checked out in a thread once T1 passed (``check_out_b_ahead``) and
+    laid in another once the overlay is planned (``lay_over_b_ahead``): what fails there is the
+    error of the tier that asks for the tree, and nothing is left behind."""
     base = repo.commit(PKG)
     cand = repo.commit(FIX)
     real = gitops.add_worktree
 
     def failing(root: str, commit: str, dest: str) -> None:
-        if threading.current_thread().name == "b-with-c-tests":
+        if threading.current_thread().name in ("b-checkout", "b-with-c-tests"):
             raise GitFailed("git worktree failed: fatal: could not create work tree dir (simulated)")
         real(root, commit, dest)
 

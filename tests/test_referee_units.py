@@ -474,6 +474,17 @@ def test_network_namespace_as_an_unprivileged_user_keeps_the_uid() -> None:
     assert proc.stdout.split() == ["True", "65534", str(errno.ENETUNREACH)], proc.stderr
 
 
+def test_a_namespace_probe_answers_what_its_check_did_in_the_child() -> None:
+    """The probes run their check between fork and exec, as every test process enters its
+    namespaces: an exception there is a no, never a pass."""
+
+    def refused() -> None:
+        raise OSError("not permitted")
+
+    assert netns._in_child(lambda: None) is True
+    assert netns._in_child(refused) is False
+
+
 def test_a_new_test_file_may_not_end_the_session(tests_repo: tuple[GitRepo, str]) -> None:
     repo, base = tests_repo
     files = {

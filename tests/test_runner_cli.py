@@ -180,3 +180,19 @@ def test_a_command_imports_only_its_own_module() -> None:
 )
 def test_the_command_alone_parses_as_the_whole_command_line(argv: list[str]) -> None:
     assert _parser(_command_word(argv)).parse_known_args(argv) == _parser().parse_known_args(argv)
+
+
+def test_a_certify_loads_no_pytest_of_its_own() -> None:
+    """pytest runs in the test processes, never in the runner: its import (about 60 ms, half of
+    it JUnit's renderer through ``_pytest.junitxml``) was on every certify's path, for option
+    names and a renderer no one asked for."""
+    loaded = (
+        "import argparse, pathlib, sys\n"
+        "from runner import certify, cli, report_cmd\n"
+        "from pytest_evidence import options\n"  # what a test process's channel names its options by
+        "none = argparse.Namespace(**dict.fromkeys(report_cmd.EXPORTS))\n"
+        "assert report_cmd.export(None, none, pathlib.Path('e.json'), step_summary=False) == []\n"
+        "print(sorted(m for m in ('pytest', '_pytest.junitxml', '_pytest.main') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", loaded], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

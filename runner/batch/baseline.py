@@ -48,7 +48,7 @@ def build(args: argparse.Namespace, progress: Callable[[str], None]) -> Baseline
     how.target.check()
     with checkouts(args.repo, args.baseline, args.baseline, None) as co:
         co.trusted_tests(how.tests_from)
-        how.target.check_pytest_args(co.b_dir)
+        how.target.check_pytest_args(lambda: co.b_dir)
         store_path = pathlib.Path(args.store or certify.default_store(co.repo)).resolve()
         with Store(str(store_path), option="--store") as store:
             store.check_writable()

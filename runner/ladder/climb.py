@@ -172,6 +172,8 @@ class Ladder:
         static.lint(self, diff)
         if self.halted():
             return
+        if self.sides.replayed:
+            self.co.check_out_b_ahead()
         static.types(self, diff)
         if self.halted():
             return
