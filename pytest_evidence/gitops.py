@@ -9,12 +9,11 @@ PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import re
 import subprocess
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, TypeVar, cast
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, TypeVar, cast
 
 from pytest_evidence.errors import GitFailed, NotAGitRepository, UnknownRevision
 
@@ -137,17 +136,19 @@ def _named(read: Callable[..., T], root: str, commit: str, *args: str) -> T:
     """``read(root, commit, *args)``, kept for a commit named by its full sha: what a sha names
     never changes, and a climb asks the same trees and files of git again and again (a process
     start each, about a tenth of a no-fix certify in all)."""
-    if _FULL_SHA.fullmatch(commit):
-        return cast(T, _kept(read, root, commit, *args))
-    return read(root, commit, *args)
-
-
-@functools.lru_cache(maxsize=256)
-def _kept(read: Callable[..., T], root: str, commit: str, *args: str) -> T:
-    return read(root, commit, *args)
+    if not _FULL_SHA.fullmatch(commit):
+        return read(root, commit, *args)
+    key = (read, root, commit, args)
+    if key not in _KEPT:
+        if len(_KEPT) >= _MOST_KEPT:
+            _KEPT.clear()
+        _KEPT[key] = read(root, commit, *args)
+    return cast(T, _KEPT[key])
 
 
 _FULL_SHA = re.compile("[0-9a-f]{40}")
+_KEPT: Dict[Tuple[Callable[..., Any], str, str, Tuple[str, ...]], Any] = {}
+_MOST_KEPT = 512
 
 
 def _ls_tree(root: str, commit: str) -> Tuple[Tuple[str, str, str], ...]:
@@ -186,6 +187,59 @@ def show(root: str, commit: str, path: str) -> bytes:
 
 def _show(root: str, commit: str, path: str) -> bytes:
     return git(["show", "%s:%s" % (commit, path)], cwd=root).stdout
+
+
+def show_ahead(root: str, wanted: Sequence[Tuple[str, str]]) -> None:
+    """Read each ``(commit, path)`` of ``wanted`` (commits named by full sha) in one ``git
+    cat-file --batch``, for ``show`` to answer from: a diff reads both sides of every changed
+    file, one process each otherwise. What this cannot read so (no such blob, a path with a line
+    break) is left for ``show`` to ask, and to fail on, itself."""
+    asked = [(c, p) for c, p in dict.fromkeys(wanted) if _FULL_SHA.fullmatch(c) and "\n" not in p]
+    if not asked:
+        return
+    spec = "".join("%s:%s\n" % pair for pair in asked).encode("utf-8", "surrogateescape")
+    try:
+        out = subprocess.run(
+            ["git", "cat-file", "--batch"],
+            cwd=root,
+            input=spec,
+            capture_output=True,
+            env=dict(os.environ, GIT_TERMINAL_PROMPT="0", LC_ALL="C"),
+        ).stdout
+    except OSError:
+        return
+    at = 0
+    for commit, path in asked:
+        end = out.find(b"\n", at)
+        if end < 0:
+            return
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) != 3 or not header[2].isdigit():  # "<spec> missing", or worse: ``show`` asks
+            continue
+        size = int(header[2])
+        if header[1] == b"blob":
+            _KEPT[(_show, root, commit, (path,))] = out[at : at + size]
+        at += size + 1
+
+
+def patches(root: str, b: str, c: str, paths: Sequence[str]) -> Dict[str, str]:
+    """``git diff -U0 B C -- PATH`` of each of ``paths`` (files both sides hold), in one git
+    process. A path whose header git writes quoted is missing from the answer: the caller asks
+    for it alone."""
+    if not paths:
+        return {}
+    args = ["--literal-pathspecs", "-c", "core.quotepath=off", "diff", "-U0", "--no-renames"]
+    out = git([*args, "--src-prefix=a/", "--dst-prefix=b/", b, c, "--", *paths], cwd=root).stdout
+    text = out.decode("utf-8", "replace")
+    headers = {"diff --git a/%s b/%s" % (p, p): p for p in paths}
+    found: Dict[str, str] = {}
+    for part in ("\n" + text).split("\ndiff --git ")[1:]:
+        header, _, _ = part.partition("\n")
+        path = headers.get("diff --git " + header)
+        if path is not None:
+            found[path] = "diff --git " + part
+    return found
 
 
 def blob_sha(data: bytes) -> str:

@@ -195,14 +195,21 @@ def insertions_held(patch: str, b_defs: list[Span], c_tree: ast.Module) -> tuple
 def compute(repo: str, b: str, c: str, python_files: tuple[str, ...]) -> Diff:
     out = gitops.git(["diff", "--name-status", "-z", "--no-renames", b, c], cwd=repo).stdout.decode()
     parts = [p for p in out.split("\0") if p]
-    changes: list[FileChange] = []
-    for status, path in zip(parts[0::2], parts[1::2], strict=True):
-        kind = kind_of(path, python_files)
-        change = FileChange(path, status[0], kind)
-        if kind in (FileKind.SOURCE, FileKind.TEST) and path.endswith(".py"):
-            change = _symbols(repo, b, c, change)
-        changes.append(change)
-    return Diff(tuple(changes))
+    changes = [
+        FileChange(path, status[0], kind_of(path, python_files))
+        for status, path in zip(parts[0::2], parts[1::2], strict=True)
+    ]
+    read = [ch for ch in changes if ch.kind in (FileKind.SOURCE, FileKind.TEST) and ch.path.endswith(".py")]
+    # Both sides of every such file, and the modified ones' patches, each in one git process.
+    gitops.show_ahead(repo, [(side, ch.path) for ch in read for side in _sides(ch.status, b, c)])
+    patched = gitops.patches(repo, b, c, [ch.path for ch in read if ch.status not in "AD"])
+    symbols = {ch.path: _symbols(repo, b, c, ch, patched.get(ch.path)) for ch in read}
+    return Diff(tuple(symbols.get(ch.path, ch) for ch in changes))
+
+
+def _sides(status: str, b: str, c: str) -> tuple[str, ...]:
+    """The commits holding a file of this status: an added one is on C alone, a deleted on B."""
+    return (c,) if status == "A" else (b,) if status == "D" else (b, c)
 
 
 def _source(repo: str, commit: str, path: str) -> str:
@@ -216,7 +223,8 @@ def _parsed(source: str) -> ast.Module | None:
         return None
 
 
-def _symbols(repo: str, b: str, c: str, change: FileChange) -> FileChange:
+def _symbols(repo: str, b: str, c: str, change: FileChange, patch: str | None) -> FileChange:
+    """``patch``: the file's ``git diff -U0`` when read ahead (``gitops.patches``)."""
     path, status, kind = change.path, change.status, change.kind
     if status == "A":
         text = _source(repo, c, path)
@@ -229,7 +237,8 @@ def _symbols(repo: str, b: str, c: str, change: FileChange) -> FileChange:
         tree = _parsed(text)
         deleted = tuple(_spans(tree)) if tree else ()
         return FileChange(path, "D", kind, deleted, (), True, side_effects=("a deleted module",), b_source=text)
-    patch = gitops.git(["diff", "-U0", b, c, "--", path], cwd=repo).stdout.decode("utf-8", "replace")
+    if patch is None:
+        patch = gitops.git(["diff", "-U0", b, c, "--", path], cwd=repo).stdout.decode("utf-8", "replace")
     new_lines = _hunk_lines(patch)[1]
     b_text, c_text = _source(repo, b, path), _source(repo, c, path)
     b_tree, c_tree = _parsed(b_text), _parsed(c_text)

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import ast
 import pathlib
+from typing import Any
 
 import pytest
 from conftest import Repo
 
+from pytest_evidence import gitops
+from pytest_evidence.errors import GitFailed
 from pytest_evidence.model import Observation, Outcome
 from pytest_evidence.store import SuiteRun
 from runner.config_policy import DEFAULT_PYTHON_FILES
@@ -1642,3 +1645,42 @@ def test_a_deleted_package_init_above_a_test_selects_it(repo: Repo) -> None:
     }
     sel = _select(repo, before, {}, {"tests/sub/test_b.py::test_b": []}, delete=("tests/sub/__init__.py",))
     assert "tests/sub/test_b.py::test_b" in sel.t5, sel.left_out
+
+
+def test_a_diff_reads_every_file_and_patch_ahead_as_each_alone_would_say(repo: Repo) -> None:
+    """``compute`` reads both sides of the changed files in one ``git cat-file --batch`` and their
+    patches in one ``git diff``: the same bytes and hunks as a process per file, for names that
+    are globs to git's pathspecs or quoted in its headers too (those are asked alone)."""
+    names = ["pkg/a.py", "pkg/b [1].py", "pkg/c*.py", "pkg/é.py", 'pkg/q"uote.py']
+    # Each file's change at another line: a patch handed to the wrong file would be seen.
+    base = repo.commit(
+        {n: "#\n" * i + "def f():\n    return 1\n\n\ndef g():\n    return 2\n" for i, n in enumerate(names)}
+    )
+    cand = repo.commit(
+        {n: "#\n" * i + "def f():\n    return 10\n\n\ndef g():\n    return 2\n" for i, n in enumerate(names)}
+    )
+    root = str(repo.path)
+    patched = gitops.patches(root, base, cand, names)
+    assert sorted(patched) == sorted(n for n in names if '"' not in n)  # a quoted header: asked alone
+    for name, patch in patched.items():
+        alone = repo.git("--literal-pathspecs", "diff", "-U0", base, cand, "--", name)
+        assert [ln for ln in patch.splitlines() if ln.startswith("@@")] == [
+            ln for ln in alone.splitlines() if ln.startswith("@@")
+        ]
+    gitops.show_ahead(root, [(side, n) for n in [*names, "pkg/none.py"] for side in (base, cand)])
+    asked: list[list[str]] = []
+    real = gitops.git
+
+    def counted(args: list[str], cwd: str, check: bool = True) -> Any:
+        asked.append(list(args))
+        return real(args, cwd, check)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gitops, "git", counted)
+        for name in names:
+            assert gitops.show(root, cand, name).decode() == (repo.path / name).read_text()
+        assert not asked  # every one read ahead
+        with pytest.raises(GitFailed):
+            gitops.show(root, base, "pkg/none.py")  # not a blob: asked, and failing, as before
+    by_file = {f.path: f for f in compute(root, base, cand, DEFAULT_PYTHON_FILES).files}
+    assert {p: [s.qualname for s in f.b_spans] for p, f in by_file.items()} == {n: ["f"] for n in names}
