@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, TypeVar, cast
 
@@ -139,11 +140,13 @@ def _named(read: Callable[..., T], root: str, commit: str, *args: str) -> T:
     if not _FULL_SHA.fullmatch(commit):
         return read(root, commit, *args)
     key = (read, root, commit, args)
-    if key not in _KEPT:
+    kept = _KEPT.get(key, _KEPT)  # the dict itself: not kept (one lookup, safe beside other threads)
+    if kept is _KEPT:
+        kept = read(root, commit, *args)
         if len(_KEPT) >= _MOST_KEPT:
             _KEPT.clear()
-        _KEPT[key] = read(root, commit, *args)
-    return cast(T, _KEPT[key])
+        _KEPT[key] = kept
+    return cast(T, kept)
 
 
 _FULL_SHA = re.compile("[0-9a-f]{40}")
@@ -229,17 +232,23 @@ def patches(root: str, b: str, c: str, paths: Sequence[str]) -> Dict[str, str]:
     for it alone."""
     if not paths:
         return {}
-    args = ["--literal-pathspecs", "-c", "core.quotepath=off", "diff", "-U0", "--no-renames"]
-    out = git([*args, "--src-prefix=a/", "--dst-prefix=b/", b, c, "--", *paths], cwd=root).stdout
-    text = out.decode("utf-8", "replace")
+    args = ["-U0", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", b, c, "--", *paths]
+    text = diff(root, args).decode("utf-8", "replace")
     headers = {"diff --git a/%s b/%s" % (p, p): p for p in paths}
-    found: Dict[str, str] = {}
+    found: Dict[str, List[str]] = {}
     for part in ("\n" + text).split("\ndiff --git ")[1:]:
         header, _, _ = part.partition("\n")
         path = headers.get("diff --git " + header)
-        if path is not None:
-            found[path] = "diff --git " + part
-    return found
+        if path is not None:  # a file turned into a symbolic link has two sections: both are its
+            found.setdefault(path, []).append("diff --git " + part)
+    return {path: "\n".join(parts) for path, parts in found.items()}
+
+
+def diff(root: str, args: Sequence[str]) -> bytes:
+    """``git diff ARGS`` as a program reads it: paths taken literally (``a[1].py`` is no
+    pattern that also matches ``a1.py``), unquoted, and no colour whatever the repository's
+    configuration says (``color.ui=always`` hid every hunk header)."""
+    return git(["--literal-pathspecs", "-c", "core.quotepath=off", "diff", "--no-color", *args], cwd=root).stdout
 
 
 def blob_sha(data: bytes) -> str:
@@ -254,7 +263,9 @@ def add_worktree(root: str, commit: str, dest: str) -> None:
 
 def remove_worktree(root: str, *dests: str) -> None:
     """Remove worktrees made by ``add_worktree``, then prune what is left of any of them once;
-    tolerant, since it runs in cleanup paths."""
+    tolerant, since it runs in cleanup paths. One that git does not know as a worktree (its
+    ``add`` interrupted half way) is deleted as a directory, so that the prune forgets it too."""
     for dest in dests:
         git(["worktree", "remove", "--force", dest], cwd=root, check=False)
+        shutil.rmtree(dest, ignore_errors=True)
     git(["worktree", "prune"], cwd=root, check=False)

@@ -70,8 +70,8 @@ class Checkouts:
         with self._making:
             if role not in self.trees:
                 dest = self.scratch / secrets.token_hex(6)
+                self.made.append(dest)  # before git starts: one interrupted half way is removed too
                 gitops.add_worktree(str(self.repo), commit, str(dest))
-                self.made.append(dest)
                 self.trees[role] = dest
             return self.trees[role]
 

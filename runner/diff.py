@@ -193,7 +193,7 @@ def insertions_held(patch: str, b_defs: list[Span], c_tree: ast.Module) -> tuple
 
 
 def compute(repo: str, b: str, c: str, python_files: tuple[str, ...]) -> Diff:
-    out = gitops.git(["diff", "--name-status", "-z", "--no-renames", b, c], cwd=repo).stdout.decode()
+    out = gitops.diff(repo, ["--name-status", "-z", "--no-renames", b, c]).decode()
     parts = [p for p in out.split("\0") if p]
     changes = [
         FileChange(path, status[0], kind_of(path, python_files))
@@ -238,7 +238,7 @@ def _symbols(repo: str, b: str, c: str, change: FileChange, patch: str | None) -
         deleted = tuple(_spans(tree)) if tree else ()
         return FileChange(path, "D", kind, deleted, (), True, side_effects=("a deleted module",), b_source=text)
     if patch is None:
-        patch = gitops.git(["diff", "-U0", b, c, "--", path], cwd=repo).stdout.decode("utf-8", "replace")
+        patch = gitops.diff(repo, ["-U0", b, c, "--", path]).decode("utf-8", "replace")
     new_lines = _hunk_lines(patch)[1]
     b_text, c_text = _source(repo, b, path), _source(repo, c, path)
     b_tree, c_tree = _parsed(b_text), _parsed(c_text)

@@ -22,18 +22,23 @@ class Meanwhile(Generic[T]):
     def __init__(self, name: str, work: Callable[[], T]) -> None:
         self._answer: list[T] = []
         self._raised: list[BaseException] = []
-        self._thread = threading.Thread(target=self._run, args=(work,), name=name, daemon=True)
-        self._thread.start()
+        # Waited on instead of the thread: before Python 3.13 a ``join`` that Ctrl-C or SIGTERM
+        # interrupted leaves the thread marked as stopped, and every later ``join`` returns at
+        # once -- the checkouts were then removed while a worktree was still being made.
+        self._over = threading.Event()
+        threading.Thread(target=self._run, args=(work,), name=name, daemon=True).start()
 
     def _run(self, work: Callable[[], T]) -> None:
         try:
             self._answer.append(work())
         except BaseException as exc:  # handed to the waiting thread, which raises it
             self._raised.append(exc)
+        finally:
+            self._over.set()
 
     def wait(self) -> None:
         """Until it is over, whatever it did."""
-        self._thread.join()
+        self._over.wait()
 
     def __call__(self) -> T:
         self.wait()

@@ -71,3 +71,34 @@ def test_an_impact_computed_for_other_files_is_not_taken() -> None:
     assert ahead.taken(ladder, ["tests/test_a.py::test_x"], made) is None  # a test wrote a module meanwhile
     ladder.ahead = ahead_of_time()
     assert ahead.taken(ladder, ["tests/test_a.py::test_x", "tests/test_a.py::test_z"], graph) is answer
+
+
+def test_work_beside_the_climb_is_waited_for_after_an_interrupted_wait() -> None:
+    """Ctrl-C or SIGTERM (a ``KeyboardInterrupt`` while the checkouts exist) may land while the
+    climb waits for work beside it; the removal of the checkouts waits for that work again. Before
+    Python 3.13 a ``Thread.join`` once interrupted returned at once ever after, and a worktree
+    made meanwhile outlived the climb (an independent review)."""
+    import signal
+
+    main, go, release, done = threading.get_ident(), threading.Event(), threading.Event(), threading.Event()
+
+    def work() -> None:
+        go.wait()
+        signal.pthread_kill(main, signal.SIGUSR1)  # the interruption, while the main thread waits
+        release.wait()
+        done.set()
+
+    def interrupted(signum: int, frame: types.FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGUSR1, interrupted)
+    try:
+        beside = Meanwhile("work", work)
+        with pytest.raises(KeyboardInterrupt):
+            go.set()
+            beside.wait()
+        release.set()
+        beside.wait()
+        assert done.is_set()
+    finally:
+        signal.signal(signal.SIGUSR1, previous)

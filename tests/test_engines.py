@@ -137,6 +137,26 @@ def test_git_failing_while_b_with_c_tests_is_made_ahead_is_an_error_of_t3(
     assert repo.git("worktree", "list").count("\n") == 0  # only the main worktree remains
 
 
+def test_a_worktree_git_made_as_the_climb_was_interrupted_is_removed(
+    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C or SIGTERM the moment git finished a worktree, before the runner knew of it: it is
+    removed with the others, not left to ``git worktree list`` (an independent review, by a git
+    slowed down and a SIGTERM during its checkout)."""
+    base = repo.commit(PKG)
+    cand = repo.commit(FIX)
+    real = gitops.add_worktree
+
+    def interrupted(root: str, commit: str, dest: str) -> None:
+        real(root, commit, dest)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(gitops, "add_worktree", interrupted)
+    code, _ = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert code == 4
+    assert repo.git("worktree", "list").count("\n") == 0  # only the main worktree remains
+
+
 def test_mypy_that_answers_with_notes_only_is_an_answer(repo: Repo, tmp_path: pathlib.Path) -> None:
     """mypy's JSON output exits 1 on a lone note (marshmallow 4.3.1): that is an answer, not a failure."""
     untyped = "\n\ndef legacy(x):\n    y: int = 1\n    return x + y\n"

@@ -1651,19 +1651,27 @@ def test_a_diff_reads_every_file_and_patch_ahead_as_each_alone_would_say(repo: R
     """``compute`` reads both sides of the changed files in one ``git cat-file --batch`` and their
     patches in one ``git diff``: the same bytes and hunks as a process per file, for names that
     are globs to git's pathspecs or quoted in its headers too (those are asked alone)."""
-    names = ["pkg/a.py", "pkg/b [1].py", "pkg/c*.py", "pkg/é.py", 'pkg/q"uote.py']
+    # A glob to git, also quoted in its header, beside a name it matches; and a file that becomes
+    # a symbolic link (two sections under one header).
+    names = ["pkg/a.py", "pkg/b [1].py", "pkg/c*.py", "pkg/é.py", 'pkg/q"uote.py', 'pkg/q"[ab].py', 'pkg/q"a.py']
     # Each file's change at another line: a patch handed to the wrong file would be seen.
+    (repo.path / "pkg").mkdir()
+    (repo.path / "pkg" / "link.py").write_text("def f():\n    return 1\n")
     base = repo.commit(
         {n: "#\n" * i + "def f():\n    return 1\n\n\ndef g():\n    return 2\n" for i, n in enumerate(names)}
     )
+    (repo.path / "pkg" / "link.py").unlink()
+    (repo.path / "pkg" / "link.py").symlink_to("a.py")
     cand = repo.commit(
         {n: "#\n" * i + "def f():\n    return 10\n\n\ndef g():\n    return 2\n" for i, n in enumerate(names)}
     )
+    repo.git("config", "color.ui", "always")  # no colour reaches what is parsed
     root = str(repo.path)
-    patched = gitops.patches(root, base, cand, names)
-    assert sorted(patched) == sorted(n for n in names if '"' not in n)  # a quoted header: asked alone
+    patched = gitops.patches(root, base, cand, [*names, "pkg/link.py"])
+    assert sorted(patched) == sorted(n for n in [*names, "pkg/link.py"] if '"' not in n)  # quoted: asked alone
+    assert patched["pkg/link.py"].count("diff --git ") == 2
     for name, patch in patched.items():
-        alone = repo.git("--literal-pathspecs", "diff", "-U0", base, cand, "--", name)
+        alone = repo.git("--literal-pathspecs", "diff", "--no-color", "-U0", base, cand, "--", name)
         assert [ln for ln in patch.splitlines() if ln.startswith("@@")] == [
             ln for ln in alone.splitlines() if ln.startswith("@@")
         ]
@@ -1683,4 +1691,9 @@ def test_a_diff_reads_every_file_and_patch_ahead_as_each_alone_would_say(repo: R
         with pytest.raises(GitFailed):
             gitops.show(root, base, "pkg/none.py")  # not a blob: asked, and failing, as before
     by_file = {f.path: f for f in compute(root, base, cand, DEFAULT_PYTHON_FILES).files}
-    assert {p: [s.qualname for s in f.b_spans] for p, f in by_file.items()} == {n: ["f"] for n in names}
+    assert {p: [s.qualname for s in f.b_spans] for p, f in by_file.items()} == {
+        **{n: ["f"] for n in names},
+        "pkg/link.py": ["f"],
+    }
+    # Each file's own hunk, none of a file its name matches as a pattern.
+    assert {n: sorted(by_file[n].c_lines) for n in names} == {n: [i + 2] for i, n in enumerate(names)}
