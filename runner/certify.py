@@ -16,7 +16,7 @@ from pytest_evidence.model import EvidenceRecord
 from pytest_evidence.output import check_writable, write_json
 from pytest_evidence.store import Store
 from runner import ablation, crash_report, mutants, naive, receipts, report_cmd, tools
-from runner.checkout import Checkouts, checkouts
+from runner.checkout import Checkouts, checkouts, raise_swallowed_interrupt
 from runner.ladder import Invocation, Ladder, strength, write_record
 from runner.meanwhile import Meanwhile
 from runner.parallel import MIN_TESTS
@@ -363,6 +363,7 @@ def _climb(args: argparse.Namespace, how: Invocation, progress: _Held) -> Eviden
             try:
                 record = ladder.climb()
                 args_checked()
+                raise_swallowed_interrupt()
             except KeyboardInterrupt:
                 write_record(ladder.record(incomplete="interrupted", judged=False), args.out)
                 raise Interrupted(_interrupted(ladder, co.repo, args.out, store.path)) from None

@@ -200,8 +200,22 @@ class Checkouts:
             work.wait()
 
 
+#: Set by a SIGTERM while the checkouts exist, whether or not its ``KeyboardInterrupt`` got through.
+_INTERRUPTED = threading.Event()
+
+
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    _INTERRUPTED.set()
     raise KeyboardInterrupt
+
+
+def raise_swallowed_interrupt() -> None:
+    """Raise the ``KeyboardInterrupt`` of a SIGTERM that CPython swallowed: one landing in an
+    at-fork hook, as a test process starts, is "ignored" there, and the climb went on to a
+    verdict (an independent review, 3 of about 90 signals). Asked at each tier and after each
+    test process, and once the climb is over."""
+    if _INTERRUPTED.is_set():
+        raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
@@ -219,6 +233,7 @@ def checkouts(
             "--patch %s: %s" % (patch, "a directory, not a patch file" if patch.is_dir() else "no such file")
         )
     with leases.leased("evidence-runner-") as scratch:
+        _INTERRUPTED.clear()
         previous = signal.signal(signal.SIGTERM, _raise_interrupt)
         co = Checkouts(repo, b_sha, c_sha or b_sha, scratch)
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pathlib
 import threading
+from typing import Any
 
 import jsonschema
 import pytest
@@ -155,6 +156,34 @@ def test_a_worktree_git_made_as_the_climb_was_interrupted_is_removed(
     code, _ = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert code == 4
     assert repo.git("worktree", "list").count("\n") == 0  # only the main worktree remains
+
+
+def test_a_sigterm_cpython_swallowed_still_interrupts_the_climb(
+    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SIGTERM whose ``KeyboardInterrupt`` lands in an at-fork hook, as a process starts, is
+    "ignored" by CPython; the climb then went on to a verdict, exit 0 (an independent review).
+    It is raised again at the climb's next step."""
+    import signal
+
+    from runner.ladder import static
+
+    base = repo.commit(PKG)
+    cand = repo.commit(FIX)
+    real = static.lint
+
+    def swallowed(*args: Any) -> None:
+        try:
+            signal.raise_signal(signal.SIGTERM)
+        except KeyboardInterrupt:  # what an at-fork hook does with it
+            pass
+        real(*args)
+
+    monkeypatch.setattr(static, "lint", swallowed)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    assert (code, doc["complete"], doc["incomplete_reason"]) == (4, False, "interrupted")
+    assert repo.git("worktree", "list").count("\n") == 0
 
 
 def test_mypy_that_answers_with_notes_only_is_an_answer(repo: Repo, tmp_path: pathlib.Path) -> None:

@@ -32,7 +32,7 @@ from pytest_evidence.model import (
 )
 from pytest_evidence.store import Store, SuiteRun
 from runner import ablation, baseline_suite
-from runner.checkout import Checkouts
+from runner.checkout import Checkouts, raise_swallowed_interrupt
 from runner.diff import compute
 from runner.ladder import ahead, judge, record, regress, reproduce, static
 from runner.ladder.evidence import Evidence
@@ -96,6 +96,7 @@ class Ladder:
 
     def enter(self, tier: Tier) -> float:
         """The rung now running: an engine failure from here on is this rung's error."""
+        raise_swallowed_interrupt()
         self._rung, self._rung_started = tier, time.perf_counter()
         ACTIVITY.phase(tier.value)
         return self._rung_started

@@ -32,7 +32,7 @@ from pytest_evidence.errors import ToolFailed
 from pytest_evidence.model import Detection, DetectionKind, Failure, FailureKind, Observation, Origin, Outcome
 from pytest_evidence.store import Store, default_store
 from runner import ablation, integrity, pytest_run
-from runner.checkout import Checkouts
+from runner.checkout import Checkouts, raise_swallowed_interrupt
 from runner.ladder import judge
 from runner.ladder.evidence import Evidence
 from runner.ladder.invocation import Invocation
@@ -135,6 +135,7 @@ class Sides:
 
     def checked(self, run: pytest_run.PytestRun, checkout: pathlib.Path, answer: bool = True) -> pytest_run.PytestRun:
         """What every ended process tells besides its results: a forged stream, network attempts."""
+        raise_swallowed_interrupt()
         side = self.co.side(checkout)
         forged = run.tamper(side)
         self.evidence.detect([forged] if forged is not None else [])
