@@ -18,7 +18,6 @@ import secrets
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
@@ -27,6 +26,7 @@ from pytest_evidence.errors import ToolFailed
 from pytest_evidence.model import Failure, FailureKind, Finding, Outcome, Role, ValidationResult
 from pytest_evidence.seedless_children import HASHSEED_NOT_INHERITED
 from runner import findings as judged
+from runner import leases
 from runner.importgraph import owned_module
 from runner.sandbox import Sandbox
 from runner.target import Target
@@ -327,7 +327,10 @@ def _probe(
     """The probe's answer per file; a module that ended or hung the probe is that module's failure."""
     limit = sandbox.test_timeout or sandbox.tier_budget or IMPORT_LIMIT
     nonce = secrets.token_hex(16)
-    with tempfile.TemporaryDirectory(prefix="evidence-import-") as scratch:
+    # Leased as every test process's scratch is: what a removal cut short by a signal leaves (a
+    # review saw one on a SIGTERM), or what the candidate's own processes wrote after it, the
+    # next runner reaps.
+    with leases.leased("evidence-import-") as scratch:
         try:
             proc = subprocess.run(
                 [target.python, "-c", _IMPORT_PROBE, json.dumps(list(probe))],
@@ -336,7 +339,7 @@ def _probe(
                 capture_output=True,
                 text=True,
                 errors="replace",
-                env=sandbox.environ(target.env(checkout), pathlib.Path(scratch)),
+                env=sandbox.environ(target.env(checkout), scratch),
                 preexec_fn=sandbox.preexec,
                 timeout=limit,
             )

@@ -18,6 +18,7 @@ import tempfile
 import typing
 
 import pytest
+from conftest import FIX, PKG, Repo, certify
 
 from runner import leases, pytest_run
 from runner.sandbox import Sandbox
@@ -28,7 +29,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 HOLD = """
 import sys, time
 from runner import leases
-with leases.leased("evidence-test-") as where:
+with leases.leased(sys.argv[1]) as where:
     print(where, flush=True)
     time.sleep(120)
 """
@@ -42,9 +43,9 @@ def tmp(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path
     return tmp_path
 
 
-def _holder() -> tuple[subprocess.Popen[str], pathlib.Path]:
+def _holder(prefix: str = "evidence-test-") -> tuple[subprocess.Popen[str], pathlib.Path]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-c", HOLD], stdout=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, prefix], stdout=subprocess.PIPE, text=True, env=env)
     assert proc.stdout is not None
     return proc, pathlib.Path(proc.stdout.readline().strip())
 
@@ -190,3 +191,26 @@ def test_a_test_process_that_cannot_start_leaves_no_scratch_behind(
         pytest_run.PytestProcess(typing.cast(Target, None), tmp, typing.cast(Sandbox, None), launch)
     assert raised.value.errno == errno.EMFILE
     assert not list(tmp.glob("evidence-pytest-*"))  # while the exception is still held
+
+
+def test_what_a_killed_runners_import_probe_left_goes_with_the_next_runners(
+    tmp: pathlib.Path, repo: Repo, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """T2's import probe runs in a leased scratch, as every test process does: what a removal
+    cut short by a signal, or the candidate's own processes after it, left there (an independent
+    review saw one on a SIGTERM) goes with the next runner's probe."""
+    killed, dead_dir = _holder("evidence-import-")
+    try:
+        (dead_dir / "home").mkdir()
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+        base = repo.commit(PKG)
+        cand = repo.commit(FIX)
+        code, _ = certify(repo, tmp_path_factory.mktemp("out") / "e.json", "--baseline", base, "--candidate", cand)
+        assert code == 0
+        assert not list(tmp.glob("evidence-import-*"))
+    finally:
+        killed.kill()
+        killed.wait()
+        assert killed.stdout is not None
+        killed.stdout.close()
