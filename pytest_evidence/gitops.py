@@ -21,12 +21,16 @@ from pytest_evidence.errors import GitFailed, NotAGitRepository, UnknownRevision
 T = TypeVar("T")
 
 
-def git(args: Sequence[str], cwd: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    """Run ``git ARGS`` in ``cwd``, capturing bytes; raise ``GitFailed`` on a non-zero exit."""
+def git(
+    args: Sequence[str], cwd: str, check: bool = True, stdin: Optional[bytes] = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git ARGS`` in ``cwd`` (``stdin`` written to it), capturing bytes; raise ``GitFailed``
+    on a non-zero exit."""
     try:
         proc = subprocess.run(
             ["git", *args],
             cwd=cwd,
+            input=stdin,
             capture_output=True,
             env=dict(os.environ, GIT_TERMINAL_PROMPT="0", LC_ALL="C"),
         )
@@ -201,16 +205,7 @@ def show_ahead(root: str, wanted: Sequence[Tuple[str, str]]) -> None:
     if not asked:
         return
     spec = "".join("%s:%s\n" % pair for pair in asked).encode("utf-8", "surrogateescape")
-    try:
-        out = subprocess.run(
-            ["git", "cat-file", "--batch"],
-            cwd=root,
-            input=spec,
-            capture_output=True,
-            env=dict(os.environ, GIT_TERMINAL_PROMPT="0", LC_ALL="C"),
-        ).stdout
-    except OSError:
-        return
+    out = git(["cat-file", "--batch"], cwd=root, check=False, stdin=spec).stdout
     at = 0
     for commit, path in asked:
         end = out.find(b"\n", at)

@@ -170,7 +170,7 @@ class Checkouts:
         about a quarter of a second on a loaded machine) delayed both sides' tests by as much.
         What it raises is raised to whoever asks for the tree."""
         c_dir = self.c_dir
-        self._ahead = (plan, Meanwhile("b-with-c-tests", lambda: self._with_tests(plan, c_dir)))
+        self._ahead = (plan, self.beside(Meanwhile("b-with-c-tests", lambda: self._with_tests(plan, c_dir))))
 
     def check_out_b_ahead(self) -> None:
         """Start making the worktree ``baseline_with_tests`` lays C's tests in, B's files alone,
@@ -196,7 +196,7 @@ class Checkouts:
     def settle(self) -> None:
         """Wait for the worktrees being made in other threads, if any: the checkouts are removed
         after them (a worktree made after the removal would outlive the climb)."""
-        for work in [*([] if self._ahead is None else [self._ahead[1]]), *self._beside]:
+        for work in self._beside:
             work.wait()
 
 
