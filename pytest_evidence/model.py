@@ -103,6 +103,9 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   mount namespace); ``pinning.missing`` says when the store is in reach. A patch the
   marks switch on is off there, as in production, and cannot have left itself a note saying it
   was on. Earlier 1.x records still read.
+* ``1.19`` -- no new member: in a runner record, a test's failure ``excerpt`` is the end of
+  Python's own traceback (``--tb=native``), not pytest's style; its ``message``, ``path`` and
+  ``line`` are as before. Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -114,7 +117,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.18"
+SCHEMA_VERSION = "1.19"
 
 #: Record versions this model reads: same major version, every minor through its own.
 READABLE_VERSIONS = tuple("1.%d" % minor for minor in range(int(SCHEMA_VERSION.split(".")[1]) + 1))

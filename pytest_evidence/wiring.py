@@ -1,7 +1,7 @@
 """An active session's wiring: one object per concern, and only the ones this process needs.
 
 * ``FlakePolicy`` where tests run (a serial session, or an xdist worker), and there in record
-  mode ``DeepTracebacks``;
+  mode ``NativeTracebacks``;
 * ``Recorder`` and ``Finisher`` where every report arrives (a serial session, or the xdist
   controller), so the stream, the record and the store each have exactly one writer, and
   ``JunitProperties`` beside the ``Finisher`` (``--junitxml`` gains each test's role, B/C class

@@ -1,4 +1,4 @@
-"""A deep traceback costs the runner's processes a line a frame, not pytest's walk of each module."""
+"""A failure's traceback costs the runner's processes a line a frame, not pytest's walk of each module."""
 
 from __future__ import annotations
 
@@ -6,11 +6,9 @@ import pytest
 from conftest import RunEvidence, by_name
 
 from pytest_evidence.stream import read
-from pytest_evidence.tracebacks import DEEP
 
-#: A failure deeper than ``DEEP`` frames (a recursion), in a function and in a unittest case
-#: (whose failure pytest hands over late), one that is shallow, and one a fixture raises from
-#: deep down.
+#: A deep failure (a recursion), in a function and in a unittest case (whose failure pytest hands
+#: over late), one that is shallow, and one a fixture raises from deep down.
 TESTS = """
 import unittest
 
@@ -26,7 +24,7 @@ def down(n):
 
 @pytest.fixture
 def deep_setup():
-    down(%d)
+    down(110)
 
 def test_deep():
     recurse(0)
@@ -40,7 +38,7 @@ def test_deep_setup(deep_setup):
 class Case(unittest.TestCase):
     def test_deep_case(self):
         recurse(0)
-""" % (DEEP + 10)
+"""
 
 #: Notes the style each failure was formatted in, by test (run with no reruns: one attempt each).
 STYLES = """
@@ -62,7 +60,7 @@ def _styles(pytester: pytest.Pytester) -> dict[str, str]:
     return dict(line.split() for line in lines)
 
 
-def test_the_runners_processes_format_a_deep_traceback_natively_and_a_shallow_one_as_pytest_does(
+def test_the_runners_processes_format_every_failure_natively(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(test_tb=TESTS)
@@ -74,7 +72,7 @@ def test_the_runners_processes_format_a_deep_traceback_natively_and_a_shallow_on
     assert result.ret == 1, result.stdout.str()
     assert _styles(pytester) == {
         "test_deep": "ReprTracebackNative",
-        "test_shallow": "ReprTraceback",
+        "test_shallow": "ReprTracebackNative",
         "test_deep_setup": "ReprTracebackNative",
         "test_deep_case": "ReprTracebackNative",
     }
@@ -85,7 +83,9 @@ def test_the_runners_processes_format_a_deep_traceback_natively_and_a_shallow_on
     setup = results["test_tb.py::test_deep_setup"].failure
     assert setup is not None and "ValueError: bottom" in setup.excerpt
     shallow = results["test_tb.py::test_shallow"].failure
-    assert shallow is not None and "E       assert 1 == 2" in shallow.excerpt
+    # the message is pytest's crash line in every style; the excerpt ends with Python's own lines
+    assert shallow is not None and shallow.message == "assert 1 == 2"
+    assert shallow.excerpt.endswith("AssertionError: assert 1 == 2")
     assert pytester.parseconfig().option.tbstyle == "auto"
 
 
