@@ -245,6 +245,7 @@ def checkouts(
         finally:
             signal.signal(signal.SIGTERM, previous)
             co.settle()
+            leases.settle()
             if co.made:
                 gitops.remove_worktree(str(repo), *map(str, co.made))
 

@@ -153,7 +153,7 @@ class PytestProcess:
         # one's to remove). Let go here already if the process does not start.
         self._held = contextlib.ExitStack()
         try:
-            self.scratch = self._held.enter_context(leases.leased("evidence-pytest-"))
+            self.scratch = self._held.enter_context(leases.leased("evidence-pytest-", behind=True))
             self.channel = self._held.enter_context(PrivateChannel())
             self.attempts_log = self.scratch / "subprocess-attempts.log"  # the tests' Python subprocesses' attempts
             self.started = time.perf_counter()
@@ -199,7 +199,11 @@ class PytestProcess:
             self.release()
         code = self.proc.returncode
         collected = content.collected or []
-        order = collected if order is None else [t for t in order if t in set(collected)]
+        if order is None:
+            order = collected
+        else:
+            known = set(collected)
+            order = [t for t in order if t in known]
         if exhausted and not self.sandbox.test_timeout_held:
             failure = Failure(
                 FailureKind.TIMEOUT,

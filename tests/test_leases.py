@@ -139,6 +139,34 @@ def test_a_runners_plugin_copy_goes_at_its_exit_or_with_the_next_runner_after_a_
             proc.stdout.close()
 
 
+#: Leases a directory removed behind its holder, fills it, and exits at once.
+BEHIND = """
+import sys
+from runner import leases
+with leases.leased(sys.argv[1], behind=True) as where:
+    for n in range(200):
+        (where / "tmp" / str(n)).mkdir(parents=True)
+    print(where, flush=True)
+"""
+
+
+def test_a_scratch_removed_behind_its_holder_is_gone_once_settled_and_at_exit(tmp: pathlib.Path) -> None:
+    """A test process's scratch is removed beside the climb: ``settle`` (a certify's end) waits
+    for it, and so does the process's exit."""
+    with leases.leased("evidence-behind-", behind=True) as where:
+        (where / "tmp" / "a" / "b").mkdir(parents=True)
+        (where / "tmp" / "a" / "f").write_text("x")
+        assert where.is_dir()
+    leases.settle()
+    assert not where.exists()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-c", BEHIND, "evidence-behind-"], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.strip() and not pathlib.Path(done.stdout.strip()).exists()
+    assert not list(tmp.glob("evidence-behind-*"))
+
+
 def test_what_a_test_left_unremovable_fails_neither_the_release_nor_the_next_reap(
     tmp: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -190,6 +218,7 @@ def test_a_test_process_that_cannot_start_leaves_no_scratch_behind(
     with pytest.raises(OSError) as raised:
         pytest_run.PytestProcess(typing.cast(Target, None), tmp, typing.cast(Sandbox, None), launch)
     assert raised.value.errno == errno.EMFILE
+    leases.settle()  # its removal runs beside the caller
     assert not list(tmp.glob("evidence-pytest-*"))  # while the exception is still held
 
 

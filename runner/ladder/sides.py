@@ -577,8 +577,8 @@ def _varied_seed(run_id: str, pinned: int) -> int:
 def _moving(fresh: Iterable[str], c_runs: Iterable[pytest_run.PytestRun]) -> set[str]:
     """The fresh tests that a C run, ended normally, did not collect: ids that change between
     collections."""
-    normal = [r for r in c_runs if r.content.finished and not r.budget_exhausted]
-    return {t for t in fresh if any(t not in (r.content.collected or ()) for r in normal)}
+    normal = [set(r.content.collected or ()) for r in c_runs if r.content.finished and not r.budget_exhausted]
+    return {t for t in fresh if any(t not in collected for collected in normal)}
 
 
 def _unsettled(
