@@ -103,8 +103,9 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   mount namespace); ``pinning.missing`` says when the store is in reach. A patch the
   marks switch on is off there, as in production, and cannot have left itself a note saying it
   was on. Earlier 1.x records still read.
-* ``1.19`` -- no new member: in a runner record, a test's failure ``excerpt`` is the end of
-  Python's own traceback (``--tb=native``), not pytest's style; its ``message``, ``path`` and
+* ``1.19`` -- no new member: in a runner record, and for B in a plugin record's annotations, a
+  test's failure ``excerpt`` is the end of Python's own traceback (``--tb=native``), not pytest's
+  style, without the frames of pytest and pluggy before the test's; its ``message``, ``path`` and
   ``line`` are as before. Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.

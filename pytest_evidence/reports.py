@@ -9,6 +9,7 @@ PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 
 from __future__ import annotations
 
+import re
 from typing import Any, List, Optional, Sequence, Tuple
 
 from pytest_evidence.model import Failure, FailureKind, Observation, Outcome, bounded
@@ -35,9 +36,45 @@ def _crash(report: Any) -> Tuple[str, Optional[str], Optional[int]]:
     return (lines[-1] if lines else ""), None, None
 
 
+#: A frame's first line in Python's own traceback, and the file of a frame of pytest's or
+#: pluggy's own.
+_FRAME = re.compile(r'  File "(.*)", line \d+, in ')
+_RUNNER_FILE = re.compile(r"[\\/](?:_pytest|pluggy)[\\/]")
+_HEADER = "Traceback (most recent call last):"
+
+
+def _from_the_test(text: str) -> str:
+    """A native traceback's text without the frames of pytest and pluggy that lead to the
+    test's: from pytest 8 on, ``--tb=native`` starts at the top of pytest's own call (eight of a
+    failing test's nine frames). Each traceback of a chain loses its leading run of such frames,
+    unless it holds no other frame (a failure of pytest's own stays whole)."""
+    lines = text.split("\n")
+    out: List[str] = []
+    i = 0
+    while i < len(lines):
+        out.append(lines[i])
+        i += 1
+        if lines[i - 1] != _HEADER:
+            continue
+        frames: List[Tuple[bool, List[str]]] = []  # (pytest's or pluggy's, its lines)
+        while i < len(lines) and _FRAME.match(lines[i]):
+            match = _FRAME.match(lines[i])
+            assert match is not None
+            frame = [lines[i]]
+            i += 1
+            while i < len(lines) and lines[i].startswith("    "):
+                frame.append(lines[i])
+                i += 1
+            frames.append((_RUNNER_FILE.search(match.group(1)) is not None, frame))
+        lead = next((n for n, (runner, _) in enumerate(frames) if not runner), 0)
+        for _, frame in frames[lead:]:
+            out.extend(frame)
+    return "\n".join(out)
+
+
 def failure_of(report: Any, kind: FailureKind) -> Failure:
     message, path, line = _crash(report)
-    text = getattr(report, "longreprtext", "") or ""
+    text = _from_the_test(getattr(report, "longreprtext", "") or "")
     tail = "\n".join(text.splitlines()[-30:])
     return Failure(
         kind=kind,

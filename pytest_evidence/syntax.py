@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import itertools
 import re
 import threading
 import weakref
@@ -41,7 +42,10 @@ _held = 0
 _lock = threading.Lock()
 #: What ``walk`` goes into by default: every kind of node.
 _EVERY = (ast.AST,)
-#: A module's nodes in ``walk``'s order, for as long as its tree lives.
+#: The trees ``parse`` keeps, shared and never modified: the ones whose nodes ``walk`` lists once.
+_kept: weakref.WeakSet[ast.Module] = weakref.WeakSet()
+#: A kept tree's nodes in ``walk``'s order, the module itself left out (a value that holds its
+#: key keeps it alive for good), for as long as the tree lives.
 _walked: weakref.WeakKeyDictionary[ast.AST, Tuple[ast.AST, ...]] = weakref.WeakKeyDictionary()
 
 
@@ -60,6 +64,7 @@ def parse(source: Union[bytes, str]) -> ast.Module:
     with _lock:
         if key not in _trees:
             _trees[key] = tree
+            _kept.add(tree)
             _held += len(key[1])
         while _held > LIMIT:
             (_, old), _ = _trees.popitem(last=False)
@@ -92,18 +97,20 @@ def walk(node: ast.AST, into: Tuple[Type[ast.AST], ...] = _EVERY) -> Iterator[as
     reads through ``ast.walk``'s two generators per node), and this reads the fields directly.
     ``into``: the kinds of node gone into (the import scan walks what holds statements only).
 
-    A whole module's nodes are listed once and kept beside its tree: the blind-reproducer and
-    interference scans walk each test module about fifteen times (click 8.3.2's, 420,000 nodes
-    a certify), and no reader modifies a tree (``parse``)."""
-    if into is not _EVERY or not isinstance(node, ast.Module):
-        return _walk(node, into)
+    The nodes of a whole tree ``parse`` keeps are listed once, and kept as long as the tree: the
+    blind-reproducer and interference scans walk each test module about fifteen times (click
+    8.3.2's, 420,000 nodes a certify), and no reader modifies such a tree. A tree of anyone
+    else's is walked afresh each time: it may be modified between walks."""
     with _lock:
-        found = _walked.get(node)
+        kept = into is _EVERY and node in _kept
+        found = _walked.get(node) if kept else None
+    if not kept:
+        return _walk(node, into)
     if found is None:
-        found = tuple(_walk(node, into))
+        found = tuple(_walk(node, into))[1:]
         with _lock:
             _walked[node] = found
-    return iter(found)
+    return itertools.chain((node,), found)
 
 
 def _walk(node: ast.AST, into: Tuple[Type[ast.AST], ...]) -> Iterator[ast.AST]:

@@ -245,9 +245,11 @@ def checkouts(
         finally:
             signal.signal(signal.SIGTERM, previous)
             co.settle()
-            leases.settle()
-            if co.made:
-                gitops.remove_worktree(str(repo), *map(str, co.made))
+            try:
+                leases.settle()
+            finally:  # a second interrupt there still leaves no worktree
+                if co.made:
+                    gitops.remove_worktree(str(repo), *map(str, co.made))
 
 
 def _apply(tree: pathlib.Path, patch: pathlib.Path, option: str = "--patch") -> str:

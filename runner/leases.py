@@ -41,17 +41,30 @@ def leased(prefix: str, behind: bool = False) -> Iterator[pathlib.Path]:
     try:
         yield where
     finally:
-        if behind:
-            _behind.append(Meanwhile("lease-removal", functools.partial(_release, where, fd)))
-        else:
+        if not (behind and _removing_behind(where, fd)):
             _release(where, fd)
+
+
+def _removing_behind(where: pathlib.Path, fd: int) -> bool:
+    """Whether ``where``'s removal started in a thread beside the caller: no thread to be had
+    (``RuntimeError``), it is the caller's."""
+    try:
+        _behind.append(Meanwhile("lease-removal", functools.partial(_release, where, fd)))
+    except RuntimeError:
+        return False
+    return True
 
 
 def settle() -> None:
     """Until every directory released behind its holder is removed: a certify leaves nothing
-    behind when it returns, and neither does the process when it exits."""
+    behind when it returns, and neither does the process when it exits. A removal leaves the
+    list only once it is over: a settle interrupted (a second Ctrl-C) still leaves it to the
+    next one, the process's exit included."""
     while _behind:
-        _behind.pop(0).wait()
+        removal = _behind[0]
+        removal.wait()
+        with contextlib.suppress(ValueError):  # another thread's settle took it meanwhile
+            _behind.remove(removal)
 
 
 atexit.register(settle)

@@ -167,6 +167,39 @@ def test_a_scratch_removed_behind_its_holder_is_gone_once_settled_and_at_exit(tm
     assert not list(tmp.glob("evidence-behind-*"))
 
 
+def test_a_settle_cut_short_leaves_the_removal_to_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second Ctrl-C while a certify waits for a removal: the removal stays listed, and the
+    next settle (the CLI's, the process's exit) waits for it."""
+
+    class Removal:
+        waits = 0
+
+        def wait(self) -> None:
+            self.waits += 1
+            if self.waits == 1:
+                raise KeyboardInterrupt
+
+    removal = Removal()
+    monkeypatch.setattr(leases, "_behind", [removal])
+    with pytest.raises(KeyboardInterrupt):
+        leases.settle()
+    assert [id(r) for r in leases._behind] == [id(removal)]
+    leases.settle()
+    assert removal.waits == 2 and leases._behind == []
+
+
+def test_without_a_thread_to_remove_it_beside_a_scratch_is_removed_at_once(
+    tmp: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_thread(*_args: object) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(leases, "Meanwhile", no_thread)
+    with leases.leased("evidence-behind-", behind=True) as where:
+        (where / "tmp").mkdir()
+    assert not where.exists() and leases._behind == []
+
+
 def test_what_a_test_left_unremovable_fails_neither_the_release_nor_the_next_reap(
     tmp: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

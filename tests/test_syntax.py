@@ -5,7 +5,9 @@ text share it only where the two parse alike."""
 from __future__ import annotations
 
 import ast
+import gc
 import pathlib
+import weakref
 
 import pytest
 
@@ -87,3 +89,27 @@ def test_walk_yields_what_ast_walk_yields_in_its_order() -> None:
         "x: 'int' = {**m, 'n': f'{z!r:>{w}}'}\n"
     )
     assert [id(n) for n in syntax.walk(odd)] == [id(n) for n in ast.walk(odd)]
+
+
+def test_a_kept_trees_nodes_are_listed_once_and_go_with_the_tree() -> None:
+    """The scans walk a kept tree many times: its nodes are listed once, as ``ast.walk`` gives
+    them, and the list holds no reference that keeps the tree alive once the memo lets it go."""
+    source = "def f(x):\n    return [y for y in x if y]\n" * 3
+    tree = syntax.parse(source)
+    assert [id(n) for n in syntax.walk(tree)] == [id(n) for n in ast.walk(tree)]
+    assert [id(n) for n in syntax.walk(tree)] == [id(n) for n in ast.walk(tree)]  # from the list
+    assert tree in syntax._walked
+    gone = weakref.ref(tree)
+    del tree
+    syntax._trees.clear()
+    gc.collect()
+    assert gone() is None
+
+
+def test_a_tree_parse_did_not_make_is_walked_afresh_each_time() -> None:
+    """Another's tree may be modified between walks: the second walk sees the change."""
+    tree = ast.parse("a = 1\n")
+    assert len(list(syntax.walk(tree))) == len(list(ast.walk(tree)))
+    tree.body.append(ast.parse("b = 2\n").body[0])
+    assert [id(n) for n in syntax.walk(tree)] == [id(n) for n in ast.walk(tree)]
+    assert tree not in syntax._walked

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import RunEvidence, by_name
 
+from pytest_evidence.reports import _from_the_test
 from pytest_evidence.stream import read
 
 #: A deep failure (a recursion), in a function and in a unittest case (whose failure pytest hands
@@ -86,6 +87,10 @@ def test_the_runners_processes_format_every_failure_natively(
     # the message is pytest's crash line in every style; the excerpt ends with Python's own lines
     assert shallow is not None and shallow.message == "assert 1 == 2"
     assert shallow.excerpt.endswith("AssertionError: assert 1 == 2")
+    # from the test's own frame: pytest 8+ formats from the top of its call, those frames dropped
+    assert shallow.excerpt.startswith('Traceback (most recent call last):\n  File "')
+    assert 'test_tb.py", line' in shallow.excerpt.splitlines()[1]
+    assert "_pytest" not in shallow.excerpt and "pluggy" not in shallow.excerpt
     assert pytester.parseconfig().option.tbstyle == "auto"
 
 
@@ -145,3 +150,41 @@ def test_a_conftests_own_report_maker_still_sees_a_deep_failure(pytester: pytest
     result.assert_outcomes(failed=1, xfailed=1)
     one = read(str(stream)).results["test_steps.py::TestSteps::test_one"].failure
     assert one is not None and "Previous line repeated" in one.excerpt  # formatted natively all the same
+
+
+CHAINED = """Traceback (most recent call last):
+  File "/v/site-packages/_pytest/runner.py", line 341, in from_call
+    result = func()
+             ^^^^^^
+  File "/v/site-packages/pluggy/_hooks.py", line 512, in __call__
+    return self._hookexec(self.name, self._hookimpls.copy(), kwargs, firstresult)
+  File "/r/test_a.py", line 3, in test_x
+    open("missing")
+FileNotFoundError: [Errno 2] No such file or directory: 'missing'
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/v/site-packages/_pytest/python.py", line 159, in pytest_pyfunc_call
+    result = testfunction(**testargs)
+  File "/r/test_a.py", line 5, in test_x
+    raise ValueError("no file")
+  File "/v/site-packages/_pytest/outcomes.py", line 9, in fail
+    raise Failed
+ValueError: no file"""
+
+PYTESTS_OWN = """Traceback (most recent call last):
+  File "/v/site-packages/_pytest/fixtures.py", line 1, in getfixturevalue
+    raise LookupError
+LookupError"""
+
+
+def test_an_excerpt_starts_at_the_tests_frame_in_each_traceback_of_a_chain() -> None:
+    trimmed = _from_the_test(CHAINED)
+    assert "runner.py" not in trimmed and "pluggy" not in trimmed and "python.py" not in trimmed
+    assert trimmed.count('File "/r/test_a.py"') == 2
+    assert 'outcomes.py", line 9, in fail' in trimmed  # after the test's frame: kept
+    assert "During handling of the above exception" in trimmed
+    assert trimmed.endswith("ValueError: no file")
+    assert _from_the_test(PYTESTS_OWN) == PYTESTS_OWN  # no frame of the test's: kept whole
+    assert _from_the_test("E   assert 1 == 2\nfoo") == "E   assert 1 == 2\nfoo"  # pytest's style untouched
