@@ -36,11 +36,14 @@ def _crash(report: Any) -> Tuple[str, Optional[str], Optional[int]]:
     return (lines[-1] if lines else ""), None, None
 
 
-#: A frame's first line in Python's own traceback, and the file of a frame of pytest's or
-#: pluggy's own.
-_FRAME = re.compile(r'  File "(.*)", line \d+, in ')
-_RUNNER_FILE = re.compile(r"[\\/](?:_pytest|pluggy)[\\/]")
-_HEADER = "Traceback (most recent call last):"
+#: From a native traceback's header, the run of frames of pytest's and pluggy's own that leads
+#: to a frame of anyone else's (which must follow: a traceback with none stays whole).
+_LEADING_RUNNER_FRAMES = re.compile(
+    r"^(Traceback \(most recent call last\):\n)"
+    r'(?:  File "[^\n]*[\\/](?:_pytest|pluggy)[\\/][^\n]*\n(?:    [^\n]*\n)*)+'
+    r'(?=  File "(?![^\n]*[\\/](?:_pytest|pluggy)[\\/]))',
+    re.MULTILINE,
+)
 
 
 def _from_the_test(text: str) -> str:
@@ -48,28 +51,7 @@ def _from_the_test(text: str) -> str:
     test's: from pytest 8 on, ``--tb=native`` starts at the top of pytest's own call (eight of a
     failing test's nine frames). Each traceback of a chain loses its leading run of such frames,
     unless it holds no other frame (a failure of pytest's own stays whole)."""
-    lines = text.split("\n")
-    out: List[str] = []
-    i = 0
-    while i < len(lines):
-        out.append(lines[i])
-        i += 1
-        if lines[i - 1] != _HEADER:
-            continue
-        frames: List[Tuple[bool, List[str]]] = []  # (pytest's or pluggy's, its lines)
-        while i < len(lines) and _FRAME.match(lines[i]):
-            match = _FRAME.match(lines[i])
-            assert match is not None
-            frame = [lines[i]]
-            i += 1
-            while i < len(lines) and lines[i].startswith("    "):
-                frame.append(lines[i])
-                i += 1
-            frames.append((_RUNNER_FILE.search(match.group(1)) is not None, frame))
-        lead = next((n for n, (runner, _) in enumerate(frames) if not runner), 0)
-        for _, frame in frames[lead:]:
-            out.extend(frame)
-    return "\n".join(out)
+    return _LEADING_RUNNER_FRAMES.sub(r"\1", text)
 
 
 def failure_of(report: Any, kind: FailureKind) -> Failure:

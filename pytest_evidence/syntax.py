@@ -25,7 +25,7 @@ import itertools
 import re
 import threading
 import weakref
-from typing import Iterator, Tuple, Type, Union
+from typing import Iterator, Optional, Tuple, Type, Union
 
 #: At most this much source (characters or bytes) is kept parsed; a tree takes about thirty
 #: times the memory of its text (about 60 MB at the limit).
@@ -42,11 +42,10 @@ _held = 0
 _lock = threading.Lock()
 #: What ``walk`` goes into by default: every kind of node.
 _EVERY = (ast.AST,)
-#: The trees ``parse`` keeps, shared and never modified: the ones whose nodes ``walk`` lists once.
-_kept: weakref.WeakSet[ast.Module] = weakref.WeakSet()
-#: A kept tree's nodes in ``walk``'s order, the module itself left out (a value that holds its
-#: key keeps it alive for good), for as long as the tree lives.
-_walked: weakref.WeakKeyDictionary[ast.AST, Tuple[ast.AST, ...]] = weakref.WeakKeyDictionary()
+#: The trees ``parse`` keeps (shared, never modified), each with its nodes in ``walk``'s order once
+#: ``walk`` listed them -- the module itself left out: a value that holds its key keeps it alive
+#: for good -- for as long as the tree lives.
+_walked: weakref.WeakKeyDictionary[ast.AST, Optional[Tuple[ast.AST, ...]]] = weakref.WeakKeyDictionary()
 
 
 def parse(source: Union[bytes, str]) -> ast.Module:
@@ -64,7 +63,7 @@ def parse(source: Union[bytes, str]) -> ast.Module:
     with _lock:
         if key not in _trees:
             _trees[key] = tree
-            _kept.add(tree)
+            _walked[tree] = None
             _held += len(key[1])
         while _held > LIMIT:
             (_, old), _ = _trees.popitem(last=False)
@@ -102,8 +101,8 @@ def walk(node: ast.AST, into: Tuple[Type[ast.AST], ...] = _EVERY) -> Iterator[as
     8.3.2's, 420,000 nodes a certify), and no reader modifies such a tree. A tree of anyone
     else's is walked afresh each time: it may be modified between walks."""
     with _lock:
-        kept = into is _EVERY and node in _kept
-        found = _walked.get(node) if kept else None
+        kept = into is _EVERY and node in _walked
+        found = _walked.get(node)
     if not kept:
         return _walk(node, into)
     if found is None:

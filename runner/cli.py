@@ -130,12 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if passthrough and args.command not in ("certify", "certify-batch"):
             raise Usage("arguments after -- are pytest's, and only certify and certify-batch take them")
         args.passthrough = passthrough
-        try:
-            return _dispatch(args)
-        finally:
-            from runner import leases
-
-            leases.settle()  # the test processes' scratch, removed beside the climb
+        return _dispatch(args)
     except EvidenceError as exc:
         print(exc.line(PROGRAM), file=sys.stderr)
         return exc.exit_code

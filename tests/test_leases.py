@@ -169,7 +169,7 @@ def test_a_scratch_removed_behind_its_holder_is_gone_once_settled_and_at_exit(tm
 
 def test_a_settle_cut_short_leaves_the_removal_to_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
     """A second Ctrl-C while a certify waits for a removal: the removal stays listed, and the
-    next settle (the CLI's, the process's exit) waits for it."""
+    next settle (the process's exit) waits for it."""
 
     class Removal:
         waits = 0
