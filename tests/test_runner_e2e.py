@@ -136,6 +136,42 @@ def test_a_hanging_reproducer_is_a_timeout_and_rejected(repo: Repo, tmp_path: pa
     assert "timeout" in doc["summary"]["detections"]
 
 
+@pytest.mark.parametrize("half", [True, False], ids=["beside-a-reproducer", "alone"])
+def test_a_new_test_that_hangs_on_b_waits_out_its_timeout_there_once(
+    repo: Repo, tmp_path: pathlib.Path, half: bool
+) -> None:
+    """A fix of a hang: its new test times out on B and passes on C. A timeout is no failure,
+    so that test proves nothing -- ``test_half``, where the candidate adds it, proves the fix --
+    and B's stability runs leave it out rather than wait for the timeout twice more (alone, B has
+    no further run at all); C's runs repeat it as any other."""
+    log = tmp_path / "drains.log"
+    drain = "\n\ndef drain():\n    with open(%r, 'a') as fh:\n        fh.write('%s\\n')\n"
+    base = repo.commit(
+        {**PKG, "calc/ops.py": PKG["calc/ops.py"] + drain % (str(log), "B") + "    while True:\n        pass\n"}
+    )
+    cand = repo.commit(
+        {
+            **(FIX if half else {}),
+            "calc/ops.py": FIX["calc/ops.py"] + drain % (str(log), "C"),
+            "tests/test_drain.py": "from calc.ops import drain\n\n\ndef test_drain():\n    assert drain() is None\n",
+        }
+    )
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--test-timeout", "2")
+    assert doc is not None
+    if half:
+        assert doc["verdict"]["verdict"] == "CERTIFIED" and code == 0
+    else:
+        t3 = next(t for t in doc["tiers"] if t["tier"] == "T3")
+        assert (t3["status"], t3["note"]) == ("inconclusive", "no reproducer fails on B: nothing shows the bug fixed")
+    by_id = {r["test_id"]: r for r in doc["results"]}
+    hung = by_id["tests/test_drain.py::test_drain"]
+    assert (hung["baseline_result"], hung["candidate_result"], hung["bug_discriminating"]) == ("timeout", "pass", False)
+    assert not half or by_id["tests/test_half.py::test_half"]["bug_discriminating"]
+    sides = log.read_text().split()
+    assert sides.count("B") == 1  # T3's first run on B only
+    assert sides.count("C") >= 3  # C's first run and its two further runs
+
+
 def test_changed_module_imported_from_outside_the_checkout_blocks_certification(
     repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -297,6 +297,14 @@ class Sides:
         alone that disagree among themselves, or a first run flaky in process, make it flaky
         without them.
 
+        A fresh test that timed out in B's first run does not run alone on B again: a timeout
+        is neither a pass nor a failure (``classify`` gives it no class), so no repeat on B can
+        make it evidence of a fix or of a regression, and each would wait out the per-test
+        timeout again -- three timeouts for every certify of a fix of a hang. What its repeats
+        could still find is a flake of B's own (a hang in one run, a pass or a quick failure in
+        another), which would hold T3 inconclusive: not looked for. Its B outcome is its first
+        run's; C repeats it as any other, and in T3's order (``through``) it runs on both sides.
+
         The first runs changed the referee's marks (``first_box``) and the further runs have
         them: a fresh test whose further runs agree on an outcome its first run did not give runs
         again with and without them (``confirm_marks``) and, when the difference repeats, is
@@ -310,11 +318,13 @@ class Sides:
         have collected, before any test runs (work to do beside the runs)."""
         firsts = {"C": c_first} if b_first is None else {"C": c_first, "B": b_first}
         varied = self.varied_sides.intersection(firsts)
-        alone_runs = self.further(alone(ids, fresh), files, list(firsts), beside, then)
+        hung = {"C": set(), "B": set() if b_first is None else _timed_out(b_first, fresh)}
+        apart = {side: alone(_but(ids, hung[side]), _but(fresh, hung[side])) for side in firsts}
+        alone_runs = self.further(apart, files, beside, then)
         in_order: dict[str, list[pytest_run.PytestRun]] = {side: [] for side in firsts}
         still = [t for t in fresh if t not in _moving(fresh, alone_runs["C"])]
-        if any(_unsettled(first, alone_runs[side], still, side) for side, first in firsts.items()):
-            in_order = self.further(through(ids, fresh), files, list(firsts))
+        if any(_unsettled(first, alone_runs[side], _but(still, hung[side]), side) for side, first in firsts.items()):
+            in_order = self.further({side: through(ids, fresh) for side in firsts}, files)
         before = {side: {t: first.observation(t) for t in fresh} for side, first in firsts.items()}
         for side, outcomes in steadied(fresh, firsts, alone_runs, in_order, varied).items():
             suspects = {t: o for t, o in outcomes.items() if o is not None and moved_by_marks(o.failure)}
@@ -343,17 +353,17 @@ class Sides:
 
     def further(
         self,
-        ids: Sequence[str],
+        ids: Mapping[str, Sequence[str]],
         files: Sequence[str],
-        sides: Sequence[str],
         beside: Sequence[GroupedSession] = (),
         then: Callable[[], None] = lambda: None,
     ) -> dict[str, list[pytest_run.PytestRun]]:
-        """``stability_runs`` - 1 further runs of ``ids`` on each of ``sides``, with the marks, in
-        an order drawn from the run id, none rerunning a failure in process (``steady``)."""
-        schedule = list(sides) * (self.invocation.stability_runs - 1)
+        """``stability_runs`` - 1 further runs on each side of ``ids`` (side: its tests; none on a
+        side given none), with the marks, in an order drawn from the run id, none rerunning a
+        failure in process (``steady``)."""
+        schedule = [side for side, some in ids.items() if some] * (self.invocation.stability_runs - 1)
         random.Random(self.run_id).shuffle(schedule)
-        again: dict[str, list[pytest_run.PytestRun]] = {side: [] for side in sides}
+        again: dict[str, list[pytest_run.PytestRun]] = {side: [] for side in ids}
         checkouts = [self.co.c_dir if side == "C" else self.b_dir for side in schedule]
         with contextlib.ExitStack() as stack:
             # Each further run is a process start and a collection before its tests: the
@@ -362,7 +372,7 @@ class Sides:
             self.all_collected([*sessions, *beside])
             then()
             for side, checkout, session in zip(schedule, checkouts, sessions, strict=True):
-                again[side].append(self.only_group(session, checkout, ids))
+                again[side].append(self.only_group(session, checkout, ids[side]))
         return again
 
     def pinning(self) -> dict[str, Any] | None:
@@ -595,6 +605,15 @@ def _unsettled(
         if len({None if o is None else o.outcome for o in observed}) > 1:
             return True
     return False
+
+
+def _timed_out(first: pytest_run.PytestRun, fresh: Iterable[str]) -> set[str]:
+    """The fresh tests whose first run timed out: on B, not run alone again (``Sides.steady``)."""
+    return {t for t in fresh if (o := first.observation(t)) is not None and o.outcome is Outcome.TIMEOUT}
+
+
+def _but(ids: Sequence[str], left_out: Collection[str]) -> list[str]:
+    return [t for t in ids if t not in left_out]
 
 
 def _flaky(observation: Observation | None) -> bool:
