@@ -102,7 +102,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=range(1, 11),
         metavar="K",
         help="run each test the candidate adds, and each reproducer, K times on B and on C before its class "
-        "is final; a flip within a side is flaky, and the first run per side changes the referee's seeds "
+        "is final (one that timed out on B waits there once); a flip within a side is flaky, and the first "
+        "run per side changes the referee's seeds "
         "(1-10, default 3)",
     )
     parser.add_argument(

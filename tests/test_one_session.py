@@ -388,6 +388,35 @@ def test_the_further_runs_selections(fresh: set[str], apart: list[str], in_order
     assert (alone(ids, fresh), through(ids, fresh)) == (apart, in_order)
 
 
+#: A module of two classes and a module beside it (a parametrization's brackets may hold ``::``).
+IDS = ["t/a.py::A::x", "t/a.py::A::hung", "t/a.py::A::y", "t/a.py::B::z", "t/b.py::w[p::q]"]
+
+
+@pytest.mark.parametrize(
+    ("fresh", "waited", "apart"),
+    [
+        ({"t/a.py::A::x", "t/a.py::A::hung"}, {"t/a.py::A::hung"}, ["t/a.py::A::x", "t/a.py::A::y"]),
+        ({"t/a.py::A::hung"}, {"t/a.py::A::hung"}, []),
+        ({"t/a.py::A::x"}, {"t/a.py::A::hung", "t/a.py::A::y"}, ["t/a.py::A::x", "t/a.py::A::hung"]),
+        ({"t/a.py::A::y"}, {"t/a.py::B::z"}, ["t/a.py::A::y", "t/a.py::B::z"]),
+        ({"t/a.py::B::z"}, {"t/b.py::w[p::q]"}, ["t/a.py::B::z", "t/b.py::w[p::q]"]),
+        (
+            {"t/a.py::A::x", "t/a.py::B::z"},
+            {"t/a.py::A::y"},
+            ["t/a.py::A::x", "t/a.py::A::hung", "t/a.py::B::z", "t/b.py::w[p::q]"],
+        ),
+    ],
+    ids=["a-stand-in-of-its-class", "left-out", "none-in-its-class", "no-stand-in", "the-last", "not-a-next"],
+)
+def test_a_test_that_waited_is_left_out_where_another_stands_in(
+    fresh: set[str], waited: set[str], apart: list[str]
+) -> None:
+    """On B, a test that timed out in the first run is not run alone again; where it is a fresh
+    test's next, the first test after it that did not time out stands in, if pytest keeps the
+    same of the fresh test's parents (directories, module, classes) for it: else it stays."""
+    assert alone(IDS, fresh, waited) == apart
+
+
 def half_certified(repo: Repo, tmp_path: pathlib.Path, before: str, after: str) -> None:
     """Certify the fix of ``half`` with ``tests/test_ops.py`` changed from ``before`` to
     ``after``, whose new ``test_half`` fails on B and passes on C, steadily."""

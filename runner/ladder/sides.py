@@ -297,13 +297,15 @@ class Sides:
         alone that disagree among themselves, or a first run flaky in process, make it flaky
         without them.
 
-        A fresh test that timed out in B's first run does not run alone on B again: a timeout
-        is neither a pass nor a failure (``classify`` gives it no class), so no repeat on B can
-        make it evidence of a fix or of a regression, and each would wait out the per-test
-        timeout again -- three timeouts for every certify of a fix of a hang. What its repeats
-        could still find is a flake of B's own (a hang in one run, a pass or a quick failure in
-        another), which would hold T3 inconclusive: not looked for. Its B outcome is its first
-        run's; C repeats it as any other, and in T3's order (``through``) it runs on both sides.
+        A test that timed out in B's first run (``waited``) is left out of B's runs alone: a
+        timeout is neither a pass nor a failure (``classify`` gives it no class), so no repeat on
+        B can make a fresh one evidence of a fix or of a regression, and each would wait out the
+        per-test timeout again -- three timeouts for every certify of a fix of a hang. What its
+        repeats could still find is a flake of B's own (a hang in one run, a pass or a quick
+        failure in another), which would hold T3 inconclusive and quarantine the test: not
+        looked for. Its B outcome is its first run's. Where it is a fresh test's next, another
+        stands in for it or it stays (``alone``); C repeats it as any other, and in T3's order
+        (``through``) it runs on both sides.
 
         The first runs changed the referee's marks (``first_box``) and the further runs have
         them: a fresh test whose further runs agree on an outcome its first run did not give runs
@@ -318,12 +320,16 @@ class Sides:
         have collected, before any test runs (work to do beside the runs)."""
         firsts = {"C": c_first} if b_first is None else {"C": c_first, "B": b_first}
         varied = self.varied_sides.intersection(firsts)
-        hung = {"C": set(), "B": set() if b_first is None else _timed_out(b_first, fresh)}
-        apart = {side: alone(_but(ids, hung[side]), _but(fresh, hung[side])) for side in firsts}
+        apart = {"C": alone(ids, fresh)}
+        if b_first is not None:
+            apart["B"] = alone(ids, fresh, self.waited(b_first, ids))
         alone_runs = self.further(apart, files, beside, then)
         in_order: dict[str, list[pytest_run.PytestRun]] = {side: [] for side in firsts}
         still = [t for t in fresh if t not in _moving(fresh, alone_runs["C"])]
-        if any(_unsettled(first, alone_runs[side], _but(still, hung[side]), side) for side, first in firsts.items()):
+        if any(
+            _unsettled(first, alone_runs[side], [t for t in still if t in apart[side]], side)
+            for side, first in firsts.items()
+        ):
             in_order = self.further({side: through(ids, fresh) for side in firsts}, files)
         before = {side: {t: first.observation(t) for t in fresh} for side, first in firsts.items()}
         for side, outcomes in steadied(fresh, firsts, alone_runs, in_order, varied).items():
@@ -350,6 +356,15 @@ class Sides:
             self.all_collected(sessions.values())
             runs = {i: self.only_group(sessions[i], checkout, ids) for i in order}
         return [runs[0], runs[1]]
+
+    def waited(self, first: pytest_run.PytestRun, ids: Sequence[str]) -> set[str]:
+        """The tests of ``ids`` whose ``first`` run ended in a per-test timeout that waited: a
+        second or more, pytest-timeout in force (then the tier's budget marks no test; a message
+        alone is the test's to write)."""
+        if not self.sandbox.test_timeout_held:
+            return set()
+        observed = (first.observation(t) for t in ids)
+        return {o.test_id for o in observed if o is not None and o.outcome is Outcome.TIMEOUT and o.duration >= 1.0}
 
     def further(
         self,
@@ -459,12 +474,39 @@ class Sides:
                 self.evidence.detect([Detection(DetectionKind.IMPORT_OUTSIDE_CHECKOUT, message)])
 
 
-def alone(ids: Sequence[str], fresh: Collection[str]) -> list[str]:
+def alone(ids: Sequence[str], fresh: Collection[str], waited: Collection[str] = ()) -> list[str]:
     """Each of ``fresh`` with the test after it in ``ids``, in ``ids``' order: pytest tears a
     test's fixtures down as its next test needs (``nextitem``), so with the next test kept a
-    fresh test's teardown is the one its first run had, teardown errors included."""
-    keep = {t for i, f in enumerate(ids) if f in fresh for t in ids[i : i + 2]}
+    fresh test's teardown is the one its first run had, teardown errors included.
+
+    ``waited``: tests left out (each timed out in this side's first run, ``Sides.waited``). A
+    fresh test among them is not run; where one is a fresh test's next, the first test after it
+    not left out stands in -- when pytest tears the fresh test's fixtures down alike before
+    either (``_parents``: the same ones in common); where none does, it stays and runs."""
+    keep = set()
+    for i, f in enumerate(ids):
+        if f not in fresh or f in waited:
+            continue
+        keep.add(f)
+        after = ids[i + 1 : i + 2]
+        if after and after[0] in waited:
+            stand_in = next((t for t in ids[i + 2 :] if t not in waited), None)
+            after = [stand_in] if stand_in is not None and _common(f, stand_in) == _common(f, after[0]) else after
+        keep.update(after)
     return [t for t in ids if t in keep]
+
+
+def _parents(test_id: str) -> list[str]:
+    """The nodes above a test, as pytest sets them up and tears them down: its directories, its
+    module, its classes (a parametrization's brackets may hold anything)."""
+    path, *names = test_id.split("[", 1)[0].split("::")
+    return [*path.split("/"), *names[:-1]]
+
+
+def _common(a: str, b: str) -> int:
+    """How many of ``a``'s parents pytest keeps when ``b`` runs next: the ones they share."""
+    above, below = _parents(a), _parents(b)
+    return next((i for i, (x, y) in enumerate(zip(above, below, strict=False)) if x != y), min(len(above), len(below)))
 
 
 def through(ids: Sequence[str], fresh: Collection[str]) -> list[str]:
@@ -605,15 +647,6 @@ def _unsettled(
         if len({None if o is None else o.outcome for o in observed}) > 1:
             return True
     return False
-
-
-def _timed_out(first: pytest_run.PytestRun, fresh: Iterable[str]) -> set[str]:
-    """The fresh tests whose first run timed out: on B, not run alone again (``Sides.steady``)."""
-    return {t for t in fresh if (o := first.observation(t)) is not None and o.outcome is Outcome.TIMEOUT}
-
-
-def _but(ids: Sequence[str], left_out: Collection[str]) -> list[str]:
-    return [t for t in ids if t not in left_out]
 
 
 def _flaky(observation: Observation | None) -> bool:
