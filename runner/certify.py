@@ -21,7 +21,6 @@ from runner.ladder import Invocation, Ladder, strength, write_record
 from runner.meanwhile import Meanwhile
 from runner.parallel import MIN_TESTS
 from runner.sandbox import DEFAULT_SEED, DEFAULT_TEST_TIMEOUT
-from runner.target import ArgsProven
 from runner.verdict import EXIT_CODES
 
 
@@ -356,10 +355,9 @@ def _climb(args: argparse.Namespace, how: Invocation, progress: _Held) -> Eviden
                 "--stability-runs 1: new tests run once per side, with the referee's marks changed; "
                 "a flaky one is not seen"
             )
-        store_path = args.store or default_store(co.repo)
-        proven = ArgsProven(pathlib.Path(store_path).with_suffix(".pytest-args"), str(co.repo), co.baseline)
-        args_checked = co.beside(how.target.check_pytest_args_meanwhile(lambda: co.b_dir, proven))
+        args_checked = co.beside(how.target.check_pytest_args_meanwhile(lambda: co.b_dir))
         progress.also(args_checked)
+        store_path = args.store or default_store(co.repo)
         with Store(str(store_path), option="--store") as store:
             store.check_writable()
             ladder = Ladder(co, store, how, progress, before_tests=args_checked)

@@ -11,8 +11,6 @@ checkout's own source roots come first on the path, so the code under test is th
 from __future__ import annotations
 
 import compileall
-import contextlib
-import hashlib
 import importlib.util
 import json
 import os
@@ -26,8 +24,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import pytest_evidence
-from pytest_evidence import gitops
 from pytest_evidence.environment import capture, versions
 from pytest_evidence.errors import BadInput, MissingTool
 from pytest_evidence.inject import PYTEST_LAUNCH, private_copy
@@ -116,37 +112,6 @@ class Probed:
 
     def moved(self) -> bool:
         return dist_stamp.stamp(self.executable, self.path) != self.stamp
-
-
-@dataclass(frozen=True)
-class ArgsProven:
-    """Where the pytest-arguments check remembers arguments pytest accepted on a B (a directory
-    beside the evidence store, which no test process sees when the store is the default one):
-    one empty file per answer, named by what decides it -- B's tree, the target's interpreter
-    and installed environment, the arguments, the ``--pythonpath`` entries, pytest's own
-    environment variables and the plugin's version. A refusal is never remembered."""
-
-    directory: pathlib.Path
-    repo: str
-    baseline: str
-
-    def mark(self, target: Target) -> pathlib.Path | None:
-        """The file that says ``target``'s arguments were accepted on this B; None when what
-        decides it cannot be told (the probe failed: the check runs and says why)."""
-        try:
-            environment = target.environment().fingerprint
-        except MissingTool:
-            return None
-        decided = [
-            gitops.tree_of(self.repo, self.baseline),
-            os.path.realpath(target.python),
-            environment,
-            json.dumps(list(target.pytest_args)),
-            json.dumps(list(target.pythonpath)),
-            json.dumps(sorted((k, v) for k, v in os.environ.items() if k.startswith("PYTEST_"))),
-            pytest_evidence.__version__,
-        ]
-        return self.directory / hashlib.sha256("\0".join(decided).encode()).hexdigest()
 
 
 def plugin_root() -> str:
@@ -264,38 +229,28 @@ class Target:
                 raise MissingTool("--python %s is a directory: give its interpreter, %s" % (self.python, found[0]))
             raise MissingTool("--python %s: no such interpreter" % self.python)
 
-    def check_pytest_args(self, where: Callable[[], pathlib.Path], proven: ArgsProven | None = None) -> None:
+    def check_pytest_args(self, where: Callable[[], pathlib.Path]) -> None:
         """The operator's pytest arguments, tried on B's checkout (``where`` makes it, asked only
         when there are arguments to try) before any tier.
 
         pytest parses them (and loads the repository's configuration and conftests) and is then
         pointed at a path that does not exist, so nothing is collected or run. When that fails
         with the arguments and not without them, the arguments are the operator's mistake, said
-        in pytest's own words. ``proven``: where arguments accepted before are remembered -- the
-        same answer for the same B, target and arguments, without the pytest start.
+        in pytest's own words.
         """
         if not self.pytest_args:
-            return
-        mark = None if proven is None else proven.mark(self)
-        if mark is not None and mark.is_file():
             return
         checkout = where()
         refused = self._refusal(checkout, self.pytest_args)
         if refused and not self._refusal(checkout, ()):
             raise BadInput("pytest refuses the arguments %s: %s" % (" ".join(self.pytest_args), refused))
-        if mark is not None and not refused:
-            with contextlib.suppress(OSError):  # not remembered: checked again next time
-                mark.parent.mkdir(parents=True, exist_ok=True)
-                mark.touch()
 
-    def check_pytest_args_meanwhile(
-        self, where: Callable[[], pathlib.Path], proven: ArgsProven | None = None
-    ) -> Meanwhile[None]:
+    def check_pytest_args_meanwhile(self, where: Callable[[], pathlib.Path]) -> Meanwhile[None]:
         """``check_pytest_args`` beside the static tiers: B's checkout and a pytest start on the
         second core instead of before T0. The climb waits for it before its first test process,
         and certify again before a record is written, so bad arguments stay bad input even for a
         patch a static tier rejected."""
-        return Meanwhile("pytest-args-check", lambda: self.check_pytest_args(where, proven))
+        return Meanwhile("pytest-args-check", lambda: self.check_pytest_args(where))
 
     def _refusal(self, checkout: pathlib.Path, args: Sequence[str]) -> str | None:
         """pytest's complaint about ``args`` before it looks for tests, or None."""

@@ -17,13 +17,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 
 import pytest
 from conftest import FIX, PKG, Repo, certify, interrupt
 
 from runner.cli import main
-from runner.target import ArgsProven, Target
 
 FLIP = """import pathlib
 
@@ -353,51 +351,3 @@ def test_an_interrupted_baseline_command_names_its_held_receipt_and_the_whole_re
     hint = line.split("reconcile it with: ", 1)[1].rsplit(" [interrupted]", 1)[0]
     assert "--store %s" % store in hint
     assert main(shlex.split(hint.replace("--rerun|--abandon", "--abandon"))[1:]) == 0
-
-
-def test_arguments_pytest_accepted_on_a_b_are_not_tried_again(
-    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The pytest-arguments check remembers, beside the store, arguments pytest accepted on this
-    B: the next certify of a candidate against it starts no pytest for them; other arguments are
-    tried, and a refusal is never remembered."""
-    tried: list[tuple[str, ...]] = []
-    refusal = Target._refusal
-
-    def counted(self: Target, checkout: pathlib.Path, args: Sequence[str]) -> str | None:
-        tried.append(tuple(args))
-        return refusal(self, checkout, args)
-
-    monkeypatch.setattr(Target, "_refusal", counted)
-    base = repo.commit(PKG)
-    cand = repo.commit(FIX)
-    store = tmp_path / "store.sqlite3"
-    common = ("--baseline", base, "--candidate", cand, "--store", str(store))
-    for out in ("a.json", "b.json"):
-        code, _ = certify(repo, tmp_path / out, *common, "--pytest-arg=-p", "--pytest-arg=no:cacheprovider")
-        assert code == 0
-    assert tried == [("-p", "no:cacheprovider")]  # the second certify: remembered
-    assert len(list((tmp_path / "store.pytest-args").iterdir())) == 1
-    for _ in range(2):
-        code, doc = certify(repo, tmp_path / "c.json", *common, "--pytest-arg=--no-such")
-        assert (code, doc) == (2, None) and "unrecognized arguments: --no-such" in capsys.readouterr().err
-    assert tried[1:] == [("--no-such",), (), ("--no-such",), ()]
-
-
-def test_what_decides_an_argument_check_names_its_answer(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same B, interpreter, environment, arguments, ``--pythonpath`` and ``PYTEST_*``
-    variables: the same answer; any of them changed: another."""
-    base = repo.commit(PKG)
-    other = repo.commit(FIX)
-    proven = ArgsProven(repo.path / "proven", str(repo.path), base)
-    target = Target(sys.executable, (), ("-q",))
-    first = proven.mark(target)
-    assert first is not None and first == proven.mark(Target(sys.executable, (), ("-q",)))
-    changed = [
-        ArgsProven(repo.path / "proven", str(repo.path), other).mark(target),
-        proven.mark(Target(sys.executable, (), ("-v",))),
-        proven.mark(Target(sys.executable, ("src",), ("-q",))),
-    ]
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-x")
-    changed.append(proven.mark(target))
-    assert first not in changed and len(set(changed)) == len(changed)
