@@ -458,9 +458,22 @@ def split_test_id(test_id: str) -> Tuple[str, Tuple[str, ...]]:
 
 
 def _compare(old: Dict[Tuple[str, ...], str], new: Dict[Tuple[str, ...], str], names: Tuple[str, ...]) -> Origin:
+    if names not in old and names not in new:
+        names = _made_from(names, new) or _made_from(names, old) or names
     if names not in old:
         return Origin.ADDED if names in new else Origin.UNKNOWN
     return Origin.UNCHANGED if old.get(names) == new.get(names) else Origin.CHANGED
+
+
+def _made_from(names: Tuple[str, ...], defined: Dict[Tuple[str, ...], str]) -> Optional[Tuple[str, ...]]:
+    """The definition a test defined by neither version was made from at import time, by a
+    decorator that names each test it makes after it: ``parameterized.expand``'s
+    ``test_f_0_case``, ``ddt``'s ``test_f_1_value``, ``parameterized_class``'s ``TestX_0`` -- each
+    part the definition's own or begun by it and ``_``; the longest such. None: none fits (a
+    name made otherwise stays of unknown origin)."""
+    same = [key for key in defined if len(key) == len(names)]
+    fits = [key for key in same if all(n == d or n.startswith(d + "_") for n, d in zip(names, key))]  # noqa: B905 - same length
+    return max(fits, key=lambda key: sum(map(len, key)), default=None)
 
 
 class OriginResolver:

@@ -365,3 +365,57 @@ def test_a_review_probe_of_what_a_test_reads_from_outside(old: str, new: str, ch
     assert before is not None and after is not None
     tests = [k for k in before if k[-1].startswith("test_")]
     assert sorted(".".join(k[-2:] if len(k) > 1 else k) for k in tests if before[k] != after[k]) == changed
+
+
+MADE_OLD = """from parameterized import parameterized
+
+
+class TestWiki:
+    @parameterized.expand([("a",), ("b",)])
+    def test_parse(self, s):
+        assert s
+
+    def test_plain(self):
+        assert 1
+
+    def test_plain_text(self):
+        assert 2
+"""
+
+#: B's file changed: a parametrized test added, another given a case.
+MADE_NEW = MADE_OLD.replace('("b",)])', '("b",), ("c",)])').replace(
+    "    def test_plain(self):",
+    "    @parameterized.expand([('unclosed [[',)])\n    def test_rejected_quickly(self, s):\n        assert s\n\n"
+    "    def test_plain(self):",
+)
+
+
+def test_a_test_a_decorator_named_after_its_definition_takes_that_definitions_origin(repo: Repo) -> None:
+    """``parameterized.expand`` (``ddt``, ``parameterized_class``) makes tests at import time,
+    each named after the definition it was made from: neither version of the file defines
+    ``test_rejected_quickly_0_unclosed__``, and its origin is its definition's -- the longest
+    one each part of its name begins with (and ``_``); a name no definition fits stays unknown."""
+    b = repo.commit({"tests/__init__.py": "", "tests/test_wiki.py": MADE_OLD})
+    repo.commit({"tests/test_wiki.py": MADE_NEW})
+    resolver = overlay.OriginResolver(str(repo.path), overlay.plan(str(repo.path), b, ("test_*.py",)), "")
+    origins = {
+        t: resolver.origin("tests/test_wiki.py::" + t)
+        for t in (
+            "TestWiki::test_rejected_quickly_0_unclosed__",
+            "TestWiki::test_parse_2_c",
+            "TestWiki::test_parse_0_a",
+            "TestWiki::test_plain",
+            "TestWiki::test_plain_text_0",  # test_plain_text, not test_plain: the longest
+            "TestWiki_0::test_plain",  # a class made by parameterized_class
+            "TestWiki::made_otherwise",
+        )
+    }
+    assert origins == {
+        "TestWiki::test_rejected_quickly_0_unclosed__": Origin.ADDED,
+        "TestWiki::test_parse_2_c": Origin.CHANGED,
+        "TestWiki::test_parse_0_a": Origin.CHANGED,  # its definition's cases changed
+        "TestWiki::test_plain": Origin.UNCHANGED,
+        "TestWiki::test_plain_text_0": Origin.UNCHANGED,
+        "TestWiki_0::test_plain": Origin.UNCHANGED,  # as TestWiki::test_plain
+        "TestWiki::made_otherwise": Origin.UNKNOWN,
+    }
