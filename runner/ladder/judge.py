@@ -438,9 +438,11 @@ def reproducer_tier(
     if bare:
         return TierStatus.PASSED, "%d reproducer(s) pass on C (judged on C's outcomes alone)" % len(designated)
     if not any(by_id[t].bug_discriminating for t in designated):
+        note = "no reproducer fails on B: nothing shows the bug fixed"
         hung = sum(by_id[t].baseline_result is Outcome.TIMEOUT for t in designated)
-        hint = "; %d timed out on B, which is no failure: add one that fails on B within its time" % hung
-        return TierStatus.INCONCLUSIVE, "no reproducer fails on B: nothing shows the bug fixed" + (hint if hung else "")
+        if hung:
+            note += "; %d timed out on B, which is no failure: add one that fails on B within its time" % hung
+        return TierStatus.INCONCLUSIVE, note
     n = sum(by_id[t].bug_discriminating for t in designated)
     return TierStatus.PASSED, "%d of %d reproducer(s) bug-discriminating" % (n, len(designated))
 

@@ -499,7 +499,7 @@ def alone(ids: Sequence[str], fresh: Collection[str], waited: Collection[str] = 
 def _parents(test_id: str) -> list[str]:
     """The nodes above a test, as pytest sets them up and tears them down: its directories, its
     module, its classes (a parametrization's brackets may hold anything)."""
-    path, *names = test_id.split("[", 1)[0].split("::")
+    path, names = overlay.split_test_id(test_id)
     return [*path.split("/"), *names[:-1]]
 
 
