@@ -152,6 +152,7 @@ class Sandbox:
     memory: int | None = None  # bytes of address space per test process (the audit's mutants); None: no cap
     hidden: tuple[str, ...] = ()  # directories each test process sees empty (``netns.enter``): the store's
     in_reach: str | None = None  # why the evidence store is not hidden, listed in ``missing`` (not in ``identity``)
+    bytecode: str | None = None  # bytecode kept between certifies, covered here (``runner.compiled``); None: none
     varied_seed: int | None = None  # the referee's own marks changed, and this the seed (``vary``)
 
     @property
@@ -324,6 +325,7 @@ def pin_environment(
     tier_budget: float | None = None,
     disabled: Collection[str] = (),
     store: str | None = None,
+    bytecode: str | None = None,
 ) -> Sandbox:
     """Decide, once per climb, how every test process runs.
 
@@ -331,7 +333,8 @@ def pin_environment(
     with ``-p no:NAME``; a guard it names is not loaded (its options would be a usage error) and
     its guarantee is listed as missing. ``store``: the directory of the evidence store, to hide
     from the test processes (None: none to hide, or one that cannot be, listed as missing by the
-    caller).
+    caller). ``bytecode``: the directory of the bytecode kept between certifies, kept only where
+    it can be covered too (a test that wrote an entry would choose the code of later certifies).
     """
     network = "netns" if netns.available() else "socket_guard"
     missing = [] if network == "netns" else ["network namespace: not permitted here; the socket guard alone blocks"]
@@ -341,6 +344,10 @@ def pin_environment(
         hidden = (store,)
     elif store is not None:
         in_reach = "the evidence store's directory %s: test processes can reach it (no mount namespace)" % store
+    if bytecode is not None and netns.can_hide():
+        hidden += tuple(d for d in [bytecode] if not any(_within(d, h) for h in hidden))
+    else:
+        bytecode = None
     plugins: dict[str, str] = {}
     problems: dict[str, str | None] = {}
     injected: list[Guard] = []
@@ -377,7 +384,14 @@ def pin_environment(
         tuple(missing),
         hidden=hidden,
         in_reach=in_reach,
+        bytecode=bytecode,
     )
+
+
+def _within(path: str, directory: str) -> bool:
+    """Whether ``path`` is ``directory`` or under it (a cover there covers it already; a second
+    could not be mounted on a path the first took away)."""
+    return os.path.commonpath([os.path.realpath(path), os.path.realpath(directory)]) == os.path.realpath(directory)
 
 
 def _inject(guard: Guard, target: Target) -> str | None:

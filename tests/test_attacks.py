@@ -1276,31 +1276,44 @@ def test_threat_a_note_an_earlier_climb_left_in_the_temporary_directory_is_not_f
     assert doc is not None and (code, doc["verdict"]["verdict"]) == (1, "REJECTED"), doc and doc["verdict"]
 
 
-def test_threat_a_test_process_finds_no_evidence_store_to_rewrite(repo: Repo, tmp_path: pathlib.Path) -> None:
+@pytest.mark.parametrize(
+    ("inside", "store"), [("", None), ("bytecode", "elsewhere.sqlite3")], ids=["store", "kept-bytecode"]
+)
+def test_threat_a_test_process_finds_no_evidence_store_to_rewrite(
+    repo: Repo, tmp_path: pathlib.Path, inside: str, store: str | None
+) -> None:
     """An independent review forged B's stored suite run in the default store, which a test
     process reached through its worktree's ``.git`` file: a later regressing candidate was
     CERTIFIED. Each test process now sees the store's directory empty (a mount namespace of its
     own): the reproducer below passes only where the store is out of reach, and what it writes
-    there never reaches the store."""
+    there never reaches the store. The bytecode kept between certifies beside it (where an entry
+    would be the code of every later certify's file with those bytes) is covered on its own when
+    the store is named elsewhere."""
     if not netns.can_hide():
         pytest.skip("no mount namespace here: the record lists the store as in reach")
     reach = (
         "import pathlib\n\nfrom calc.ops import half\n\n\n"
-        "def _store_dir():\n"
+        "def _evidence_dir():\n"
         "    root = pathlib.Path(__file__).resolve().parents[1]\n"
         "    gitdir = (root / '.git').read_text().split(':', 1)[1].strip()  # the worktree's\n"
-        "    return pathlib.Path(gitdir).parents[1] / 'evidence'\n\n\n"
+        "    return pathlib.Path(gitdir).parents[1] / 'evidence' / %r\n\n\n"
         "def test_half():\n"
-        "    where = _store_dir()\n"
+        "    where = _evidence_dir()\n"
         "    (where / 'planted').write_text('a forged run')\n"
-        "    assert half(4) == 2 and not (where / 'store.sqlite3').exists()\n"
-    )
+        "    assert half(4) == 2 and [p.name for p in where.iterdir()] == ['planted']\n"
+    ) % inside
     base = repo.commit(PKG)
     candidate = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_half.py": reach})
     args = ("--baseline", base, "--candidate", candidate, "--reproducer", REPRODUCER)
-    code, doc = certify(repo, tmp_path / "e.json", *args)
+    code, doc = certify(repo, tmp_path / "e.json", *args, *(["--store", str(tmp_path / store)] if store else []))
     assert doc is not None and (code, doc["verdict"]["verdict"]) == (0, "CERTIFIED"), doc and doc["verdict"]
-    store = pathlib.Path(repo.git("rev-parse", "--git-common-dir"))
-    store = (store if store.is_absolute() else repo.path / store) / "evidence"
-    assert (store / "store.sqlite3").exists() and not (store / "planted").exists()
-    assert not [m for m in doc["pinning"]["missing"] if "evidence store" in m]
+    evidence = pathlib.Path(repo.git("rev-parse", "--git-common-dir"))
+    evidence = (evidence if evidence.is_absolute() else repo.path / evidence) / "evidence"
+    assert (tmp_path / store if store else evidence / "store.sqlite3").exists()
+    assert (evidence / inside).is_dir() and not (evidence / inside / "planted").exists()
+    said = [m for m in doc["pinning"]["missing"] if "evidence store" in m]
+    assert said == (
+        []
+        if store is None
+        else ["the evidence store %s is not the default one: test processes can reach it" % (tmp_path / store)]
+    )

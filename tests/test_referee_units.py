@@ -356,6 +356,29 @@ def test_the_store_is_hidden_from_test_processes_or_said_to_be_in_reach(
     assert pin_environment(cast(Target, _Installed(versions))).hidden == ()
 
 
+@pytest.mark.parametrize(
+    ("hides", "store", "hidden", "kept"),
+    [
+        (True, "/repo/.git/evidence", ("/repo/.git/evidence",), True),
+        (True, None, ("/repo/.git/evidence/bytecode",), True),
+        (False, None, (), False),
+    ],
+    ids=["inside-the-default-stores-cover", "covered-on-its-own", "no-mount-namespace"],
+)
+def test_the_bytecode_kept_between_certifies_is_kept_only_where_no_test_can_reach_it(
+    monkeypatch: pytest.MonkeyPatch, hides: bool, store: str | None, hidden: tuple[str, ...], kept: bool
+) -> None:
+    """A test that wrote an entry would choose the code later certifies run: the directory is
+    covered in every test process -- by the default store's cover, or a cover of its own (a
+    store named elsewhere is not covered) -- or the bytecode is not kept at all."""
+    monkeypatch.setattr(netns, "can_hide", lambda: hides)
+    versions = {"pytest-timeout": "2.3.1", "pytest-randomly": "3.16.0"}
+    box = pin_environment(cast(Target, _Installed(versions)), store=store, bytecode="/repo/.git/evidence/bytecode")
+    assert box.hidden == hidden
+    assert box.bytecode == ("/repo/.git/evidence/bytecode" if kept else None)
+    assert "bytecode" not in box.identity()  # B's stored run is the same run, kept or not
+
+
 def test_sandbox_environment_is_scrubbed_seeded_and_homeless(tmp_path: pathlib.Path) -> None:
     box = Sandbox(seed=2**32 + 7, test_timeout=60.0, tier_budget=None, network="socket_guard")
     shared = {"https_proxy": "http://p", "PYTEST_ADDOPTS": "-x", "PATH": "/bin", "HOME": "/root", "TMPDIR": "/tmp"}

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from pytest_evidence import overlay
 from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Outcome, Tier, TierStatus
 from pytest_evidence.store import SuiteRun
-from runner import ablation, baseline_suite
+from runner import ablation, baseline_suite, compiled
 from runner.diff import Diff
 from runner.importgraph import ImportGraph
 from runner.ladder import ahead, judge, reproduce, strength
@@ -55,6 +55,8 @@ def suite_of_b(ladder: Ladder, tests: int) -> baseline_suite.BaselineSuite:
             parallel,
         )
     ladder.open_receipt = None
+    if got.how == "run now" and sides.sandbox.bytecode is not None:
+        compiled.harvest(target, ladder.co.b_dir, sides.sandbox.bytecode)
     ended = time.perf_counter()
     ladder.baseline_spent = (began, ended)
     ladder.baseline_run = {

@@ -31,7 +31,7 @@ from pytest_evidence.assemble import (
 from pytest_evidence.errors import ToolFailed
 from pytest_evidence.model import Detection, DetectionKind, Failure, FailureKind, Observation, Origin, Outcome
 from pytest_evidence.store import Store, default_store
-from runner import ablation, integrity, pytest_run
+from runner import ablation, compiled, integrity, pytest_run
 from runner.checkout import Checkouts, raise_swallowed_interrupt
 from runner.ladder import judge
 from runner.ladder.evidence import Evidence
@@ -95,6 +95,7 @@ class Sides:
                 self.invocation.tier_budget,
                 integrity.disabled_plugins(self.co.c_dir, self.target.pytest_args),
                 store,
+                compiled.location(self.co.repo),
             )
             if elsewhere is not None:
                 self._sandbox = replace(self._sandbox, in_reach=elsewhere)
@@ -223,13 +224,20 @@ class Sides:
     def suite_ahead(self) -> GroupedSession:
         """C's T4-T7 session, started now, ahead of its turn (``suite_session`` takes it)."""
         assert self._suite is None, "one suite session per climb"
-        self._suite = self.session(self.co.c_dir, None)
+        self._suite = self._suite_of_c()
         return self._suite
 
     def suite_session(self) -> GroupedSession:
         """C's T4-T7 session: the one started ahead, else a new one."""
         session, self._suite = self._suite, None
-        return session if session is not None else self.session(self.co.c_dir, None)
+        return session if session is not None else self._suite_of_c()
+
+    def _suite_of_c(self) -> GroupedSession:
+        """A session of C's whole suite, which imports every module: the bytecode B's suite run
+        compiled goes first into C's checkout for the files C did not change (``compiled``)."""
+        if self.sandbox.bytecode is not None:
+            compiled.seed(self.target, self.co.c_dir, self.sandbox.bytecode)
+        return self.session(self.co.c_dir, None)
 
     def release(self) -> None:
         """End the suite session started ahead if the climb halted before its turn."""

@@ -1,0 +1,205 @@
+"""The bytecode kept between certifies (``pytest_evidence.bytecode``): kept only where it holds for
+its source, handed on only to the same bytes, with the new checkout's path in its code, through
+no symbolic link -- and read by CPython and by pytest as their own."""
+
+from __future__ import annotations
+
+import importlib.util
+import marshal
+import os
+import pathlib
+import py_compile
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import FIX, PKG, Record, Repo, certify
+
+from pytest_evidence import bytecode
+from runner import compiled, netns
+from runner.target import Target
+
+#: The candidate's new test, which fails on B.
+REPRODUCER = "tests/test_half.py::test_half"
+
+MODULE = "def area(w, h):\n    return w * h\n\n\nclass Box:\n    def size(self):\n        return area(2, 3)\n"
+
+
+def _compiled(root: pathlib.Path, name: str, text: str) -> pathlib.Path:
+    """``root/pkg/<name>.py`` with the ``.pyc`` an import writes."""
+    source = root / "pkg" / (name + ".py")
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_text(text)
+    pyc = importlib.util.cache_from_source(str(source))
+    py_compile.compile(str(source), cfile=pyc, doraise=True, invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)
+    return source
+
+
+def _copy_sources(b: pathlib.Path, c: pathlib.Path) -> None:
+    shutil.copytree(b, c, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+def _filenames(code: object) -> set[str]:
+    assert isinstance(code, type(_filenames.__code__))
+    found = {code.co_filename}
+    for const in code.co_consts:
+        if isinstance(const, type(code)):
+            found |= _filenames(const)
+    return found
+
+
+def test_what_b_compiled_goes_to_the_same_bytes_in_another_checkout(tmp_path: pathlib.Path) -> None:
+    """Kept by the source's hash and the file's tag; written beside C's file with C's path in every
+    code object, and loaded from there by a fresh interpreter."""
+    b, c, cache = tmp_path / "b", tmp_path / "c", str(tmp_path / "cache")
+    _compiled(b, "shapes", MODULE)
+    _copy_sources(b, c)
+    assert bytecode.harvest(str(b), cache) == 1
+    assert bytecode.harvest(str(b), cache) == 0  # kept once
+    assert bytecode.seed(cache, str(c)) == 1
+    pyc = pathlib.Path(importlib.util.cache_from_source(str(c / "pkg" / "shapes.py")))
+    data = pyc.read_bytes()
+    source = c / "pkg" / "shapes.py"
+    assert data[:4] == importlib.util.MAGIC_NUMBER and int.from_bytes(data[4:8], "little") == 0
+    assert int.from_bytes(data[8:12], "little") == int(source.stat().st_mtime) & 0xFFFFFFFF
+    assert int.from_bytes(data[12:16], "little") == source.stat().st_size
+    assert _filenames(marshal.loads(data[16:])) == {str(source)}
+    loaded = subprocess.run(
+        [sys.executable, "-v", "-c", "import pkg.shapes as s; print(s.Box().size())"],
+        cwd=c,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    assert loaded.stdout.strip() == "6"
+    assert "code object from '%s'" % pyc in loaded.stderr  # read, not compiled again
+    assert bytecode.seed(cache, str(c)) == 0  # one already there is left
+
+
+def test_other_bytes_get_nothing(tmp_path: pathlib.Path) -> None:
+    """A file C changed, by one character, is compiled by the session as before."""
+    b, c, cache = tmp_path / "b", tmp_path / "c", str(tmp_path / "cache")
+    _compiled(b, "shapes", MODULE)
+    _copy_sources(b, c)
+    (c / "pkg" / "shapes.py").write_text(MODULE.replace("2, 3", "2, 4"))
+    bytecode.harvest(str(b), cache)
+    assert bytecode.seed(cache, str(c)) == 0
+    assert not (c / "pkg" / "__pycache__").exists()
+
+
+def test_a_pyc_that_does_not_hold_for_its_source_is_not_kept(tmp_path: pathlib.Path) -> None:
+    """A source written after its ``.pyc`` (another size) leaves the ``.pyc`` stale: not kept, so
+    no later checkout gets the code of a text it does not have."""
+    b, cache = tmp_path / "b", str(tmp_path / "cache")
+    source = _compiled(b, "shapes", MODULE)
+    source.write_text(MODULE + "\nEXTRA = 1\n")
+    assert bytecode.harvest(str(b), cache) == 0
+
+
+def test_no_file_is_written_through_a_symbolic_link(tmp_path: pathlib.Path) -> None:
+    """A ``__pycache__`` that is a link (a candidate can commit one) is not written through, and a
+    module file that is a link is not read."""
+    b, c, cache = tmp_path / "b", tmp_path / "c", str(tmp_path / "cache")
+    _compiled(b, "shapes", MODULE)
+    _copy_sources(b, c)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (c / "pkg" / "__pycache__").symlink_to(elsewhere, target_is_directory=True)
+    bytecode.harvest(str(b), cache)
+    assert bytecode.seed(cache, str(c)) == 0 and not list(elsewhere.iterdir())
+    (c / "pkg" / "__pycache__").unlink()
+    (c / "pkg" / "shapes.py").unlink()
+    (c / "pkg" / "shapes.py").symlink_to(b / "pkg" / "shapes.py")
+    assert bytecode.seed(cache, str(c)) == 0
+
+
+def test_bytecode_of_another_interpreter_is_not_handed_on(tmp_path: pathlib.Path) -> None:
+    """Entries lie under their interpreter's magic number: another version's are never read."""
+    b, c, cache = tmp_path / "b", tmp_path / "c", tmp_path / "cache"
+    _compiled(b, "shapes", MODULE)
+    _copy_sources(b, c)
+    bytecode.harvest(str(b), str(cache))
+    (kept,) = cache.iterdir()
+    kept.rename(cache / "0d0d0d0a")
+    assert bytecode.seed(str(cache), str(c)) == 0
+
+
+def test_pytest_reads_a_rewritten_test_module_handed_on(
+    pytester: pytest.Pytester, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pytest's own ``.pyc`` of a rewritten test module (a timestamp one before pytest 9, a
+    checked-hash one from 9 on): found cached in the other checkout, its failure located there --
+    not in the checkout it was compiled in (pytest before 9 does not fix a moved file's path)."""
+    failing = "def test_area():\n    got = 2 * 3\n    assert got == 7\n"
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)  # the sessions write, as the runner's do
+    b = pytester.mkdir("b")
+    (b / "test_area.py").write_text(failing)
+    pytester.chdir()
+    first = pytester.runpytest_subprocess(str(b), "-p", "no:cacheprovider")
+    first.assert_outcomes(failed=1)
+    cache, c = str(tmp_path / "cache"), pytester.path / "c"
+    _copy_sources(b, c)
+    assert bytecode.harvest(str(b), cache) == 1
+    assert bytecode.seed(cache, str(c)) == 1
+    shutil.rmtree(b)  # nothing may still point there
+    monkeypatch.setenv("PYTEST_DEBUG", "1")
+    second = pytester.runpytest_subprocess(str(c), "-p", "no:cacheprovider")
+    second.assert_outcomes(failed=1)
+    assert "found cached rewritten pyc for %s" % (c / "test_area.py") in second.stderr.str()
+    assert "c/test_area.py:3: AssertionError" in second.stdout.str()
+    assert "b/test_area.py" not in second.stdout.str()
+
+
+def _kept(repo: Repo) -> pathlib.Path:
+    common = pathlib.Path(repo.git("rev-parse", "--git-common-dir"))
+    return (common if common.is_absolute() else repo.path / common) / "evidence" / "bytecode"
+
+
+def _judged(doc: Record) -> list[tuple[object, ...]]:
+    """What a record says of each test, its failure's place included; no timing."""
+    rows = []
+    for result in doc["results"]:
+        failure = result["failure"] or {}
+        rows.append((result["test_id"], result["baseline_result"], result["candidate_result"], failure.get("path")))
+    return sorted(rows, key=repr)
+
+
+def test_a_later_certify_runs_what_bs_suite_compiled_and_judges_the_same(
+    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """B's suite run (a store named elsewhere: the directory is covered on its own) keeps what it
+    compiled; a regressing candidate's suite session then reads it for every file it did not
+    change, and its record -- the failing unchanged test located in this checkout's file -- is
+    the record made with nothing kept."""
+    if not netns.can_hide():
+        pytest.skip("no mount namespace here: nothing is kept")
+    base = repo.commit(PKG)
+    regress = repo.commit({**FIX, "calc/ops.py": FIX["calc/ops.py"].replace("n * 2", "n * 3")})
+    store = str(tmp_path / "elsewhere.sqlite3")
+    args = ("--baseline", base, "--candidate", regress, "--reproducer", REPRODUCER, "--store", store)
+    code, cold = certify(repo, tmp_path / "cold.json", *args)
+    assert cold is not None and (code, cold["verdict"]["verdict"]) == (1, "REJECTED")
+    assert cold["baseline_run"]["suite"] == "run now"
+    kept = [p.name for p in _kept(repo).rglob("*") if p.is_file()]
+    assert any(name.endswith("-pytest-%s" % pytest.__version__) for name in kept), kept  # the rewritten test module
+    assert len(kept) >= 3, kept  # and calc's two modules
+    seeded: list[str] = []
+    real = compiled.seed
+
+    def seed(target: Target, checkout: pathlib.Path, cache: str) -> None:
+        real(target, checkout, cache)
+        seeded.extend(sorted(p.relative_to(checkout).as_posix() for p in checkout.rglob("*.pyc")))
+
+    monkeypatch.setattr(compiled, "seed", seed)
+    code, warm = certify(repo, tmp_path / "warm.json", *args)
+    assert warm is not None and (code, warm["baseline_run"]["suite"]) == (1, "reused")
+    # T3 collected tests/test_half.py alone: the unchanged test module's .pyc came from B's run
+    assert [p for p in seeded if p.startswith("tests/__pycache__/test_ops.")], seeded
+    shutil.rmtree(_kept(repo))
+    code, bare = certify(repo, tmp_path / "bare.json", *args)
+    assert bare is not None and code == 1
+    assert _judged(warm) == _judged(bare) == _judged(cold)
+    assert ("tests/test_ops.py::test_double", "pass", "fail", "tests/test_ops.py") in _judged(warm)
+    assert [t["status"] for t in warm["tiers"]] == [t["status"] for t in bare["tiers"]]
