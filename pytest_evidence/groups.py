@@ -81,11 +81,13 @@ class GroupedRun:
         command = self._command()
         plan = {} if command is None else json.loads(command)
         groups: List[List[str]] = plan.get("groups", [])
-        by_id: Dict[str, pytest.Item] = {item.nodeid: item for item in session.items}
+        by_id: Dict[str, List[pytest.Item]] = {}
+        for item in session.items:  # items may share an id: each runs where the id is planned
+            by_id.setdefault(item.nodeid, []).append(item)
         for test_id in plan.get("once", ()):
-            if test_id in by_id:
-                by_id[test_id].stash[ONCE] = True
-        runs = [[by_id[t] for t in group if t in by_id] for group in groups]
+            for item in by_id.get(test_id, ()):
+                item.stash[ONCE] = True
+        runs = [[item for t in group for item in by_id.get(t, ())] for group in groups]
         for number, items in enumerate(runs):
             following = next((group[0] for group in runs[number + 1 :] if group), None)
             for index, item in enumerate(items):

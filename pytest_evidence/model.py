@@ -107,6 +107,10 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   test's failure ``excerpt`` is the end of Python's own traceback (``--tb=native``), not pytest's
   style, without the frames of pytest and pluggy before the test's; its ``message``, ``path`` and
   ``line`` are as before. Earlier 1.x records still read.
+* ``1.20`` -- no new member: items that share a test id (a collector naming every case of a data
+  file alike) are one test: each runs, the id is listed once, and its result is the first
+  failure among them, a pass only when all passed (``Observation.and_then``); before, the last
+  item's result stood, and a grouped session ran only the last. Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -118,7 +122,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.19"
+SCHEMA_VERSION = "1.20"
 
 #: Record versions this model reads: same major version, every minor through its own.
 READABLE_VERSIONS = tuple("1.%d" % minor for minor in range(int(SCHEMA_VERSION.split(".")[1]) + 1))
@@ -169,6 +173,19 @@ class Outcome(str, enum.Enum):
 #: Outcomes that count as "the test failed" in the B/C table. Deliberately narrow: a skip, a
 #: quarantined flake or a timeout is not a demonstration that the code is wrong.
 FAILING = frozenset({Outcome.FAIL, Outcome.ERROR})
+#: Which of two results of one test id stands (``Observation.and_then``), first first: a failure,
+#: then an ending that is neither pass nor failure, then a pass, then what did not run.
+STANDING = (
+    Outcome.FAIL,
+    Outcome.ERROR,
+    Outcome.CRASH,
+    Outcome.TIMEOUT,
+    Outcome.FLAKY,
+    Outcome.XPASSED,
+    Outcome.PASS,
+    Outcome.XFAILED,
+    Outcome.SKIPPED,
+)
 
 
 class BCClass(str, enum.Enum):
@@ -370,6 +387,17 @@ class Observation:
             stdout_summary=data["stdout_summary"],
             attempts=tuple(Outcome(a) for a in data["attempts"]),
         )
+
+    def and_then(self, later: Observation) -> Observation:
+        """This test id's outcome once ``later``, a second result for it in the same session, is
+        in: what failed stands. Two items may share an id -- a collector that names every case
+        of a data file alike (docopt-ng's names each ``testcases(N)``) -- and a pass taken last
+        covered a regression in the other, CERTIFIED by an independent check. So the id is a
+        group: a failure in any item is the group's (``STANDING``; the earlier of two alike), a
+        pass only when every item passed. The attempts are the standing item's own: two items'
+        outcomes are no flip of one test."""
+        standing = self if STANDING.index(self.outcome) <= STANDING.index(later.outcome) else later
+        return replace(standing, duration=round(self.duration + later.duration, 6))
 
 
 @dataclass(frozen=True)

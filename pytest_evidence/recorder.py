@@ -91,6 +91,9 @@ class Recorder:
             self._collected(list(ids), {})
 
     def _collected(self, ids: List[str], markers: Dict[str, List[str]]) -> None:
+        """The collected test ids, each once: items that share an id are one test
+        (``Observation.and_then``)."""
+        ids = list(dict.fromkeys(ids))
         self.collected = ids
         self._emit("collected", {"test_ids": ids, "markers": markers})
 
@@ -111,7 +114,8 @@ class Recorder:
         # teardown, or xdist's "???" for a crash: the test is over, and its line goes out now
         del self._pending[nodeid]
         obs = observe(nodeid, pending)
-        self.observed[nodeid] = obs
+        earlier = self.observed.get(nodeid)
+        self.observed[nodeid] = obs if earlier is None else earlier.and_then(obs)
         repeat = self._repeats.get(nodeid, 0)
         self._repeats[nodeid] = repeat + 1
         if self.stream is not None:

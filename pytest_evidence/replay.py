@@ -29,8 +29,9 @@ from pytest_evidence.inject import INJECT_PLUGIN, RECORD_LAUNCH, private_copy
 from pytest_evidence.model import Failure, FailureKind, Observation, Outcome, bounded
 
 #: Bumped when the meaning of a cached B observation changes, or how its failure is written
-#: (2: B runs in record mode, where every failure is formatted natively, record format 1.19).
-POLICY_VERSION = "2"
+#: (2: B runs in record mode, where every failure is formatted natively, record format 1.19; 3:
+#: items that share a test id are one test, whose failure stands, record format 1.20).
+POLICY_VERSION = "3"
 
 
 @dataclass(frozen=True)

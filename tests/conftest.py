@@ -202,6 +202,34 @@ FIX = {
 }
 
 
+#: A conftest whose collector makes a test of every line of a ``.cases`` file, named by ``{name}``
+#: (an expression of ``n``, the line's number): a case passes when its line, an expression, holds.
+_CASES_CONFTEST = """import pytest
+
+
+def pytest_collect_file(file_path, parent):
+    if file_path.suffix == ".cases":
+        return Cases.from_parent(parent, path=file_path)
+
+
+class Cases(pytest.File):
+    def collect(self):
+        for n, line in enumerate(self.path.read_text().splitlines(), 1):
+            yield Case.from_parent(self, name={name}, check=line)
+
+
+class Case(pytest.Item):
+    def __init__(self, *, check, **kw):
+        super().__init__(**kw)
+        self.check = check
+
+    def runtest(self):
+        assert eval(self.check), self.check
+"""
+#: Items that share an id: every case is ``case`` (docopt-ng's collector names each ``testcases(N)``).
+SHARED_IDS_CONFTEST = _CASES_CONFTEST.format(name='"case"')
+
+
 class Repo:
     def __init__(self, path: pathlib.Path) -> None:
         self.path = path

@@ -14,14 +14,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import FIX, PKG, Record, Repo, certify
 
 from pytest_evidence import bytecode
-from runner import compiled, netns
-from runner.target import Target
-
-#: The candidate's new test, which fails on B.
-REPRODUCER = "tests/test_half.py::test_half"
 
 MODULE = "def area(w, h):\n    return w * h\n\n\nclass Box:\n    def size(self):\n        return area(2, 3)\n"
 
@@ -150,56 +144,3 @@ def test_pytest_reads_a_rewritten_test_module_handed_on(
     assert "found cached rewritten pyc for %s" % (c / "test_area.py") in second.stderr.str()
     assert "c/test_area.py:3: AssertionError" in second.stdout.str()
     assert "b/test_area.py" not in second.stdout.str()
-
-
-def _kept(repo: Repo) -> pathlib.Path:
-    common = pathlib.Path(repo.git("rev-parse", "--git-common-dir"))
-    return (common if common.is_absolute() else repo.path / common) / "evidence" / "bytecode"
-
-
-def _judged(doc: Record) -> list[tuple[object, ...]]:
-    """What a record says of each test, its failure's place included; no timing."""
-    rows = []
-    for result in doc["results"]:
-        failure = result["failure"] or {}
-        rows.append((result["test_id"], result["baseline_result"], result["candidate_result"], failure.get("path")))
-    return sorted(rows, key=repr)
-
-
-def test_a_later_certify_runs_what_bs_suite_compiled_and_judges_the_same(
-    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """B's suite run (a store named elsewhere: the directory is covered on its own) keeps what it
-    compiled; a regressing candidate's suite session then reads it for every file it did not
-    change, and its record -- the failing unchanged test located in this checkout's file -- is
-    the record made with nothing kept."""
-    if not netns.can_hide():
-        pytest.skip("no mount namespace here: nothing is kept")
-    base = repo.commit(PKG)
-    regress = repo.commit({**FIX, "calc/ops.py": FIX["calc/ops.py"].replace("n * 2", "n * 3")})
-    store = str(tmp_path / "elsewhere.sqlite3")
-    args = ("--baseline", base, "--candidate", regress, "--reproducer", REPRODUCER, "--store", store)
-    code, cold = certify(repo, tmp_path / "cold.json", *args)
-    assert cold is not None and (code, cold["verdict"]["verdict"]) == (1, "REJECTED")
-    assert cold["baseline_run"]["suite"] == "run now"
-    kept = [p.name for p in _kept(repo).rglob("*") if p.is_file()]
-    assert any(name.endswith("-pytest-%s" % pytest.__version__) for name in kept), kept  # the rewritten test module
-    assert len(kept) >= 3, kept  # and calc's two modules
-    seeded: list[str] = []
-    real = compiled.seed
-
-    def seed(target: Target, checkout: pathlib.Path, cache: str) -> None:
-        real(target, checkout, cache)
-        seeded.extend(sorted(p.relative_to(checkout).as_posix() for p in checkout.rglob("*.pyc")))
-
-    monkeypatch.setattr(compiled, "seed", seed)
-    code, warm = certify(repo, tmp_path / "warm.json", *args)
-    assert warm is not None and (code, warm["baseline_run"]["suite"]) == (1, "reused")
-    # T3 collected tests/test_half.py alone: the unchanged test module's .pyc came from B's run
-    assert [p for p in seeded if p.startswith("tests/__pycache__/test_ops.")], seeded
-    shutil.rmtree(_kept(repo))
-    code, bare = certify(repo, tmp_path / "bare.json", *args)
-    assert bare is not None and code == 1
-    assert _judged(warm) == _judged(bare) == _judged(cold)
-    assert ("tests/test_ops.py::test_double", "pass", "fail", "tests/test_ops.py") in _judged(warm)
-    assert [t["status"] for t in warm["tiers"]] == [t["status"] for t in bare["tiers"]]

@@ -16,6 +16,7 @@ import textwrap
 from collections.abc import Iterator
 
 import pytest
+from conftest import SHARED_IDS_CONFTEST
 
 from pytest_evidence import stream
 from pytest_evidence.model import FailureKind, Outcome
@@ -365,3 +366,19 @@ def test_a_session_writes_bytecode_into_its_checkout_and_the_import_probe_does_n
     assert _outcomes(final, [B1, B2]) == {B1: Outcome.PASS, B2: Outcome.PASS}
     rewritten = [p.name for p in (checkout / "tests" / "__pycache__").glob("test_b.*.pyc")]
     assert len(rewritten) == 1 and "-pytest-" in rewritten[0]  # pytest's assertion rewriting, cached
+
+
+@pytest.mark.parametrize("cases", ["False True", "True False", "True True"])
+def test_items_that_share_an_id_all_run_and_a_failure_among_them_stands(tmp_path: pathlib.Path, cases: str) -> None:
+    """An independent check CERTIFIED a regression that only the first of two such items saw: the
+    grouped session ran the last item of an id alone, and a pass read last stood. Every item runs
+    where its id is planned; the id is collected once; its result is a failure if any failed."""
+    files = {"tests/conftest.py": SHARED_IDS_CONFTEST, "tests/data.cases": cases.replace(" ", "\n") + "\n"}
+    case = "tests/data.cases::case"
+    with _session(_checkout(tmp_path, files)) as session:
+        assert session.collected().content.collected == [case]
+        session.plan([[case]])
+        run = session.group(0)
+    observed = run.observation(case)
+    assert observed is not None and observed.outcome is (Outcome.PASS if cases == "True True" else Outcome.FAIL)
+    assert observed.attempts == (observed.outcome,)  # one item's attempts: no flip between two items

@@ -12,6 +12,7 @@ from conftest import Record
 
 from pytest_evidence.model import (
     RESULT_FIELDS,
+    STANDING,
     Annotation,
     BCClass,
     Detection,
@@ -20,6 +21,7 @@ from pytest_evidence.model import (
     EvidenceRecord,
     Failure,
     FailureKind,
+    Observation,
     Origin,
     Outcome,
     Role,
@@ -180,3 +182,22 @@ def test_shipped_example_records_are_valid(schema: Record, name: str) -> None:
     jsonschema.validate(doc, schema)
     assert EvidenceRecord.from_dict(doc).to_dict()["results"] == doc["results"]
     assert doc["summary"]["bug_discriminating"] == 1
+
+
+def test_of_two_results_of_one_test_id_the_failure_stands() -> None:
+    """Items sharing an id are one test (``Observation.and_then``): a failure in any stands, the
+    earlier of two alike; a pass only when both passed; durations add up; the standing item's
+    attempts are kept (two items' outcomes are no flip)."""
+
+    def seen(outcome: Outcome, message: str = "") -> Observation:
+        failure = Failure(FailureKind.ASSERTION, message) if message else None
+        return Observation("t.cases::case", outcome, 0.25, failure, "", (outcome,))
+
+    first, second = seen(Outcome.FAIL, "first"), seen(Outcome.FAIL, "second")
+    assert first.and_then(second).failure == first.failure
+    assert seen(Outcome.PASS).and_then(first) == dataclasses.replace(first, duration=0.5)
+    assert first.and_then(seen(Outcome.PASS)) == dataclasses.replace(first, duration=0.5)
+    assert seen(Outcome.PASS).and_then(seen(Outcome.SKIPPED)).outcome is Outcome.PASS
+    assert seen(Outcome.CRASH).and_then(seen(Outcome.PASS)).outcome is Outcome.CRASH
+    assert seen(Outcome.ERROR).and_then(seen(Outcome.TIMEOUT)).attempts == (Outcome.ERROR,)
+    assert set(STANDING) == set(Outcome)

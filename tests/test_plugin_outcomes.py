@@ -7,7 +7,7 @@ import sqlite3
 import sys
 
 import pytest
-from conftest import Record, RunEvidence, by_name
+from conftest import SHARED_IDS_CONFTEST, Record, RunEvidence, by_name
 
 from pytest_evidence.seedless_children import HASHSEED_NOT_INHERITED
 from pytest_evidence.stream import read
@@ -348,3 +348,15 @@ def test_asked_by_the_runner_the_plugin_keeps_the_hash_seed_from_the_tests_subpr
     monkeypatch.delenv(HASHSEED_NOT_INHERITED)
     pytester.makepyfile("import os\n\n\ndef test_seed():\n    assert os.environ['PYTHONHASHSEED'] == '4242'\n")
     pytester.runpytest_subprocess("-p", "evidence", "-p", "no:randomly").assert_outcomes(passed=1)
+
+
+def test_items_that_share_an_id_are_one_test_whose_failure_stands(
+    pytester: pytest.Pytester, run_evidence: RunEvidence
+) -> None:
+    """A collector naming every case of a data file alike (docopt-ng's ``testcases(N)``): the id is
+    one result, failing when any of its items failed, whichever ran last."""
+    pytester.makeconftest(SHARED_IDS_CONFTEST)
+    pytester.path.joinpath("data.cases").write_text("False\nTrue\n")
+    result, doc = run_evidence("data.cases")
+    assert result.ret == 1
+    assert [(r["test_id"], r["candidate_result"]) for r in doc["results"]] == [("data.cases::case", "fail")]

@@ -9,17 +9,20 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
 
 import jsonschema
 import pytest
-from conftest import FIX, PKG, Record, Repo, certify, interrupt
+from conftest import FIX, PKG, SHARED_IDS_CONFTEST, Record, Repo, certify, interrupt
 
 from pytest_evidence import overlay
+from runner import compiled, netns
 from runner.checkout import checkouts
 from runner.cli import main
+from runner.target import Target
 
 
 def test_patch_file_is_applied_onto_b(repo: Repo, tmp_path: pathlib.Path, schema: Record) -> None:
@@ -458,6 +461,26 @@ def test_a_regression_only_a_subtest_sees_is_rejected(repo: Repo, tmp_path: path
     result = next(r for r in doc["results"] if r["test_id"] == "tests/test_table.py::TestTable::test_table")
     assert (result["baseline_result"], result["candidate_result"]) == ("pass", "fail")
     assert "0 != 6" in result["failure"]["message"], result["failure"]
+
+
+@pytest.mark.parametrize("first", [3, 1], ids=["failing-first", "failing-last"])
+def test_a_regression_only_one_of_the_items_sharing_an_id_sees_is_rejected(
+    repo: Repo, tmp_path: pathlib.Path, schema: Record, first: int
+) -> None:
+    """An independent check (docopt-ng) certified a regression seen only by the first of two
+    items sharing an id: the suite session ran the last item of the id alone, and a pass read
+    last stood. Every item runs; the id's failure stands: a regression at T4, in either order."""
+    cases = "".join("__import__('calc.ops').ops.double(%d) == %d\n" % (n, 2 * n) for n in (first, 4 - first))
+    base = repo.commit({**PKG, "tests/conftest.py": SHARED_IDS_CONFTEST, "tests/table.cases": cases})
+    broken = FIX["calc/ops.py"].replace("return n * 2", "return n * 2 if n != 3 else 0")
+    cand = repo.commit({**FIX, "calc/ops.py": broken})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None
+    jsonschema.validate(doc, schema)
+    assert code == 1 and doc["verdict"]["halted_at"] == "T4", doc["verdict"]
+    shared = [r for r in doc["results"] if r["test_id"] == "tests/table.cases::case"]
+    assert [(r["baseline_result"], r["candidate_result"]) for r in shared] == [("pass", "fail")]
+    assert "double(3) == 6" in shared[0]["failure"]["message"], shared[0]["failure"]
 
 
 def test_a_fix_bringing_no_test_is_inconclusive_and_says_how_to_name_one(repo: Repo, tmp_path: pathlib.Path) -> None:
@@ -1061,3 +1084,65 @@ def test_an_order_dependent_flip_skipped_on_c_is_no_pass(repo: Repo, tmp_path: p
     assert rests_on.startswith("order_dependent, unsettled") and "skipped on C" in rests_on, rests_on
     t5 = next(t for t in doc["tiers"] if t["tier"] == "T5")
     assert t5["status"] == "inconclusive" and "order-dependent flip of %s could not be settled" % tid in t5["note"]
+
+
+def _kept(repo: Repo) -> pathlib.Path:
+    common = pathlib.Path(repo.git("rev-parse", "--git-common-dir"))
+    return (common if common.is_absolute() else repo.path / common) / "evidence" / "bytecode"
+
+
+def _judged(doc: Record) -> list[tuple[object, ...]]:
+    """What a record says of each test, its failure's place included; no timing."""
+    rows = []
+    for result in doc["results"]:
+        failure = result["failure"] or {}
+        rows.append((result["test_id"], result["baseline_result"], result["candidate_result"], failure.get("path")))
+    return sorted(rows, key=repr)
+
+
+def test_a_later_certify_runs_what_bs_suite_compiled_and_judges_the_same(
+    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """B's suite run (a store named elsewhere: the directory is covered on its own) keeps what it
+    compiled; a regressing candidate's suite session then reads it for every file it did not
+    change, and its record -- the failing unchanged test located in this checkout's file -- is
+    the record made with nothing kept."""
+    if not netns.can_hide():
+        pytest.skip("no mount namespace here: nothing is kept")
+    base = repo.commit(PKG)
+    regress = repo.commit({**FIX, "calc/ops.py": FIX["calc/ops.py"].replace("n * 2", "n * 3")})
+    store = str(tmp_path / "elsewhere.sqlite3")
+    args = (
+        "--baseline",
+        base,
+        "--candidate",
+        regress,
+        "--reproducer",
+        "tests/test_half.py::test_half",
+        "--store",
+        store,
+    )
+    code, cold = certify(repo, tmp_path / "cold.json", *args)
+    assert cold is not None and (code, cold["verdict"]["verdict"]) == (1, "REJECTED")
+    assert cold["baseline_run"]["suite"] == "run now"
+    kept = [p.name for p in _kept(repo).rglob("*") if p.is_file()]
+    assert any(name.endswith("-pytest-%s" % pytest.__version__) for name in kept), kept  # the rewritten test module
+    assert len(kept) >= 3, kept  # and calc's two modules
+    seeded: list[str] = []
+    real = compiled.seed
+
+    def seed(target: Target, checkout: pathlib.Path, cache: str) -> None:
+        real(target, checkout, cache)
+        seeded.extend(sorted(p.relative_to(checkout).as_posix() for p in checkout.rglob("*.pyc")))
+
+    monkeypatch.setattr(compiled, "seed", seed)
+    code, warm = certify(repo, tmp_path / "warm.json", *args)
+    assert warm is not None and (code, warm["baseline_run"]["suite"]) == (1, "reused")
+    # T3 collected tests/test_half.py alone: the unchanged test module's .pyc came from B's run
+    assert [p for p in seeded if p.startswith("tests/__pycache__/test_ops.")], seeded
+    shutil.rmtree(_kept(repo))
+    code, bare = certify(repo, tmp_path / "bare.json", *args)
+    assert bare is not None and code == 1
+    assert _judged(warm) == _judged(bare) == _judged(cold)
+    assert ("tests/test_ops.py::test_double", "pass", "fail", "tests/test_ops.py") in _judged(warm)
+    assert [t["status"] for t in warm["tiers"]] == [t["status"] for t in bare["tiers"]]

@@ -380,16 +380,16 @@ def test_a_second_result_for_a_test_is_a_forgery(tmp_path: pathlib.Path) -> None
     assert content.results["t::b"].outcome is Outcome.FAIL
 
 
-def test_a_declared_repeat_of_a_test_is_representable_and_the_last_stands(tmp_path: pathlib.Path) -> None:
+def test_a_declared_repeat_of_a_test_is_representable_and_its_failure_stands(tmp_path: pathlib.Path) -> None:
     """A plugin that runs one test twice in a session streams ``repeat`` 1; reruns of the flake
-    policy are not repeats (every attempt is in the one result)."""
+    policy are not repeats (every attempt is in the one result). The failure of the first stands."""
     path = tmp_path / "s.jsonl"
     writer = _session(path, finish=False)
     writer.write("result", _result("t::b", Outcome.PASS, repeat=1))
     writer.write("result", _result("t::b", Outcome.PASS, repeat=3))
     content = read(str(path), KEY)
     assert content.forgery == "line 6: result for t::b has repeat 3 where 2 was expected"
-    assert content.results["t::b"].outcome is Outcome.PASS
+    assert content.results["t::b"].outcome is Outcome.FAIL
 
 
 def test_reading_a_missing_stream_is_an_empty_one(tmp_path: pathlib.Path) -> None:
@@ -490,3 +490,16 @@ def test_bytes_already_read_changed_behind_the_reader_are_a_forgery(tmp_path: pa
         after = read()
     assert after.forgery == "line 4: bytes already read were rewritten, or the stream cut back"
     assert after.results["t::b"].outcome is Outcome.FAIL
+
+
+@pytest.mark.parametrize("order", [(Outcome.FAIL, Outcome.PASS), (Outcome.PASS, Outcome.FAIL)])
+def test_a_second_result_of_one_test_id_never_covers_a_failure(
+    tmp_path: pathlib.Path, order: tuple[Outcome, Outcome]
+) -> None:
+    """Items that share an id stream a result each: the failure stands, whichever came last."""
+    path = tmp_path / "s.jsonl"
+    writer = _session(path, finish=False)
+    writer.write("result", _result("t::shared", order[0], repeat=0))
+    writer.write("result", _result("t::shared", order[1], repeat=1))
+    content = read(str(path), KEY)
+    assert content.forgery is None and content.results["t::shared"].outcome is Outcome.FAIL
