@@ -228,6 +228,8 @@ class Case(pytest.Item):
 """
 #: Items that share an id: every case is ``case`` (docopt-ng's collector names each ``testcases(N)``).
 SHARED_IDS_CONFTEST = _CASES_CONFTEST.format(name='"case"')
+#: Every case its own test: ``case1``, ``case2``...
+NUMBERED_CASES_CONFTEST = _CASES_CONFTEST.format(name='"case%d" % n')
 
 
 class Repo:

@@ -16,7 +16,7 @@ import tempfile
 
 import jsonschema
 import pytest
-from conftest import FIX, PKG, SHARED_IDS_CONFTEST, Record, Repo, certify, interrupt
+from conftest import FIX, NUMBERED_CASES_CONFTEST, PKG, SHARED_IDS_CONFTEST, Record, Repo, certify, interrupt
 
 from pytest_evidence import overlay
 from runner import compiled, netns
@@ -481,6 +481,27 @@ def test_a_regression_only_one_of_the_items_sharing_an_id_sees_is_rejected(
     shared = [r for r in doc["results"] if r["test_id"] == "tests/table.cases::case"]
     assert [(r["baseline_result"], r["candidate_result"]) for r in shared] == [("pass", "fail")]
     assert "double(3) == 6" in shared[0]["failure"]["message"], shared[0]["failure"]
+
+
+def test_a_reproducer_a_conftest_collects_from_a_data_file_is_run_and_judged(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """An independent check (docopt-ng): a fix whose test is a new case of a data file that a
+    conftest collects, named with ``--reproducer`` as ``inconclusive.md`` advises, was told
+    "none designated" -- the file, not a ``python_files`` match, was never collected -- and a
+    misspelt name got the same. Now it runs on B and C; a name no collector makes is bad input,
+    as for a test file, and so is one in a file the suite does not collect."""
+    base = repo.commit({**PKG, "tests/conftest.py": NUMBERED_CASES_CONFTEST, "tests/table.cases": "True\n"})
+    fixed = repo.commit(
+        {"calc/ops.py": FIX["calc/ops.py"], "tests/table.cases": "True\n__import__('calc.ops').ops.half(4) == 2\n"}
+    )
+    args = ("--baseline", base, "--candidate", fixed, "--tests-from", fixed)
+    code, doc = certify(repo, tmp_path / "e.json", *args, "--reproducer", "tests/table.cases::case2")
+    assert doc is not None and (code, doc["verdict"]["verdict"]) == (0, "CERTIFIED"), doc and doc["verdict"]
+    case = next(r for r in doc["results"] if r["test_id"] == "tests/table.cases::case2")
+    assert (case["baseline_result"], case["candidate_result"], case["bug_discriminating"]) == ("fail", "pass", True)
+    for wrong in ("tests/table.cases::case9", "elsewhere/table.cases::case2"):
+        assert certify(repo, tmp_path / "x.json", *args, "--reproducer", wrong)[0] == 2
 
 
 def test_a_fix_bringing_no_test_is_inconclusive_and_says_how_to_name_one(repo: Repo, tmp_path: pathlib.Path) -> None:

@@ -119,7 +119,11 @@ def t3_files(ladder: Ladder) -> list[str]:
     def collected(path: str) -> bool:
         by_pattern = overlay.named_by(path, ladder.test_modules) and collect.under_testpaths(path)
         as_doctests = doctested and path in named and path.endswith(".py") and collect.under_testpaths(path)
-        return by_pattern or as_doctests or overlay.named_by(path, by_path)
+        # A named file of another kind is a collector's (a conftest's ``pytest_collect_file``:
+        # docopt-ng's data cases): collected where the suite's collection looks; if no collector
+        # makes the named test of it, the name is bad input, as for a test file.
+        as_data = path in named and not path.endswith(".py") and collect.under_testpaths(path)
+        return by_pattern or as_doctests or as_data or overlay.named_by(path, by_path)
 
     changed = set(sides.plan.changed)
     roots = ladder.target.relative_roots(co.c_dir)
@@ -427,6 +431,8 @@ def reproducers(
     tampered_collection(ladder)
     files = t3_files(ladder)
     if not files:
+        for spec in invocation.reproducers:  # its file is none the suite collects: no such test
+            raise BadInput("no collected test matches %s" % spec)
         ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, no_reproducer(ladder, diff))
         return
     resolver.read_ahead(files)  # before T3's processes run anything: the texts the origins are judged from
