@@ -39,7 +39,12 @@ HEADER = 16
 _SKIPPED = frozenset({".git", "__pycache__", ".tox", ".nox", ".venv", "venv", "node_modules", ".hg", ".mypy_cache"})
 
 
-def harvest(checkout: str, cache: str) -> int:
+#: Bytes of kept code per interpreter, past which the entries used least lately go (``_bounded``):
+#: every B a repository is certified against adds the files it changed.
+KEPT_BYTES = 256 * 1024 * 1024
+
+
+def harvest(checkout: str, cache: str, limit: int = KEPT_BYTES) -> int:
     """Keep in ``cache`` every ``.pyc`` under ``checkout`` whose header holds for its source as
     it is now (its time and size, or its hash: pytest 9 writes checked-hash files); the number
     newly kept. Each entry is the header and the code, named by the source's SHA-256 and the tag."""
@@ -62,6 +67,7 @@ def harvest(checkout: str, cache: str) -> int:
             if not os.path.exists(entry):
                 _write(entry, data)
                 kept += 1
+    _bounded(os.path.join(cache, importlib.util.MAGIC_NUMBER.hex()), limit)
     return kept
 
 
@@ -94,9 +100,11 @@ def seed(cache: str, checkout: str) -> int:
             pyc = os.path.join(directory, "__pycache__", "%s.%s.pyc" % (filename[:-3], tag))
             if os.path.lexists(pyc) or not _cache_dir(directory):
                 continue
-            data = _read(os.path.join(where, "%s.%s" % (key, tag)))
+            entry = os.path.join(where, "%s.%s" % (key, tag))
+            data = _read(entry)
             code = _code(data[HEADER:])
             if code is not None:
+                _used(entry)
                 _write(pyc, data[:4] + _checks(data, text, when) + marshal.dumps(_moved(code, path)))
                 written += 1
     return written
@@ -109,6 +117,36 @@ def _checks(data: bytes, text: bytes, when: int) -> bytes:
     if flags == b"\0\0\0\0":
         return flags + struct.pack("<II", when & 0xFFFFFFFF, len(text) & 0xFFFFFFFF)
     return flags + importlib.util.source_hash(text)
+
+
+def _used(entry: str) -> None:
+    """Mark ``entry`` used now: ``_bounded`` removes the entries used least lately first."""
+    try:
+        os.utime(entry)
+    except OSError:
+        pass
+
+
+def _bounded(where: str, limit: int) -> None:
+    """Remove the entries of ``where`` used least lately until the rest hold ``limit`` bytes."""
+    entries = []
+    try:
+        with os.scandir(where) as found:
+            for item in found:
+                if item.is_file(follow_symlinks=False):
+                    stat = item.stat(follow_symlinks=False)
+                    entries.append((stat.st_mtime, stat.st_size, item.path))
+    except OSError:
+        return
+    total = sum(size for _, size, _ in entries)
+    for _, size, path in sorted(entries):
+        if total <= limit:
+            break
+        try:
+            os.unlink(path)
+        except OSError:
+            continue
+        total -= size
 
 
 def _compiled(checkout: str) -> Iterator[Tuple[str, str, str, str]]:

@@ -4,6 +4,7 @@ no symbolic link -- and read by CPython and by pytest as their own."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import marshal
 import os
@@ -144,3 +145,19 @@ def test_pytest_reads_a_rewritten_test_module_handed_on(
     assert "found cached rewritten pyc for %s" % (c / "test_area.py") in second.stderr.str()
     assert "c/test_area.py:3: AssertionError" in second.stdout.str()
     assert "b/test_area.py" not in second.stdout.str()
+
+
+def test_the_entries_used_least_lately_go_first_past_the_bound(tmp_path: pathlib.Path) -> None:
+    """Every B adds the files it changed: past the bound, what no checkout used lately goes."""
+    cache, entries = tmp_path / "cache", {}
+    for age, name in enumerate(["old", "used", "new"]):
+        source = _compiled(tmp_path / name, name, MODULE + "\nNAME = %r\n" % name)
+        bytecode.harvest(str(tmp_path / name), str(cache))
+        key = hashlib.sha256(source.read_bytes()).hexdigest()
+        (entries[name],) = (cache / importlib.util.MAGIC_NUMBER.hex()).glob(key + ".*")
+        os.utime(entries[name], (1000.0 + age, 1000.0 + age))
+    _copy_sources(tmp_path / "used", tmp_path / "c")
+    assert bytecode.seed(str(cache), str(tmp_path / "c")) == 1  # used now: the latest of the three
+    kept = entries["used"].stat().st_size + entries["new"].stat().st_size
+    bytecode.harvest(str(tmp_path / "new"), str(cache), limit=kept)
+    assert {name for name, entry in entries.items() if entry.exists()} == {"used", "new"}
