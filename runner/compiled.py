@@ -10,6 +10,7 @@ outcome (a later session compiles what it imports, as it always did).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import subprocess
@@ -37,8 +38,11 @@ def harvest(target: Target, checkout: pathlib.Path, cache: str) -> None:
 
 
 def seed(target: Target, checkout: pathlib.Path, cache: str) -> None:
-    """Write the kept bytecode of ``checkout``'s unchanged files into it, before a session there."""
-    _run(target, "seed", cache, str(checkout))
+    """Write the kept bytecode of ``checkout``'s unchanged files into it, before a session there
+    (no process when nothing is kept yet: B's run was stored before the directory was made)."""
+    with contextlib.suppress(OSError), os.scandir(cache) as kept:
+        if any(kept):
+            _run(target, "seed", cache, str(checkout))
 
 
 def _run(target: Target, *args: str) -> None:
