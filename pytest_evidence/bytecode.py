@@ -15,9 +15,11 @@ the bytes it was compiled from are the same bytes.
 
 Only what B's own suite run compiled is kept -- no candidate code runs in B's checkout -- and the
 directory is covered in every test process (``runner.sandbox``): a test cannot write an entry.
-``seed`` runs in the target interpreter (``main``: its marshal format), started isolated (``-I
--S``: no ``.pth`` file a test could have planted runs beside the directory), and writes no file
-through a symbolic link.
+Both run in the target interpreter (``main``: its marshal format and its hash of a source),
+started isolated (``-I -S``: no ``.pth`` file a test could have planted runs beside the
+directory) on this module's text, not on a file a test could have rewritten (the plugin's
+private copy is on every test process's path); ``seed`` writes no file through a symbolic link
+and makes no directory.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -48,22 +50,24 @@ def harvest(checkout: str, cache: str, limit: int = KEPT_BYTES) -> int:
     """Keep in ``cache`` every ``.pyc`` under ``checkout`` whose header holds for its source as
     it is now (its time and size, or its hash: pytest 9 writes checked-hash files); the number
     newly kept. Each entry is the header and the code, named by the source's SHA-256 and the tag."""
-    if sys.pycache_prefix is not None:
-        return 0
-    kept = 0
+    kept, settings = 0, _settings(checkout)
     for directory, source, pyc, tag in _compiled(checkout):
         path = os.path.join(os.path.dirname(directory), source)
         try:
             with open(os.path.join(directory, pyc), "rb") as fh:
                 data = fh.read()
+                written = os.fstat(fh.fileno()).st_mtime_ns
             with open(path, "rb") as fh:
                 text = fh.read()
-            when = int(os.stat(path).st_mtime)
+            changed = os.stat(path).st_mtime_ns
         except OSError:
             continue
-        ours = data[:4] == importlib.util.MAGIC_NUMBER
-        if len(data) > HEADER and ours and data[4:HEADER] == _checks(data, text, when):
-            entry = os.path.join(cache, data[:4].hex(), "%s.%s" % (hashlib.sha256(text).hexdigest(), tag))
+        # A header of time and size holds for a text written again in the same second at the same
+        # size (a test that edits a module and puts it back): only a .pyc written after its
+        # source's last change is this text's.
+        ours = data[:4] == importlib.util.MAGIC_NUMBER and (data[4:8] != b"\0\0\0\0" or changed <= written)
+        if len(data) > HEADER and ours and data[4:HEADER] == _checks(data, text, changed // 10**9):
+            entry = os.path.join(cache, data[:4].hex(), "%s.%s" % (_key(text, tag, settings), tag))
             if not os.path.exists(entry):
                 _write(entry, data)
                 kept += 1
@@ -74,8 +78,6 @@ def harvest(checkout: str, cache: str, limit: int = KEPT_BYTES) -> int:
 def seed(cache: str, checkout: str) -> int:
     """Write into ``checkout`` the kept ``.pyc`` of each of its Python files whose bytes hash to
     an entry of ``cache`` for this interpreter; one already there is left. The number written."""
-    if sys.pycache_prefix is not None:
-        return 0
     where = os.path.join(cache, importlib.util.MAGIC_NUMBER.hex())
     kept: Dict[str, List[str]] = {}
     try:
@@ -86,7 +88,7 @@ def seed(cache: str, checkout: str) -> int:
         key, _, tag = name.partition(".")
         if key:  # not a file being written (``_write``)
             kept.setdefault(key, []).append(tag)
-    written = 0
+    written, settings = 0, _settings(checkout)
     for directory, filename in _sources(os.path.realpath(checkout)):
         path = os.path.join(directory, filename)
         try:
@@ -95,11 +97,13 @@ def seed(cache: str, checkout: str) -> int:
             when = int(os.stat(path).st_mtime)
         except OSError:
             continue
-        key = hashlib.sha256(text).hexdigest()
-        for tag in kept.get(key, ()):
+        for tag in sorted({tag for kind in ("", _REWRITTEN) for tag in kept.get(_key(text, kind, settings), ())}):
+            key = _key(text, tag, settings)
+            if tag not in kept.get(key, ()):
+                continue  # an entry of the other kind under this name
             pyc = os.path.join(directory, "__pycache__", "%s.%s.pyc" % (filename[:-3], tag))
             if os.path.lexists(pyc) or not _cache_dir(directory):
-                continue
+                continue  # no __pycache__ made: a test listing the directory sees what B's saw
             entry = os.path.join(where, "%s.%s" % (key, tag))
             data = _read(entry)
             code = _code(data[HEADER:])
@@ -108,6 +112,34 @@ def seed(cache: str, checkout: str) -> int:
                 _write(pyc, data[:4] + _checks(data, text, when) + marshal.dumps(_moved(code, path)))
                 written += 1
     return written
+
+
+#: What pytest's tag for a module it rewrote holds (``m.cpython-311-pytest-8.3.5.pyc``).
+_REWRITTEN = "-pytest-"
+#: The files at a checkout's root where pytest's settings are read.
+_SETTINGS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+
+
+def _key(text: bytes, tag: str, settings: bytes) -> str:
+    """An entry's name: the SHA-256 of the source -- and, for a module pytest rewrote, of the
+    checkout's pytest settings, which shape the rewritten code too (``enable_assertion_pass_hook``:
+    a review's probe was REJECTED on a checkout that turned it on, its tests' hook never called)."""
+    digest = hashlib.sha256(text)
+    if _REWRITTEN in tag:
+        digest.update(b"\0" + settings)
+    return digest.hexdigest()
+
+
+def _settings(root: str) -> bytes:
+    """The digest of the files at ``root`` where pytest reads its settings, as they are."""
+    digest = hashlib.sha256()
+    for name in _SETTINGS:
+        try:
+            with open(os.path.join(root, name), "rb") as fh:
+                digest.update(b"%s\0%s\0" % (name.encode(), fh.read()))
+        except OSError:
+            digest.update(b"%s\0-\0" % name.encode())
+    return digest.digest()
 
 
 def _checks(data: bytes, text: bytes, when: int) -> bytes:
@@ -198,14 +230,10 @@ def _moved(code: types.CodeType, path: str) -> types.CodeType:
 
 
 def _cache_dir(directory: str) -> bool:
-    """Whether ``directory``'s ``__pycache__`` is a directory of its own, made now if missing."""
+    """Whether ``directory`` has a ``__pycache__`` of its own already: one the checkout's first
+    session made where it imported. Seeding makes none -- a test listing a package's directory
+    before anything there was imported would see one on C that B's run had not."""
     where = os.path.join(directory, "__pycache__")
-    try:
-        os.mkdir(where)
-    except FileExistsError:
-        pass
-    except OSError:
-        return False
     return os.path.isdir(where) and not os.path.islink(where)
 
 

@@ -107,10 +107,12 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   test's failure ``excerpt`` is the end of Python's own traceback (``--tb=native``), not pytest's
   style, without the frames of pytest and pluggy before the test's; its ``message``, ``path`` and
   ``line`` are as before. Earlier 1.x records still read.
-* ``1.20`` -- no new member: items that share a test id (a collector naming every case of a data
-  file alike) are one test: each runs, the id is listed once, and its result is the first
-  failure among them, a pass only when all passed (``Observation.and_then``); before, the last
-  item's result stood, and a grouped session ran only the last. Earlier 1.x records still read.
+* ``1.20`` -- no new member: items that share a node id (a collector naming every case of a data
+  file alike) get ids of their own, the second and later ``ID[#N]`` in collection order, each run
+  and judged by itself; before, only the last item's result stood. Two results of one id in a
+  session (a plugin running a test twice) fold so that what failed stands
+  (``Observation.and_then``). ``source_interference`` detail ``committed_bytecode``: compiled code
+  the candidate adds or changes (REJECTED). Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """

@@ -91,8 +91,8 @@ class Recorder:
             self._collected(list(ids), {})
 
     def _collected(self, ids: List[str], markers: Dict[str, List[str]]) -> None:
-        """The collected test ids, each once: items that share an id are one test
-        (``Observation.and_then``)."""
+        """The collected test ids, each once (items ``distinct_ids`` could not tell apart fold:
+        ``Observation.and_then``)."""
         ids = list(dict.fromkeys(ids))
         self.collected = ids
         self._emit("collected", {"test_ids": ids, "markers": markers})

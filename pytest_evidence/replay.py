@@ -30,7 +30,7 @@ from pytest_evidence.model import Failure, FailureKind, Observation, Outcome, bo
 
 #: Bumped when the meaning of a cached B observation changes, or how its failure is written
 #: (2: B runs in record mode, where every failure is formatted natively, record format 1.19; 3:
-#: items that share a test id are one test, whose failure stands, record format 1.20).
+#: items that share a node id get ids of their own, record format 1.20).
 POLICY_VERSION = "3"
 
 

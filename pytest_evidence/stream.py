@@ -10,10 +10,10 @@ The line format (version 2). Each line is one ASCII JSON object, its members in 
 
 * ``seq`` numbers the lines from 0, consecutively;
 * ``type`` is one of ``LINE_TYPES``; a ``result`` line also has ``repeat``, how many results this
-  session already streamed for the same test (0: its first; items that share an id, or a plugin
-  that runs a test twice in one session, make a second result with ``repeat`` 1, and what failed
-  stands: ``Observation.and_then``). The flake policy's reruns are not repeats: every attempt of a
-  test is in its one result (``attempts``);
+  session already streamed for the same test (0: its first; a plugin that runs a test twice in one
+  session, or items sharing an id where pytest's id cannot be told apart (``distinct_ids``), make a
+  second result with ``repeat`` 1, and what failed stands: ``Observation.and_then``). The flake
+  policy's reruns are not repeats: every attempt of a test is in its one result (``attempts``);
 * ``tag``, present when the writer holds a key, is HMAC-SHA256 under that key of
   ``DOMAIN + b"<seq>\\0" + <the line up to the tag, closed with "}">`` -- the exact bytes written,
   so the check needs no canonical re-serialisation that could differ between Python versions.

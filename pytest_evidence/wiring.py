@@ -6,6 +6,7 @@
   controller), so the stream, the record and the store each have exactly one writer, and
   ``JunitProperties`` beside the ``Finisher`` (``--junitxml`` gains each test's role, B/C class
   and bug-discriminating once the record is typed);
+* ``DistinctIds`` where collection happens: items sharing a node id get distinct ones;
 * ``Selector`` where collection happens, when ``--evidence-select`` is given;
 * ``NetworkGuard`` where tests run, when ``--evidence-no-network`` is given (its refusals are
   streamed by the recorder of the same process; an xdist worker blocks without reporting).
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 import pytest
 
 from pytest_evidence import options
+from pytest_evidence.distinct_ids import DistinctIds
 from pytest_evidence.errors import BadInput, EvidenceError, StoreLocked
 from pytest_evidence.flake import FlakePolicy
 
@@ -53,6 +55,7 @@ def configure(config: pytest.Config, channel: Optional[TakenChannel]) -> None:
         control = _control(settings, is_worker or is_controller)
     except EvidenceError as exc:
         raise pytest.UsageError(exc.line("evidence")) from None
+    config.pluginmanager.register(DistinctIds(), "evidence-distinct-ids")
     if settings.select:
         from pytest_evidence.select import Selector
 

@@ -3,7 +3,8 @@ target processes that fill it from B's suite run and hand it to C's checkout.
 
 Both run in the target interpreter -- its marshal format, its hash of a source -- started
 isolated (``-I -S``): no ``PYTHONPATH``, no ``site``, so no ``.pth`` file a test process planted
-in the target environment runs beside a directory the tests cannot reach. The kept bytecode only
+in the target environment runs beside a directory the tests cannot reach; and on the runner's own
+text of ``pytest_evidence.bytecode``, not the plugin's private copy the tests have on their path. The kept bytecode only
 saves compiling: a process that fails, or finds nothing, costs the time it took and changes no
 outcome (a later session compiles what it imports, as it always did).
 """
@@ -16,11 +17,13 @@ import pathlib
 import subprocess
 import tempfile
 
+from pytest_evidence import bytecode
 from pytest_evidence.store import default_store
-from runner.target import Target, plugin_root
+from runner.target import Target
 
-#: The target's command: the plugin's private copy first on an isolated interpreter's path.
-_LAUNCH = "import sys; sys.path.insert(0, sys.argv.pop(1)); from pytest_evidence.bytecode import main; main()"
+#: The target's command: ``pytest_evidence.bytecode``'s text, read from the runner's own install --
+#: never the plugin's private copy, which every test process has on its path and could rewrite.
+_LAUNCH = pathlib.Path(bytecode.__file__).read_text(encoding="utf-8") + "\nmain()\n"
 
 
 def location(repo: pathlib.Path) -> str:
@@ -48,7 +51,7 @@ def seed(target: Target, checkout: pathlib.Path, cache: str) -> None:
 def _run(target: Target, *args: str) -> None:
     try:
         subprocess.run(
-            [target.python, "-I", "-S", "-c", _LAUNCH, plugin_root(), *args],
+            [target.python, "-I", "-S", "-c", _LAUNCH, *args],
             capture_output=True,
             cwd=tempfile.gettempdir(),
             timeout=300,

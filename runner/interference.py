@@ -3,7 +3,8 @@
 Only the lines the candidate wrote are scanned. Each finding is a ``source_interference``
 detection with its file and line; the ones that can only be attacks (``ATTACKS``: reaching into
 pytest's internals, writing onto a test framework's objects, ending the process with
-``os._exit``, a mypy plugin of the candidate's that T2 would load, ``runner.mypy_plugins``)
+``os._exit``, a mypy plugin of the candidate's that T2 would load, ``runner.mypy_plugins``,
+compiled code in place of source)
 reject the patch, the others are left for the reviewer, who may know the library ships a pytest
 plugin or patches builtins on purpose.
 """
@@ -26,6 +27,7 @@ ATTACKS = frozenset(
         "patches_test_framework",
         "mypy_plugin",
         "plugin_entry_point",
+        "committed_bytecode",
     }
 )
 
@@ -99,6 +101,25 @@ def _module_hits(diff: Diff, baseline_paths: Collection[str]) -> list[Detection]
     return list(found.values())
 
 
+def _bytecode_hits(diff: Diff) -> list[Detection]:
+    """Compiled code the candidate adds or changes: Python runs a ``.pyc`` in place of its source
+    (an unchecked hash-based one in ``__pycache__`` whatever the source says, one with no source
+    beside it as the module), and no tier reads it -- a review certified a patch that changed no
+    source this way."""
+    return [
+        Detection(
+            DetectionKind.SOURCE_INTERFERENCE,
+            "%s: compiled code, which Python may run in place of the source every tier reads" % change.path,
+            None,
+            change.path,
+            None,
+            "committed_bytecode",
+        )
+        for change in diff.files
+        if change.status != "D" and change.path.endswith((".pyc", ".pyo"))
+    ]
+
+
 def plugin_entries(data: bytes) -> frozenset[str]:
     """The entries of the ``pytest11`` group of an ``entry_points.txt``, read as
     ``importlib.metadata`` reads the file: ``[group]`` lines, and every other line not empty and
@@ -170,7 +191,11 @@ def scan(
     links: Collection[str] = (),
 ) -> list[Detection]:
     """``links``: the candidate's symbolic links (``gitops.symlinks``)."""
-    found = [*_module_hits(diff, baseline_paths), *_entry_point_hits(diff, read, read_baseline, links)]
+    found = [
+        *_module_hits(diff, baseline_paths),
+        *_entry_point_hits(diff, read, read_baseline, links),
+        *_bytecode_hits(diff),
+    ]
     for config, message in mypy_plugins.changed_plugins(diff, baseline_paths, read, read_baseline):
         found.append(
             Detection(

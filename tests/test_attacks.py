@@ -8,8 +8,10 @@ own mistake. The honest candidates beside them, carrying real-world noise, must 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pathlib
+import py_compile
 import subprocess
 import sys
 
@@ -795,6 +797,23 @@ def test_threat_a_module_that_would_replace_what_the_test_process_imports(
     assert code == 1, doc["verdict"]
     hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] in ("shadows_module", "startup_hook")]
     assert [d["path"] for d in hits] == list(shadow)
+
+
+def test_threat_compiled_code_committed_in_place_of_its_source(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """A review: a candidate that changes no source but commits an unchecked hash-based ``.pyc``
+    of a module -- Python runs it whatever the source says, and no tier reads it -- was CERTIFIED."""
+    base = repo.commit(PKG)
+    source = repo.path / "calc" / "ops.py"
+    source.write_text(FIX["calc/ops.py"])
+    pyc = importlib.util.cache_from_source(str(source))
+    py_compile.compile(str(source), cfile=pyc, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    source.write_text(PKG["calc/ops.py"])
+    repo.git("add", "-f", pyc)
+    cand = repo.commit({"tests/test_half.py": FIX["tests/test_half.py"]})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and (code, doc["verdict"]["verdict"]) == (1, "REJECTED"), doc and doc["verdict"]
+    hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "committed_bytecode"]
+    assert [d["path"] for d in hits] == [pathlib.Path(pyc).relative_to(repo.path).as_posix()]
 
 
 #: A mypy plugin that would show it ran: mypy calls ``plugin``, which writes the file ``MARK`` names

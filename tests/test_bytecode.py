@@ -31,8 +31,13 @@ def _compiled(root: pathlib.Path, name: str, text: str) -> pathlib.Path:
     return source
 
 
-def _copy_sources(b: pathlib.Path, c: pathlib.Path) -> None:
-    shutil.copytree(b, c, ignore=shutil.ignore_patterns("__pycache__"))
+def _copy_sources(b: pathlib.Path, c: pathlib.Path, imported: bool = True) -> None:
+    """``b``'s sources in ``c``, no bytecode; ``imported``: each ``__pycache__`` there, empty, as
+    after a session imported something in each directory (seeding makes none)."""
+    shutil.copytree(b, c, ignore=shutil.ignore_patterns("*.pyc"))
+    for cache in c.rglob("__pycache__"):
+        if not imported:
+            cache.rmdir()
 
 
 def _filenames(code: object) -> set[str]:
@@ -81,15 +86,29 @@ def test_other_bytes_get_nothing(tmp_path: pathlib.Path) -> None:
     (c / "pkg" / "shapes.py").write_text(MODULE.replace("2, 3", "2, 4"))
     bytecode.harvest(str(b), cache)
     assert bytecode.seed(cache, str(c)) == 0
-    assert not (c / "pkg" / "__pycache__").exists()
+    assert not list((c / "pkg" / "__pycache__").iterdir())
 
 
-def test_a_pyc_that_does_not_hold_for_its_source_is_not_kept(tmp_path: pathlib.Path) -> None:
-    """A source written after its ``.pyc`` (another size) leaves the ``.pyc`` stale: not kept, so
-    no later checkout gets the code of a text it does not have."""
+def test_no_pycache_directory_is_made(tmp_path: pathlib.Path) -> None:
+    """A test listing a package's directory before anything there was imported would see a
+    ``__pycache__`` on C that B's run had not (a review's probe, REJECTED warm and CERTIFIED
+    cold): only a directory a session already compiled into gets bytecode."""
+    b, c, cache = tmp_path / "b", tmp_path / "c", str(tmp_path / "cache")
+    _compiled(b, "shapes", MODULE)
+    _copy_sources(b, c, imported=False)
+    bytecode.harvest(str(b), cache)
+    assert bytecode.seed(cache, str(c)) == 0 and sorted(os.listdir(c / "pkg")) == ["shapes.py"]
+
+
+@pytest.mark.parametrize("again", [MODULE + "\nEXTRA = 1\n", MODULE], ids=["another-size", "written-again"])
+def test_a_pyc_that_may_not_hold_for_its_source_is_not_kept(tmp_path: pathlib.Path, again: str) -> None:
+    """A source written after its ``.pyc`` leaves the ``.pyc`` stale -- and a test that edits a
+    module and puts it back within a second, at the same size, leaves one whose time and size
+    still match (a review's probe: every later certify ran the edited code). Only a ``.pyc``
+    written after its source's last change is kept."""
     b, cache = tmp_path / "b", str(tmp_path / "cache")
     source = _compiled(b, "shapes", MODULE)
-    source.write_text(MODULE + "\nEXTRA = 1\n")
+    source.write_text(again)
     assert bytecode.harvest(str(b), cache) == 0
 
 
@@ -98,13 +117,14 @@ def test_no_file_is_written_through_a_symbolic_link(tmp_path: pathlib.Path) -> N
     module file that is a link is not read."""
     b, c, cache = tmp_path / "b", tmp_path / "c", str(tmp_path / "cache")
     _compiled(b, "shapes", MODULE)
-    _copy_sources(b, c)
+    _copy_sources(b, c, imported=False)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (c / "pkg" / "__pycache__").symlink_to(elsewhere, target_is_directory=True)
     bytecode.harvest(str(b), cache)
     assert bytecode.seed(cache, str(c)) == 0 and not list(elsewhere.iterdir())
     (c / "pkg" / "__pycache__").unlink()
+    (c / "pkg" / "__pycache__").mkdir()
     (c / "pkg" / "shapes.py").unlink()
     (c / "pkg" / "shapes.py").symlink_to(b / "pkg" / "shapes.py")
     assert bytecode.seed(cache, str(c)) == 0
@@ -161,3 +181,19 @@ def test_the_entries_used_least_lately_go_first_past_the_bound(tmp_path: pathlib
     kept = entries["used"].stat().st_size + entries["new"].stat().st_size
     bytecode.harvest(str(tmp_path / "new"), str(cache), limit=kept)
     assert {name for name, entry in entries.items() if entry.exists()} == {"used", "new"}
+
+
+def test_a_rewritten_module_goes_only_to_a_checkout_with_the_same_pytest_settings(tmp_path: pathlib.Path) -> None:
+    """pytest's rewritten code depends on its settings too (``enable_assertion_pass_hook``): its
+    entries are kept under the source and the checkout's pytest settings; CPython's under the
+    source alone."""
+    b, c, cache = tmp_path / "b", tmp_path / "c", str(tmp_path / "cache")
+    source = _compiled(b, "shapes", MODULE)
+    pyc = pathlib.Path(importlib.util.cache_from_source(str(source)))
+    shutil.copy(pyc, pyc.with_name(pyc.name.replace(".pyc", "-pytest-9.9.9.pyc")))  # as pytest names its own
+    (b / "pytest.ini").write_text("[pytest]\n")
+    _copy_sources(b, c)
+    assert bytecode.harvest(str(b), cache) == 2
+    (c / "pytest.ini").write_text("[pytest]\nenable_assertion_pass_hook = true\n")
+    assert bytecode.seed(cache, str(c)) == 1
+    assert [p.name for p in (c / "pkg" / "__pycache__").iterdir()] == [pyc.name]

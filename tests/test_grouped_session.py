@@ -369,16 +369,16 @@ def test_a_session_writes_bytecode_into_its_checkout_and_the_import_probe_does_n
 
 
 @pytest.mark.parametrize("cases", ["False True", "True False", "True True"])
-def test_items_that_share_an_id_all_run_and_a_failure_among_them_stands(tmp_path: pathlib.Path, cases: str) -> None:
+def test_items_that_share_an_id_are_told_apart_and_each_runs(tmp_path: pathlib.Path, cases: str) -> None:
     """An independent check CERTIFIED a regression that only the first of two such items saw: the
-    grouped session ran the last item of an id alone, and a pass read last stood. Every item runs
-    where its id is planned; the id is collected once; its result is a failure if any failed."""
+    grouped session ran the last item of an id alone, and a pass read last stood. Each item now
+    has an id of its own (the second ``[#2]``, in collection order), runs where it is planned,
+    and is judged by itself."""
     files = {"tests/conftest.py": SHARED_IDS_CONFTEST, "tests/data.cases": cases.replace(" ", "\n") + "\n"}
-    case = "tests/data.cases::case"
+    ids = ["tests/data.cases::case", "tests/data.cases::case[#2]"]
     with _session(_checkout(tmp_path, files)) as session:
-        assert session.collected().content.collected == [case]
-        session.plan([[case]])
+        assert session.collected().content.collected == ids
+        session.plan([ids])
         run = session.group(0)
-    observed = run.observation(case)
-    assert observed is not None and observed.outcome is (Outcome.PASS if cases == "True True" else Outcome.FAIL)
-    assert observed.attempts == (observed.outcome,)  # one item's attempts: no flip between two items
+    expected = {"True": Outcome.PASS, "False": Outcome.FAIL}
+    assert _outcomes(run, ids) == dict(zip(ids, (expected[c] for c in cases.split()), strict=True))

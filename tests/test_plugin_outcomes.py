@@ -350,13 +350,12 @@ def test_asked_by_the_runner_the_plugin_keeps_the_hash_seed_from_the_tests_subpr
     pytester.runpytest_subprocess("-p", "evidence", "-p", "no:randomly").assert_outcomes(passed=1)
 
 
-def test_items_that_share_an_id_are_one_test_whose_failure_stands(
-    pytester: pytest.Pytester, run_evidence: RunEvidence
-) -> None:
-    """A collector naming every case of a data file alike (docopt-ng's ``testcases(N)``): the id is
-    one result, failing when any of its items failed, whichever ran last."""
+def test_items_that_share_an_id_get_ids_of_their_own(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+    """A collector naming every case of a data file alike (docopt-ng's ``testcases(N)``): the second
+    and later items of an id are ``ID[#N]``, in collection order, each with its own result."""
     pytester.makeconftest(SHARED_IDS_CONFTEST)
-    pytester.path.joinpath("data.cases").write_text("False\nTrue\n")
+    pytester.path.joinpath("data.cases").write_text("False\nTrue\nTrue\n")
     result, doc = run_evidence("data.cases")
     assert result.ret == 1
-    assert [(r["test_id"], r["candidate_result"]) for r in doc["results"]] == [("data.cases::case", "fail")]
+    got = [(r["test_id"], r["candidate_result"]) for r in doc["results"]]
+    assert got == [("data.cases::case", "fail"), ("data.cases::case[#2]", "pass"), ("data.cases::case[#3]", "pass")]

@@ -463,24 +463,34 @@ def test_a_regression_only_a_subtest_sees_is_rejected(repo: Repo, tmp_path: path
     assert "0 != 6" in result["failure"]["message"], result["failure"]
 
 
-@pytest.mark.parametrize("first", [3, 1], ids=["failing-first", "failing-last"])
+DOUBLE = "__import__('calc.ops').ops.double(%d) == %d\n"
+
+
+@pytest.mark.parametrize(
+    ("cases", "broken"),
+    [
+        (DOUBLE % (3, 6) + DOUBLE % (1, 2), "tests/table.cases::case"),
+        (DOUBLE % (1, 2) + DOUBLE % (3, 6), "tests/table.cases::case[#2]"),
+        ("False\n" + DOUBLE % (3, 6), "tests/table.cases::case[#2]"),
+    ],
+    ids=["failing-first", "failing-last", "beside-a-case-failing-on-both-sides"],
+)
 def test_a_regression_only_one_of_the_items_sharing_an_id_sees_is_rejected(
-    repo: Repo, tmp_path: pathlib.Path, schema: Record, first: int
+    repo: Repo, tmp_path: pathlib.Path, schema: Record, cases: str, broken: str
 ) -> None:
     """An independent check (docopt-ng) certified a regression seen only by the first of two
     items sharing an id: the suite session ran the last item of the id alone, and a pass read
-    last stood. Every item runs; the id's failure stands: a regression at T4, in either order."""
-    cases = "".join("__import__('calc.ops').ops.double(%d) == %d\n" % (n, 2 * n) for n in (first, 4 - first))
+    last stood; folded into one result per id, a sibling failing on B hid it too (a review's
+    probe). Each item has its own id now (``[#2]``): a regression at T4, named."""
     base = repo.commit({**PKG, "tests/conftest.py": SHARED_IDS_CONFTEST, "tests/table.cases": cases})
-    broken = FIX["calc/ops.py"].replace("return n * 2", "return n * 2 if n != 3 else 0")
-    cand = repo.commit({**FIX, "calc/ops.py": broken})
+    cand = repo.commit(
+        {**FIX, "calc/ops.py": FIX["calc/ops.py"].replace("return n * 2", "return n * 2 if n != 3 else 0")}
+    )
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None
     jsonschema.validate(doc, schema)
     assert code == 1 and doc["verdict"]["halted_at"] == "T4", doc["verdict"]
-    shared = [r for r in doc["results"] if r["test_id"] == "tests/table.cases::case"]
-    assert [(r["baseline_result"], r["candidate_result"]) for r in shared] == [("pass", "fail")]
-    assert "double(3) == 6" in shared[0]["failure"]["message"], shared[0]["failure"]
+    assert doc["verdict"]["reasons"][0] == "T4: regression: %s passes on B, fails on C" % broken, doc["verdict"]
 
 
 def test_a_reproducer_a_conftest_collects_from_a_data_file_is_run_and_judged(
@@ -502,6 +512,22 @@ def test_a_reproducer_a_conftest_collects_from_a_data_file_is_run_and_judged(
     assert (case["baseline_result"], case["candidate_result"], case["bug_discriminating"]) == ("fail", "pass", True)
     for wrong in ("tests/table.cases::case9", "elsewhere/table.cases::case2"):
         assert certify(repo, tmp_path / "x.json", *args, "--reproducer", wrong)[0] == 2
+
+
+def test_a_reproducer_in_a_python_file_only_a_conftest_collects_is_run(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """A review's probe: ``check_*.py`` files a conftest collects as modules hold the suite's
+    tests though ``python_files`` does not name them; a reproducer there was bad input."""
+    collector = (
+        "import pytest\n\n\ndef pytest_collect_file(file_path, parent):\n"
+        "    if file_path.name.startswith('check_'):\n"
+        "        return pytest.Module.from_parent(parent, path=file_path)\n"
+    )
+    base = repo.commit({**PKG, "tests/conftest.py": collector})
+    check = FIX["tests/test_half.py"].replace("def test_half", "def test_check")
+    fixed = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/check_half.py": check})
+    args = ("--baseline", base, "--candidate", fixed, "--reproducer", "tests/check_half.py::test_check")
+    code, doc = certify(repo, tmp_path / "e.json", *args)
+    assert doc is not None and (code, doc["verdict"]["verdict"]) == (0, "CERTIFIED"), doc and doc["verdict"]
 
 
 def test_a_fix_bringing_no_test_is_inconclusive_and_says_how_to_name_one(repo: Repo, tmp_path: pathlib.Path) -> None:

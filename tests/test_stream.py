@@ -496,7 +496,7 @@ def test_bytes_already_read_changed_behind_the_reader_are_a_forgery(tmp_path: pa
 def test_a_second_result_of_one_test_id_never_covers_a_failure(
     tmp_path: pathlib.Path, order: tuple[Outcome, Outcome]
 ) -> None:
-    """Items that share an id stream a result each: the failure stands, whichever came last."""
+    """Two results of one id in a session (a test run twice): the failure stands, whichever came last."""
     path = tmp_path / "s.jsonl"
     writer = _session(path, finish=False)
     writer.write("result", _result("t::shared", order[0], repeat=0))

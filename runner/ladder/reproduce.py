@@ -106,24 +106,20 @@ def t3_files(ladder: Ladder) -> list[str]:
         found = co.c_dir / path
         return found.read_bytes() if found.is_file() else None
 
-    # Only what the suite's own collection reaches: pytest collects any file named on its command
-    # line, test-named or not, and T3 must not run a test the suite does not have. A file the
-    # suite's arguments name is collected wherever it is; any other, under ``testpaths`` only.
+    # Only what the suite's own collection reaches: a file the suite's arguments name is collected
+    # wherever it is; any other, under ``testpaths`` only. A file a reproducer names is collected
+    # there whatever its name: a doctest module, or a collector's (a conftest's
+    # ``pytest_collect_file``: docopt-ng's data cases, a ``check_*.py`` module). pytest collects a
+    # ``.py`` file named on its command line as a test module even where the suite's patterns
+    # would not: the named test then runs though the suite may not have it -- it was named.
     settings = config_policy.effective(read)[1]
     collect = config_policy.collection(settings)
     by_path = [p for p in ladder.test_modules if p.startswith("/")]  # ``config_policy.Collection.by_path``
     named = {s.split("::", 1)[0] for s in (*ladder.invocation.reproducers, *ladder.invocation.expected_changes)}
-    # A named source file is a doctest module where the suite runs docstrings' examples.
-    doctested = config_policy.doctest_modules(settings, ladder.invocation.pytest_args)
 
     def collected(path: str) -> bool:
         by_pattern = overlay.named_by(path, ladder.test_modules) and collect.under_testpaths(path)
-        as_doctests = doctested and path in named and path.endswith(".py") and collect.under_testpaths(path)
-        # A named file of another kind is a collector's (a conftest's ``pytest_collect_file``:
-        # docopt-ng's data cases): collected where the suite's collection looks; if no collector
-        # makes the named test of it, the name is bad input, as for a test file.
-        as_data = path in named and not path.endswith(".py") and collect.under_testpaths(path)
-        return by_pattern or as_doctests or as_data or overlay.named_by(path, by_path)
+        return by_pattern or (path in named and collect.under_testpaths(path)) or overlay.named_by(path, by_path)
 
     changed = set(sides.plan.changed)
     roots = ladder.target.relative_roots(co.c_dir)
