@@ -17,9 +17,10 @@ Only what B's own suite run compiled is kept -- no candidate code runs in B's ch
 directory is covered in every test process (``runner.sandbox``): a test cannot write an entry.
 Both run in the target interpreter (``main``: its marshal format and its hash of a source),
 started isolated (``-I -S``: no ``.pth`` file a test could have planted runs beside the
-directory) on this module's text, not on a file a test could have rewritten (the plugin's
-private copy is on every test process's path); ``seed`` writes no file through a symbolic link
-and makes no directory.
+directory) on the runner's own text of this module, not the plugin's private copy on every test
+process's path (the runner's install is no more out of a test's reach than anything its user
+can write: ``referee.md``); ``seed`` writes no file through a symbolic link and makes no
+directory.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """

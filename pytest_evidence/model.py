@@ -111,8 +111,8 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   file alike) get ids of their own, the second and later ``ID[#N]`` in collection order, each run
   and judged by itself; before, only the last item's result stood. Two results of one id in a
   session (a plugin running a test twice) fold so that what failed stands
-  (``Observation.and_then``). ``source_interference`` detail ``committed_bytecode``: compiled code
-  the candidate adds or changes (REJECTED). Earlier 1.x records still read.
+  (``Observation.and_then``). ``source_interference`` detail ``compiled_code``: compiled code
+  the candidate adds or changes, bytecode or an extension module (REJECTED). Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """

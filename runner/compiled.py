@@ -4,9 +4,9 @@ target processes that fill it from B's suite run and hand it to C's checkout.
 Both run in the target interpreter -- its marshal format, its hash of a source -- started
 isolated (``-I -S``): no ``PYTHONPATH``, no ``site``, so no ``.pth`` file a test process planted
 in the target environment runs beside a directory the tests cannot reach; and on the runner's own
-text of ``pytest_evidence.bytecode``, not the plugin's private copy the tests have on their path. The kept bytecode only
-saves compiling: a process that fails, or finds nothing, costs the time it took and changes no
-outcome (a later session compiles what it imports, as it always did).
+text of ``pytest_evidence.bytecode``, not the plugin's private copy the tests have on their path.
+The kept bytecode only saves compiling: a process that fails, or finds nothing, costs the time it
+took and changes no outcome (a later session compiles what it imports, as it always did).
 """
 
 from __future__ import annotations

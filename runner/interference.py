@@ -27,7 +27,7 @@ ATTACKS = frozenset(
         "patches_test_framework",
         "mypy_plugin",
         "plugin_entry_point",
-        "committed_bytecode",
+        "compiled_code",
     }
 )
 
@@ -101,11 +101,17 @@ def _module_hits(diff: Diff, baseline_paths: Collection[str]) -> list[Detection]
     return list(found.values())
 
 
-def _bytecode_hits(diff: Diff) -> list[Detection]:
+#: Files of compiled code Python imports: bytecode, and extension modules (``.so``: any of
+#: ``importlib.machinery.EXTENSION_SUFFIXES`` on this platform or another ends so).
+COMPILED = (".pyc", ".pyo", ".so", ".pyd", ".dylib")
+
+
+def _compiled_hits(diff: Diff) -> list[Detection]:
     """Compiled code the candidate adds or changes: Python runs a ``.pyc`` in place of its source
     (an unchecked hash-based one in ``__pycache__`` whatever the source says, one with no source
-    beside it as the module), and no tier reads it -- a review certified a patch that changed no
-    source this way."""
+    beside it as the module) and imports an extension module before a ``.py`` of its name, and no
+    tier reads either -- reviews certified patches that changed no source this way, a ``.pyc`` and
+    a ``.so``."""
     return [
         Detection(
             DetectionKind.SOURCE_INTERFERENCE,
@@ -113,10 +119,10 @@ def _bytecode_hits(diff: Diff) -> list[Detection]:
             None,
             change.path,
             None,
-            "committed_bytecode",
+            "compiled_code",
         )
         for change in diff.files
-        if change.status != "D" and change.path.endswith((".pyc", ".pyo"))
+        if change.status != "D" and change.path.endswith(COMPILED)
     ]
 
 
@@ -194,7 +200,7 @@ def scan(
     found = [
         *_module_hits(diff, baseline_paths),
         *_entry_point_hits(diff, read, read_baseline, links),
-        *_bytecode_hits(diff),
+        *_compiled_hits(diff),
     ]
     for config, message in mypy_plugins.changed_plugins(diff, baseline_paths, read, read_baseline):
         found.append(

@@ -8,6 +8,7 @@ own mistake. The honest candidates beside them, carrying real-world noise, must 
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import os
 import pathlib
@@ -799,21 +800,27 @@ def test_threat_a_module_that_would_replace_what_the_test_process_imports(
     assert [d["path"] for d in hits] == list(shadow)
 
 
-def test_threat_compiled_code_committed_in_place_of_its_source(repo: Repo, tmp_path: pathlib.Path) -> None:
-    """A review: a candidate that changes no source but commits an unchecked hash-based ``.pyc``
-    of a module -- Python runs it whatever the source says, and no tier reads it -- was CERTIFIED."""
+@pytest.mark.parametrize("kind", ["pyc", "extension"])
+def test_threat_compiled_code_committed_in_place_of_its_source(repo: Repo, tmp_path: pathlib.Path, kind: str) -> None:
+    """Reviews: a candidate that changes no source but commits an unchecked hash-based ``.pyc`` of a
+    module -- Python runs it whatever the source says -- or an extension module, which Python
+    imports before the ``.py`` of its name, was CERTIFIED: no tier reads compiled code."""
     base = repo.commit(PKG)
     source = repo.path / "calc" / "ops.py"
-    source.write_text(FIX["calc/ops.py"])
-    pyc = importlib.util.cache_from_source(str(source))
-    py_compile.compile(str(source), cfile=pyc, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-    source.write_text(PKG["calc/ops.py"])
-    repo.git("add", "-f", pyc)
+    if kind == "pyc":
+        source.write_text(FIX["calc/ops.py"])
+        compiled = importlib.util.cache_from_source(str(source))
+        py_compile.compile(str(source), cfile=compiled, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+        source.write_text(PKG["calc/ops.py"])
+    else:
+        compiled = str(source.with_name("ops" + importlib.machinery.EXTENSION_SUFFIXES[0]))
+        pathlib.Path(compiled).write_bytes(b"\x7fELF")
+    repo.git("add", "-f", compiled)
     cand = repo.commit({"tests/test_half.py": FIX["tests/test_half.py"]})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None and (code, doc["verdict"]["verdict"]) == (1, "REJECTED"), doc and doc["verdict"]
-    hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "committed_bytecode"]
-    assert [d["path"] for d in hits] == [pathlib.Path(pyc).relative_to(repo.path).as_posix()]
+    hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "compiled_code"]
+    assert [d["path"] for d in hits] == [pathlib.Path(compiled).relative_to(repo.path).as_posix()]
 
 
 #: A mypy plugin that would show it ran: mypy calls ``plugin``, which writes the file ``MARK`` names
