@@ -32,6 +32,8 @@ def build(root: pathlib.Path, tests: int = 2000, per_file: int = 100) -> str:
     (root / "pkg" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
     (root / "pkg" / "bounds.py").write_text(BUG)
     (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    # the naive runs compile in this tree: no candidate commits their bytecode (``compiled_code``)
+    (root / ".gitignore").write_text("__pycache__/\n")
     for f in range(tests // per_file):
         body = ["from pkg.calc import add\n"]
         body += ["\ndef test_%d_%d():\n    assert add(%d, 1) == %d\n" % (f, t, t, t + 1) for t in range(per_file)]
