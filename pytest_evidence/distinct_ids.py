@@ -12,7 +12,7 @@ PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 
 from __future__ import annotations
 
-from typing import Dict
+from typing import Dict, List
 
 import pytest
 
@@ -21,14 +21,32 @@ class DistinctIds:
     """Registered in every active session, workers included (each collects for itself)."""
 
     def __init__(self) -> None:
+        self._first: Dict[str, pytest.Item] = {}
         self._seen: Dict[str, int] = {}
+        self._again: List[pytest.Item] = []
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_itemcollected(self, item: pytest.Item) -> None:
         nodeid = item.nodeid
-        count = self._seen[nodeid] = self._seen.get(nodeid, 0) + 1
-        if count > 1:
-            _rename(item, "%s[#%d]" % (nodeid, count))
+        first = self._first.setdefault(nodeid, item)
+        if first is item:
+            return
+        if first.parent is not item.parent and first.parent is not None and item.parent is not None:
+            if first.parent.nodeid == item.parent.nodeid:
+                # The same collector made again: one file reached through two of the session's
+                # arguments (a directory the operator named, and the file the runner names). The
+                # same test, collected twice; it runs once, as a plain pytest of either runs it.
+                self._again.append(item)
+                return
+        count = self._seen[nodeid] = self._seen.get(nodeid, 1) + 1
+        _rename(item, "%s[#%d]" % (nodeid, count))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: List[pytest.Item]) -> None:
+        if self._again:
+            again = {id(item) for item in self._again}
+            items[:] = [item for item in items if id(item) not in again]
+            config.hook.pytest_deselected(items=self._again)
 
 
 def _rename(item: pytest.Item, nodeid: str) -> bool:

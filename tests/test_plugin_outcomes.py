@@ -359,3 +359,16 @@ def test_items_that_share_an_id_get_ids_of_their_own(pytester: pytest.Pytester, 
     assert result.ret == 1
     got = [(r["test_id"], r["candidate_result"]) for r in doc["results"]]
     assert got == [("data.cases::case", "fail"), ("data.cases::case[#2]", "pass"), ("data.cases::case[#3]", "pass")]
+
+
+def test_a_file_two_arguments_reach_is_one_test_run_once(pytester: pytest.Pytester, run_evidence: RunEvidence) -> None:
+    """pytest 7 collects a package's test file twice when a directory above it and the file are
+    both named (as the runner names a changed test file beside the operator's ``tests``): the same
+    test, made twice. It runs once, with its own id -- numbered ``[#2]`` and run again, its second
+    run met the first's leftovers (responses' ``test_add_from_file``) and falsified a real fix."""
+    pytester.makepyfile(
+        **{"pkg/__init__": "", "pkg/tests/__init__": "", "pkg/tests/test_a": "def test_a():\n    pass\n"}
+    )
+    result, doc = run_evidence("pkg/tests", "pkg/tests/test_a.py")
+    assert result.ret == 0
+    assert [r["test_id"] for r in doc["results"]] == ["pkg/tests/test_a.py::test_a"]
