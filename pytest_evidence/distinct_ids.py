@@ -31,13 +31,12 @@ class DistinctIds:
         first = self._first.setdefault(nodeid, item)
         if first is item:
             return
-        if first.parent is not item.parent and first.parent is not None and item.parent is not None:
-            if first.parent.nodeid == item.parent.nodeid:
-                # The same collector made again: one file reached through two of the session's
-                # arguments (a directory the operator named, and the file the runner names). The
-                # same test, collected twice; it runs once, as a plain pytest of either runs it.
-                self._again.append(item)
-                return
+        if first.parent is not item.parent and _id_of(first.parent) == _id_of(item.parent):
+            # The same collector made again: one file reached through two of the session's
+            # arguments (a directory the operator named, and the file the runner names). The
+            # same test, collected twice; it runs once, as a plain pytest of either runs it.
+            self._again.append(item)
+            return
         count = self._seen[nodeid] = self._seen.get(nodeid, 1) + 1
         _rename(item, "%s[#%d]" % (nodeid, count))
 
@@ -49,15 +48,17 @@ class DistinctIds:
             config.hook.pytest_deselected(items=self._again)
 
 
-def _rename(item: pytest.Item, nodeid: str) -> bool:
+def _id_of(node: object) -> object:
+    return None if node is None else getattr(node, "nodeid", None)
+
+
+def _rename(item: pytest.Item, nodeid: str) -> None:
     """Give ``item`` the id ``nodeid``, through what is behind ``Node.nodeid`` in this pytest: a
-    string before pytest 9.2, a ``NodeId`` from then on. Whether it took: where it cannot, the
-    items keep sharing the id, and their results fold (``Observation.and_then``)."""
+    string before pytest 9.2, a ``NodeId`` from then on. Where neither is there, the items keep
+    sharing the id, and their results fold (``Observation.and_then``)."""
     if isinstance(getattr(item, "_nodeid", None), str):
         setattr(item, "_nodeid", nodeid)  # noqa: B010 - pytest's own attribute, not in its types
-    else:
-        parse = getattr(type(getattr(item, "_id", None)), "parse", None)
-        if parse is None:
-            return False
+        return
+    parse = getattr(type(getattr(item, "_id", None)), "parse", None)
+    if parse is not None:
         setattr(item, "_id", parse(nodeid))  # noqa: B010
-    return item.nodeid == nodeid
