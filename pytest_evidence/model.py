@@ -113,6 +113,9 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   session (a plugin running a test twice) fold so that what failed stands
   (``Observation.and_then``). ``source_interference`` detail ``compiled_code``: compiled code
   the candidate adds or changes, bytecode or an extension module (REJECTED). Earlier 1.x records still read.
+* ``1.21`` -- ``pinning.read_only``: the directories of installed code every test process saw
+  read-only (the plugin's private copy, the target's import path, the runner's own packages);
+  ``pinning.missing`` says when they could be written. Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -124,7 +127,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.20"
+SCHEMA_VERSION = "1.21"
 
 #: Record versions this model reads: same major version, every minor through its own.
 READABLE_VERSIONS = tuple("1.%d" % minor for minor in range(int(SCHEMA_VERSION.split(".")[1]) + 1))

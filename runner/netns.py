@@ -14,6 +14,17 @@ plugin's socket guard, saying so in the record.
 could otherwise reach through its worktree's ``.git`` file and rewrite -- an independent review
 forged B's stored suite run there, and a later regressing candidate was CERTIFIED.
 ``can_hide()`` tries once whether this machine allows it.
+
+``read_only`` directories -- the target's and the runner's installed code -- are bound read-only
+over themselves in the same mount namespace: a test that planted a ``.pth`` file or rewrote an
+installed module (pytest's own, the plugin's private copy, the runner) there would run its code
+in every later process of that interpreter, the next certify's test processes and probes
+included, where no check of this one looks. ``can_protect()`` tries a list once.
+
+The covers and bindings are made in one namespace and the process then enters a user namespace
+below it (with the network namespace), into which the kernel copies them locked: a test process
+cannot take a cover off or make a binding writable, running as root included (a review's probe
+unmounted the store's cover as root, when root entered no user namespace).
 """
 
 from __future__ import annotations
@@ -33,6 +44,18 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWNS = 0x00020000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
+MS_RDONLY, MS_REMOUNT, MS_BIND = 0x1, 0x20, 0x1000
+MNT_DETACH = 0x2
+#: A mount's flags a user namespace may not clear when it remounts a copy (the kernel locks
+#: them): ``statvfs``'s flag, and the ``mount`` flag that keeps it.
+_LOCKED = (
+    (os.ST_NOSUID, MS_NOSUID),
+    (os.ST_NODEV, MS_NODEV),
+    (os.ST_NOEXEC, MS_NOEXEC),
+    (os.ST_NOATIME, 0x400),
+    (os.ST_NODIRATIME, 0x800),
+    (os.ST_RELATIME, 0x200000),
+)
 SIOCGIFFLAGS = 0x8913
 SIOCSIFFLAGS = 0x8914
 IFF_UP = 0x1
@@ -40,30 +63,60 @@ IFREQ = "16sH22x"  # struct ifreq: the name, the flags, padding to 40 bytes
 
 _AVAILABLE: list[bool] = []
 _HIDES: list[bool] = []
+_PROTECTS: dict[tuple[str, ...], bool] = {}
+
+#: A directory to bind read-only over itself, as bytes, with the flags of its remount.
+Protected = tuple[bytes, int]
 
 
-def enter(hidden: Sequence[bytes] = ()) -> None:
-    """Move the calling process into a new network namespace with loopback up, and cover each
-    of ``hidden`` (paths, as bytes: no encoding between fork and exec) with an empty tmpfs."""
+def protected(path: str) -> Protected:
+    """``path`` as ``enter`` takes it: the remount's flags keep those its mount has (read here,
+    in the parent: nothing between fork and exec but the calls themselves)."""
+    have = os.statvfs(path).f_flag
+    kept = sum(flag for st, flag in _LOCKED if have & st)
+    return os.fsencode(path), MS_BIND | MS_REMOUNT | MS_RDONLY | kept
+
+
+def enter(hidden: Sequence[bytes] = (), read_only: Sequence[Protected] = ()) -> None:
+    """Move the calling process into a new network namespace with loopback up, cover each of
+    ``hidden`` (paths, as bytes: no encoding between fork and exec) with an empty tmpfs, and
+    bind each of ``read_only`` read-only over itself."""
     libc = ctypes.CDLL(None, use_errno=True)
     uid, gid = os.geteuid(), os.getegid()
-    flags = CLONE_NEWNET | (CLONE_NEWNS if hidden else 0) | (0 if uid == 0 else CLONE_NEWUSER)
-    if libc.unshare(flags) != 0:
-        _failed("unshare")
-    if uid != 0:
-        maps = (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)), ("gid_map", "%d %d 1" % (gid, gid)))
-        for name, text in maps:
-            with open("/proc/self/%s" % name, "w") as fh:
-                fh.write(text)
-    if hidden:  # private first: the covers must not reach the runner's own view of the tree
+    if hidden or read_only:
+        _unshare(libc, CLONE_NEWNS | (0 if uid == 0 else CLONE_NEWUSER), uid, gid)
+        # private first: the covers must not reach the runner's own view of the tree
         if libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0:
             _failed("mount --make-rprivate /")
         for path in hidden:
             if libc.mount(b"tmpfs", path, b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, b"size=64k,mode=0700") != 0:
                 _failed("mount tmpfs on %s" % path.decode(errors="replace"))
+        for path, remount in read_only:
+            if libc.mount(path, path, None, MS_BIND | MS_REC, None) != 0:
+                _failed("mount --bind %s" % path.decode(errors="replace"))
+            if libc.mount(None, path, None, remount, None) != 0:
+                _failed("mount -o remount,ro %s" % path.decode(errors="replace"))
+        # Then a user namespace below the one that made them, with the network namespace: the
+        # kernel copies the mounts into it locked -- no cover can be unmounted, no read-only
+        # bind made writable, by root too -- and the loopback is the process's own to bring up.
+        _unshare(libc, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET, uid, gid)
+    else:
+        _unshare(libc, CLONE_NEWNET | (0 if uid == 0 else CLONE_NEWUSER), uid, gid)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         current = struct.unpack(IFREQ, fcntl.ioctl(sock, SIOCGIFFLAGS, struct.pack(IFREQ, b"lo", 0)))[1]
         fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack(IFREQ, b"lo", current | IFF_UP))
+
+
+def _unshare(libc: ctypes.CDLL, flags: int, uid: int, gid: int) -> None:
+    """``unshare(flags)``; a new user namespace maps the user to itself (not to root: a test that
+    checks file permissions must see the same uid as outside)."""
+    if libc.unshare(flags) != 0:
+        _failed("unshare")
+    if flags & CLONE_NEWUSER:
+        maps = (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)), ("gid_map", "%d %d 1" % (gid, gid)))
+        for name, text in maps:
+            with open("/proc/self/%s" % name, "w") as fh:
+                fh.write(text)
 
 
 def _failed(what: str) -> None:
@@ -82,11 +135,44 @@ def can_hide() -> bool:
 
                 def covered() -> None:
                     enter([os.fsencode(where)])
-                    if os.listdir(where):
-                        raise OSError("%s is not covered" % where)
+                    if os.listdir(where) or _unmounted(where):
+                        raise OSError("%s is not covered, or its cover comes off" % where)
 
                 _HIDES[0] = _in_child(covered) and os.path.exists(os.path.join(where, "seen"))
     return _HIDES[0]
+
+
+def can_protect(paths: tuple[str, ...]) -> bool:
+    """Whether ``paths`` can all be made read-only here (tried once per list and process, in a
+    child): each must be read-only in the child's view, and stay writable in ours. Tried before a
+    climb uses them, so that a directory the kernel will not bind (another file system's rules)
+    costs the guarantee, said in the record, and not every test process's start."""
+    if paths not in _PROTECTS:
+        _PROTECTS[paths] = False
+        if available():
+            asked = [protected(p) for p in paths]
+
+            def read_only() -> None:
+                enter((), asked)
+                if any(writable_here(p) is not False or _unmounted(p) for p in paths):
+                    raise OSError("not read-only, or the binding comes off")
+
+            _PROTECTS[paths] = _in_child(read_only) and not any(writable_here(p) is False for p in paths)
+    return _PROTECTS[paths]
+
+
+def _unmounted(path: str) -> bool:
+    """Whether the process could take off what is mounted on ``path`` (``umount -l``): it must
+    not, or a test could too (the mounts are locked: ``enter``)."""
+    return bool(ctypes.CDLL(None, use_errno=True).umount2(os.fsencode(path), MNT_DETACH) == 0)
+
+
+def writable_here(path: str) -> bool | None:
+    """Whether ``path``'s mount is writable in this process's view (None: not there to ask)."""
+    try:
+        return not os.statvfs(path).f_flag & os.ST_RDONLY
+    except OSError:
+        return None
 
 
 def available() -> bool:

@@ -5,6 +5,8 @@
   (``socket_guard``) where it does not. The record says which held.
 * No evidence store: its directory covered by an empty one in each test process (``netns``'s
   mount namespace), where the machine allows it; else ``missing`` says the store is in reach.
+* No writing installed code: the target's and the runner's (``installed_code``) read-only in
+  each test process, in the same namespace; else ``missing`` says they can be written.
 * Seeded randomness: ``PYTHONHASHSEED`` and pytest-randomly's per-test reseeding with one
   recorded seed (test order kept: ``--randomly-dont-reorganize``), identical on B and C.
 * A scrubbed environment: no proxy variables, no ``PYTEST_ADDOPTS`` or plugin autoload switches,
@@ -34,6 +36,8 @@ import pathlib
 import resource
 import signal
 import sys
+import sysconfig
+import tempfile
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -43,8 +47,10 @@ import pytest_evidence
 from pytest_evidence import gitops
 from pytest_evidence.seedless_children import HASHSEED_NOT_INHERITED
 from runner import netns
-from runner.target import GUARD_MODULES, Target, guard_copies
+from runner.target import GUARD_MODULES, Target, guard_copies, plugin_root
 
+#: What ``missing`` says where installed code is not read-only in the test processes.
+WRITABLE = "read-only installed code: test processes can write the target's and the runner's packages"
 DEFAULT_SEED = 20261130
 DEFAULT_TEST_TIMEOUT = 60.0
 
@@ -153,12 +159,15 @@ class Sandbox:
     hidden: tuple[str, ...] = ()  # directories each test process sees empty (``netns.enter``): the store's
     in_reach: str | None = None  # why the evidence store is not hidden, listed in ``missing`` (not in ``identity``)
     bytecode: str | None = None  # bytecode kept between certifies, covered here (``runner.compiled``); None: none
+    read_only: tuple[str, ...] = ()  # directories of installed code each test process cannot write (``installed_code``)
+    writable: str | None = None  # why they are not read-only, listed in ``missing`` (not in ``identity``)
     varied_seed: int | None = None  # the referee's own marks changed, and this the seed (``vary``)
 
     @property
     def unmet(self) -> tuple[str, ...]:
-        """Every guarantee not given, one line each: ``missing``, and the store in reach."""
-        return (*self.missing, *filter(None, [self.in_reach]))
+        """Every guarantee not given, one line each: ``missing``, the store in reach, installed
+        code that can be written."""
+        return (*self.missing, *filter(None, [self.in_reach, self.writable]))
 
     @property
     def pinned(self) -> bool:
@@ -223,10 +232,11 @@ class Sandbox:
         return found
 
     def identity(self) -> str:
-        """What makes two runs comparable: everything pinned but the tier budget (a time limit)
-        and whether the store was hidden (the tests never read it: a batch's workers, each with
-        a store of its own, share B's run)."""
-        pinned = {k: v for k, v in self.to_dict().items() if k != "tier_budget"}
+        """What makes two runs comparable: everything pinned but the tier budget (a time limit),
+        whether the store was hidden (the tests never read it: a batch's workers, each with a
+        store of its own, share B's run) and whether installed code was read-only (an honest
+        test does not write it; where it is, is the machine's)."""
+        pinned = {k: v for k, v in self.to_dict().items() if k not in ("tier_budget", "read_only")}
         pinned["missing"] = list(self.missing)
         return json.dumps(pinned, sort_keys=True)
 
@@ -255,6 +265,7 @@ class Sandbox:
         group = not self.session_leader
         namespace, limit = self.network == "netns", self.memory
         hidden = [os.fsencode(path) for path in self.hidden]
+        read_only = [netns.protected(path) for path in self.read_only] if namespace else []
 
         def enter() -> None:
             if dies is not None:
@@ -262,7 +273,7 @@ class Sandbox:
             if group:
                 os.setpgid(0, 0)
             if namespace:
-                netns.enter(hidden)
+                netns.enter(hidden, read_only)
             if limit is not None:
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
@@ -280,6 +291,7 @@ class Sandbox:
             "scrubbed": sorted(SCRUBBED),
             "plugins": dict(self.plugins),
             "missing": list(self.unmet),
+            "read_only": list(self.read_only),
             # Python subprocesses load the socket guard (pytest_evidence/carrier.py); any other
             # subprocess, and C code, is held by the namespace alone.
             "subprocess_guard": "python",
@@ -348,6 +360,12 @@ def pin_environment(
         hidden += tuple(d for d in [bytecode] if not any(_within(d, h) for h in hidden))
     else:
         bytecode = None
+    read_only = installed_code(target) if network == "netns" else ()
+    writable = None
+    if network != "netns":
+        writable = "%s (no mount namespace)" % WRITABLE
+    elif not netns.can_protect(read_only):
+        read_only, writable = (), "%s (the kernel refused to bind them read-only)" % WRITABLE
     plugins: dict[str, str] = {}
     problems: dict[str, str | None] = {}
     injected: list[Guard] = []
@@ -385,7 +403,43 @@ def pin_environment(
         hidden=hidden,
         in_reach=in_reach,
         bytecode=bytecode,
+        read_only=read_only,
+        writable=writable,
     )
+
+
+def installed_code(target: Target) -> tuple[str, ...]:
+    """The directories of code every test process runs but must not write: the plugin's private
+    copy, the target's import path and the runner's own packages, with each interpreter's directory (a virtual
+    environment's root where it is one). A ``.pth`` file or a module a test planted or rewrote
+    there would run in every later process of that interpreter -- the next certify's tests, its
+    probes, the runner itself -- with no check of this certify looking (a review's probes, each
+    a false CERTIFIED of a later candidate). Left out: what is already read-only, and any
+    directory that holds where test processes write (the temporary directory, which holds their
+    checkouts); of nested directories, the outermost."""
+    here = os.path.realpath(os.getcwd())  # on the path of a runner run as ``python -m``: the user's, not installed
+    places = [
+        plugin_root(),
+        *(p for p in target.search_path() if os.path.realpath(p) != here),
+        *_interpreter(target.executable),
+        os.path.dirname(os.path.dirname(os.path.abspath(pytest_evidence.__file__))),
+        *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")),
+        *_interpreter(sys.executable),
+    ]
+    written = os.path.realpath(tempfile.gettempdir())
+    found = set()
+    for place in places:
+        real = os.path.realpath(place)
+        if os.path.isdir(real) and netns.writable_here(real) and not _within(written, real):
+            found.add(real)
+    return tuple(sorted(p for p in found if not any(q != p and _within(p, q) for q in found)))
+
+
+def _interpreter(executable: str) -> list[str]:
+    """An interpreter's directory, and its virtual environment's root (``pyvenv.cfg``)."""
+    where = os.path.dirname(os.path.abspath(executable))
+    root = os.path.dirname(where)
+    return [where, *([root] if os.path.isfile(os.path.join(root, "pyvenv.cfg")) else [])]
 
 
 def _within(path: str, directory: str) -> bool:

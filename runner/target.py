@@ -308,6 +308,15 @@ class Target:
         the target; None when it does."""
         return self._probed().refused.get(module)
 
+    def search_path(self) -> tuple[str, ...]:
+        """The target's ``sys.path`` as its probe saw it (the plugin's private copy on it)."""
+        return self._probed().path
+
+    @property
+    def executable(self) -> str:
+        """The target's ``sys.executable``: the interpreter ``python`` names."""
+        return self._probed().executable
+
     @property
     def has_xdist(self) -> bool:
         return self._probed().guards.get("pytest-xdist", "absent") != "absent"

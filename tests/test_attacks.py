@@ -1343,3 +1343,37 @@ def test_threat_a_test_process_finds_no_evidence_store_to_rewrite(
         if store is None
         else ["the evidence store %s is not the default one: test processes can reach it" % (tmp_path / store)]
     )
+
+
+def test_threat_a_test_process_plants_nothing_in_installed_code(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """A ``.pth`` file a test plants in the target's ``site-packages`` -- or a module it rewrites
+    there, pytest's own or the plugin's private copy -- runs in every later process of that
+    interpreter: the next certify's tests and probes, where no check of this one looks (reviews'
+    probes, each a false CERTIFIED of a later candidate). Every test process sees that code
+    read-only: the reproducer below passes only where each write is refused, and whatever it
+    managed to write it takes back at once."""
+    if not netns.available():
+        pytest.skip("no mount namespace here: the record lists installed code as writable")
+    plant = (
+        "import errno, os, site, sysconfig\n\nimport pytest\nimport pytest_evidence\n\nfrom calc.ops import half\n\n\n"
+        "def test_half():\n"
+        "    places = {*site.getsitepackages(), sysconfig.get_paths()['stdlib'],\n"
+        "              os.path.dirname(pytest.__file__), os.path.dirname(pytest_evidence.__file__)}\n"
+        "    refused = []\n"
+        "    for place in sorted(places):\n"
+        "        where = os.path.join(place, 'evidence-planted.pth')\n"
+        "        try:\n"
+        "            open(where, 'x').close()\n"
+        "        except OSError as exc:\n"
+        "            refused.append(exc.errno == errno.EROFS)\n"
+        "        else:\n"
+        "            os.remove(where)\n"
+        "            refused.append(False)\n"
+        "    assert half(4) == 2 and refused and all(refused), refused\n"
+    )
+    base = repo.commit(PKG)
+    candidate = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_half.py": plant})
+    args = ("--baseline", base, "--candidate", candidate, "--reproducer", REPRODUCER)
+    code, doc = certify(repo, tmp_path / "e.json", *args)
+    assert doc is not None and (code, doc["verdict"]["verdict"]) == (0, "CERTIFIED"), doc and doc["verdict"]
+    assert doc["pinning"]["read_only"] and not [m for m in doc["pinning"]["missing"] if "installed code" in m]

@@ -23,7 +23,7 @@ import venvs
 from conftest import FIX, PKG, Record, Repo, certify
 
 from pytest_evidence.environment import capture
-from runner import dist_stamp, target
+from runner import dist_stamp, netns, target
 
 
 @pytest.fixture()
@@ -134,10 +134,12 @@ def test_installs_a_distribution():
 def _drift(
     repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, fix: dict[str, str]
 ) -> tuple[pathlib.Path, Record, str]:
-    """Certify ``fix`` over ``PKG`` in a venv of its own, where it must end INCONCLUSIVE (exit 3) on
-    drift: the venv's site-packages, the record, and the drift's message."""
+    """Certify ``fix`` over ``PKG`` in a venv of its own, its installed code writable (as where
+    the machine allows no mount namespace), where it must end INCONCLUSIVE (exit 3) on drift: the
+    venv's site-packages, the record, and the drift's message."""
     python = venvs.pytest_only(tmp_path / "venv")
     monkeypatch.setattr(target, "_PROBED", {})
+    monkeypatch.setattr(netns, "can_protect", lambda paths: False)
     base = repo.commit(PKG)
     cand = repo.commit({**FIX, **fix})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--python", str(python))
@@ -149,10 +151,36 @@ def _drift(
 def test_a_test_that_installs_a_distribution_is_environment_drift(
     repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Where installed code can be written (no mount namespace: ``pinning.missing`` says so)."""
     site, doc, drift = _drift(repo, tmp_path, monkeypatch, {"tests/test_install.py": INSTALLS})
     assert (site / "planted-1.0.dist-info").is_dir()  # the test did run, and install
     assert "distributions" in drift
     assert doc["environment"]["distributions"] == doc["baseline_environment"]["distributions"] + 1
+
+
+@pytest.mark.parametrize("fix", ["installs", "uninstalls"])
+def test_installed_code_read_only_leaves_the_target_as_it_was(
+    repo: Repo, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, fix: str
+) -> None:
+    """Where test processes see installed code read-only, a test's install and candidate code's
+    uninstall are refused: the target is what B ran in, and no drift is said. The test that
+    installs fails on C (its write refused); the fix that tries to uninstall is certified."""
+    if not netns.can_protect((str(tmp_path),)):
+        pytest.skip("no mount namespace here: installed code can be written")
+    python = venvs.pytest_only(tmp_path / "venv")
+    site = _site_packages(python)
+    monkeypatch.setattr(target, "_PROBED", {})
+    base = repo.commit(PKG)
+    change = (
+        {"tests/test_install.py": INSTALLS} if fix == "installs" else {"calc/ops.py": UNINSTALLS + FIX["calc/ops.py"]}
+    )
+    cand = repo.commit({**FIX, **change})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--python", str(python))
+    assert doc is not None and not [d for d in doc["detections"] if d["kind"] == "environment_drift"]
+    assert not (site / "planted-1.0.dist-info").exists() and list(site.glob("pytest-*.dist-info"))
+    assert str(tmp_path / "venv") in doc["pinning"]["read_only"]
+    expected = (1, "REJECTED") if fix == "installs" else (0, "CERTIFIED")
+    assert (code, doc["verdict"]["verdict"]) == expected, doc["verdict"]
 
 
 #: A fix whose module, once a process that imported it ends, uninstalls pytest from the target.

@@ -11,12 +11,14 @@ import signal
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import cast
 
 import pytest
 from conftest import GitRepo
 
+import runner
 from pytest_evidence.model import Detection, DetectionKind, Tier, TierRecord, TierStatus, Verdict
 from pytest_evidence.seedless_children import HASHSEED_NOT_INHERITED
 from runner import config_policy, interference, netns, pyscan
@@ -26,14 +28,16 @@ from runner.interference import is_attack
 from runner.sandbox import (
     GUARDS,
     SCRUBBED,
+    WRITABLE,
     Guard,
     Sandbox,
     dies_with_parent,
+    installed_code,
     lockfile_digest,
     pin_environment,
     unpinned,
 )
-from runner.target import Target
+from runner.target import Target, plugin_root
 from runner.verdict import decide
 
 TESTS_B = """import pytest
@@ -317,6 +321,11 @@ class _Installed:
     def environment(self) -> SimpleNamespace:
         return SimpleNamespace(python="/nowhere/bin/python")
 
+    def search_path(self) -> tuple[str, ...]:
+        return ()
+
+    executable = "/nowhere/bin/python"
+
 
 @pytest.mark.parametrize(
     ("hypothesis", "disabled", "seeded"),
@@ -377,6 +386,93 @@ def test_the_bytecode_kept_between_certifies_is_kept_only_where_no_test_can_reac
     assert box.hidden == hidden
     assert box.bytecode == ("/repo/.git/evidence/bytecode" if kept else None)
     assert "bytecode" not in box.identity()  # B's stored run is the same run, kept or not
+
+
+class _Searched(_Installed):
+    """A target whose import path and interpreter are these."""
+
+    def __init__(self, path: tuple[str, ...], executable: str) -> None:
+        super().__init__({"pytest-timeout": "2.3.1", "pytest-randomly": "3.16.0"})
+        self.path, self.executable = path, executable
+
+    def search_path(self) -> tuple[str, ...]:
+        return self.path
+
+
+def test_installed_code_is_the_outermost_of_the_path_and_never_holds_where_tests_write(
+    tmp_path: pathlib.Path,
+) -> None:
+    """A directory that holds the temporary directory (where each test process has its
+    checkout, ``HOME`` and ``TMPDIR``) stays writable, or no test could run; of nested ones the
+    outermost is bound, which carries the rest; what is not there is left out."""
+    venv = tmp_path / "venv"
+    site = venv / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "bin").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    path = ("/", tempfile.gettempdir(), str(site), str(elsewhere / "missing"), str(elsewhere))
+    found = installed_code(cast(Target, _Searched(path, str(venv / "bin" / "python"))))
+    assert str(venv) in found and str(elsewhere) in found  # the venv's root holds its site-packages
+    assert not [p for p in found if p.startswith(str(venv) + os.sep)]
+    assert "/" not in found and os.path.realpath(tempfile.gettempdir()) not in found
+    own = os.path.dirname(os.path.dirname(os.path.abspath(runner.__file__)))
+    assert [p for p in found if own == p or own.startswith(p + os.sep)]  # the runner's own packages
+
+
+@pytest.mark.parametrize("protects", [True, False], ids=["mount-namespace", "none"])
+def test_installed_code_is_read_only_in_test_processes_or_said_to_be_writable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path, protects: bool
+) -> None:
+    """A ``.pth`` file or a module a test planted in the target's or the runner's installed code
+    ran in every later process of that interpreter, a later certify's included (reviews' probes,
+    each a false CERTIFIED of a later candidate). Where the machine allows a mount namespace,
+    they are read-only in every test process and no less writable here; where it does not, the
+    record says they can be written. Comparable either way: B's stored run is the same run. No
+    test process, root included, can take a binding or a cover (the store's) off: a review's
+    probe unmounted the store's cover as root."""
+    if protects and not netns.available():
+        pytest.skip("no namespaces here")
+    if not protects:
+        monkeypatch.setattr(netns, "can_protect", lambda paths: False)
+    target = Target(sys.executable, (), ())
+    box = pin_environment(target)
+    refused = "%s (the kernel refused to bind them read-only)" % WRITABLE
+    assert [m for m in box.unmet if m.startswith(WRITABLE)] == ([] if protects else [refused])
+    assert box.to_dict()["read_only"] == list(box.read_only)
+    if not protects:
+        assert box.read_only == ()
+        return
+    assert set(box.read_only) >= {plugin_root()} | {p for p in installed_code(target)}
+    probe = (
+        "import ctypes, os, sys\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "for p in sys.argv[2:]:\n"
+        "    print(p, bool(os.statvfs(p).f_flag & os.ST_RDONLY))\n"
+        "for p in sys.argv[1:]:  # as root too: umount -l, mount -o remount,rw\n"
+        "    print(libc.umount2(p.encode(), 2), libc.mount(None, p.encode(), None, 0x1020, None))\n"
+        "try:\n"
+        "    open(os.path.join(sys.argv[2], 'planted.pth'), 'w')\n"
+        "except OSError as exc:\n"
+        "    print(exc.errno)\n"
+    )
+    covered = replace(box, hidden=(str(tmp_path),))
+    protected = (plugin_root(), *box.read_only)
+    said = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path), *protected],
+        preexec_fn=covered.preexec,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert said[: len(protected)] == ["%s True" % p for p in protected]
+    assert said[len(protected) : -1] == ["-1 -1"] * (len(protected) + 1)  # no cover comes off
+    assert said[-1] == str(errno.EROFS)
+    assert not os.path.exists(os.path.join(plugin_root(), "planted.pth"))
+    assert all(netns.writable_here(p) for p in box.read_only)  # the runner's own view is untouched
+    unprotected = replace(box, read_only=(), writable="why")
+    assert unprotected.identity() == box.identity()
 
 
 def test_sandbox_environment_is_scrubbed_seeded_and_homeless(tmp_path: pathlib.Path) -> None:
