@@ -159,6 +159,7 @@ class Sandbox:
     hidden: tuple[str, ...] = ()  # directories each test process sees empty (``netns.enter``): the store's
     in_reach: str | None = None  # why the evidence store is not hidden, listed in ``missing`` (not in ``identity``)
     bytecode: str | None = None  # bytecode kept between certifies, covered here (``runner.compiled``); None: none
+    serial: bool = False  # pytest-xdist loads in the target: ``-n 0`` on every session, whatever addopts ask
     read_only: tuple[str, ...] = ()  # directories of installed code each test process cannot write (``installed_code``)
     writable: str | None = None  # why they are not read-only, listed in ``missing`` (not in ``identity``)
     varied_seed: int | None = None  # the referee's own marks changed, and this the seed (``vary``)
@@ -194,9 +195,15 @@ class Sandbox:
         return self.seed if self.varied_seed is None else self.varied_seed
 
     def pytest_args(self) -> list[str]:
+        """The arguments every test process of the climb gets. ``-n 0`` where pytest-xdist loads:
+        a repository's ``addopts = -n auto`` would distribute the runner's sessions, whose groups
+        run in order in one process (and whose plugin refuses xdist): every candidate's test
+        files failed to collect, REJECTED. B's suite run, parallel where it pays, asks for its
+        workers after these (``runner.parallel``): the last ``-n`` stands."""
+        serial = ["-n", "0"] if self.serial else []
         if not self.pinned:
-            return []
-        args = ["--evidence-no-network"]
+            return serial
+        args = ["--evidence-no-network", *serial]
         for guard in self.injected:
             args += ["-p", guard.module]
         for guard in self.loaded:
@@ -403,6 +410,7 @@ def pin_environment(
         hidden=hidden,
         in_reach=in_reach,
         bytecode=bytecode,
+        serial=target.has_xdist and not {"xdist", "xdist.plugin"} & set(disabled),
         read_only=read_only,
         writable=writable,
     )

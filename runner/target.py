@@ -240,6 +240,12 @@ class Target:
         """
         if not self.pytest_args:
             return
+        distributing = next((a for a in self.pytest_args if _distributes(a)), None)
+        if distributing is not None:
+            raise BadInput(
+                "pytest argument %s: the runner chooses its own processes (one session per side; --jobs N for"
+                " B's suite run): leave pytest-xdist's options out" % distributing
+            )
         checkout = where()
         refused = self._refusal(checkout, self.pytest_args)
         if refused and not self._refusal(checkout, ()):
@@ -394,6 +400,16 @@ class Target:
         environment = Environment.from_dict(answer["environment"])
         guards, refused = dict(answer["guards"]), dict(answer["refused"])
         return Probed.taken(environment, guards, answer["executable"], answer["path"], refused)
+
+
+#: pytest-xdist's options that distribute a session (``-n`` also attached: ``-n2``, ``-nauto``).
+_DISTRIBUTING = frozenset({"-n", "--numprocesses", "--dist", "-d", "--distload", "--tx", "--maxprocesses"})
+
+
+def _distributes(arg: str) -> bool:
+    """Whether an operator's pytest argument asks pytest-xdist to distribute the session: the
+    runner's sessions run their groups in order in one process, and xdist's workers would not."""
+    return arg.split("=", 1)[0] in _DISTRIBUTING or (arg.startswith("-n") and not arg.startswith("--"))
 
 
 def _release(version: str) -> tuple[int, int]:

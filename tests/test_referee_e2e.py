@@ -291,6 +291,27 @@ def test_a_guard_plugin_the_repository_disables_is_reported_missing(
     assert code == 2 and "unrecognized arguments: --no-such" in capsys.readouterr().err
 
 
+def test_a_repository_whose_addopts_distribute_the_session_is_judged_serially(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``addopts = -n 2`` (pytest-xdist in the target) distributed the runner's sessions, whose
+    groups run in order in one process: every candidate's test files failed to collect, and an
+    honest fix was REJECTED at T3. Every session is now made serial (``-n 0``); the same
+    distribution asked on the command line is the operator's mistake, said in one line."""
+    pytest.importorskip("xdist")
+    config = PKG["pyproject.toml"] + 'addopts = "-n 2"\n'
+    base = repo.commit({**PKG, "pyproject.toml": config})
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and (code, doc["verdict"]["verdict"]) == (0, "CERTIFIED"), doc and doc["verdict"]
+    capsys.readouterr()
+    for asked in (["--", "-n", "2"], ["--pytest-arg=--numprocesses=2"], ["--", "-nauto"]):
+        code, doc = certify(repo, tmp_path / "f.json", "--baseline", base, "--candidate", cand, *asked)
+        said = capsys.readouterr().err.strip().splitlines()
+        assert (code, doc) == (2, None) and len(said) == 1, said
+        assert "the runner chooses its own processes" in said[0] and "leave pytest-xdist's options out" in said[0]
+
+
 def test_bad_pytest_arguments_are_bad_input_even_when_a_static_tier_rejects_first(
     repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -19,6 +19,7 @@ import pytest
 from conftest import GitRepo
 
 import runner
+from pytest_evidence.errors import BadInput
 from pytest_evidence.model import Detection, DetectionKind, Tier, TierRecord, TierStatus, Verdict
 from pytest_evidence.seedless_children import HASHSEED_NOT_INHERITED
 from runner import config_policy, interference, netns, pyscan
@@ -325,6 +326,7 @@ class _Installed:
         return ()
 
     executable = "/nowhere/bin/python"
+    has_xdist = False
 
 
 @pytest.mark.parametrize(
@@ -386,6 +388,44 @@ def test_the_bytecode_kept_between_certifies_is_kept_only_where_no_test_can_reac
     assert box.hidden == hidden
     assert box.bytecode == ("/repo/.git/evidence/bytecode" if kept else None)
     assert "bytecode" not in box.identity()  # B's stored run is the same run, kept or not
+
+
+@pytest.mark.parametrize(
+    ("xdist", "disabled", "serial"),
+    [(True, (), True), (True, ("xdist",), False), (False, (), False)],
+    ids=["xdist-loads", "repository-has-p-no-xdist", "no-xdist"],
+)
+def test_every_session_is_serial_where_xdist_loads(xdist: bool, disabled: tuple[str, ...], serial: bool) -> None:
+    """A repository's ``addopts = -n auto`` must not distribute the runner's grouped sessions;
+    ``-n 0`` where xdist is not loaded would be a usage error."""
+    installed = _Installed({"pytest-timeout": "2.3.1", "pytest-randomly": "3.16.0"})
+    installed.has_xdist = xdist
+    box = pin_environment(cast(Target, installed), disabled=disabled)
+    assert (box.pytest_args()[1:3] == ["-n", "0"]) is serial
+    assert ("-n" in box.pytest_args()) is serial
+    assert box.identity() == replace(box, serial=not serial).identity()  # B's stored run is the same run
+
+
+@pytest.mark.parametrize(
+    ("args", "refused"),
+    [
+        (("-n", "2"), "-n"),
+        (("-n2",), "-n2"),
+        (("-x", "--numprocesses=auto"), "--numprocesses=auto"),
+        (("--dist", "loadfile"), "--dist"),
+        (("-p", "no:xdist", "-x", "--no-header"), None),
+    ],
+)
+def test_the_operators_pytest_arguments_may_not_distribute_the_session(
+    tmp_path: pathlib.Path, args: tuple[str, ...], refused: str | None
+) -> None:
+    """Said before B's checkout is asked for (``where`` is not called) and before any tier."""
+    target = Target(sys.executable, (), args)
+    if refused is None:
+        target.check_pytest_args(lambda: tmp_path)
+        return
+    with pytest.raises(BadInput, match="pytest argument %s: the runner chooses its own processes" % refused):
+        target.check_pytest_args(lambda: pytest.fail("B's checkout asked for"))
 
 
 class _Searched(_Installed):
