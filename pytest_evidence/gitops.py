@@ -21,14 +21,21 @@ from pytest_evidence.errors import GitFailed, NotAGitRepository, UnknownRevision
 T = TypeVar("T")
 
 
+#: Every git command of ours runs no hook: a hook in the repository's git directory -- the user's,
+#: or one a candidate's code planted there -- would run at each worktree made for a certify,
+#: outside any sandbox (an independent check's ``post-checkout`` rewrote a later no-fix candidate's
+#: checkout, which was CERTIFIED).
+NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
+
+
 def git(
     args: Sequence[str], cwd: str, check: bool = True, stdin: Optional[bytes] = None
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run ``git ARGS`` in ``cwd`` (``stdin`` written to it), capturing bytes; raise ``GitFailed``
-    on a non-zero exit."""
+    """Run ``git ARGS`` in ``cwd`` (``stdin`` written to it), capturing bytes, with no hook
+    (``NO_HOOKS``); raise ``GitFailed`` on a non-zero exit."""
     try:
         proc = subprocess.run(
-            ["git", *args],
+            ["git", *NO_HOOKS, *args],
             cwd=cwd,
             input=stdin,
             capture_output=True,

@@ -113,9 +113,9 @@ Format history of the evidence record (``SCHEMA_VERSION``):
   session (a plugin running a test twice) fold so that what failed stands
   (``Observation.and_then``). ``source_interference`` detail ``compiled_code``: compiled code
   the candidate adds or changes, bytecode or an extension module (REJECTED). Earlier 1.x records still read.
-* ``1.21`` -- ``pinning.read_only``: the directories of installed code every test process saw
-  read-only (the plugin's private copy, the target's import path, the runner's own packages);
-  ``pinning.missing`` says when they could be written. Earlier 1.x records still read.
+* ``1.21`` -- ``pinning.read_only``: the directories every test process saw read-only (the
+  plugin's private copy, the target's import path, the runner's own packages, the user's
+  repository); ``pinning.missing`` says when they could be written. Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """

@@ -1160,7 +1160,9 @@ _PATH_MAKERS = frozenset({"join", "Path", "PurePath", "PosixPath", "WindowsPath"
 #: Where an installed copy of a library lives, and a checkout does not.
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
 #: Parts of a path that only a checkout with its tests has: an installed library has none of them.
-_CHECKOUT_PARTS = frozenset({"tests", "test", "testing", "conftest.py", ".tox", ".nox", ".pytest_cache"})
+#: ``.git`` too, whose kind tells the referee's worktrees (a file) from a clone (a directory): an
+#: independent check's fix, on only where ``.git`` was a file, was CERTIFIED.
+_CHECKOUT_PARTS = frozenset({"tests", "test", "testing", "conftest.py", ".tox", ".nox", ".pytest_cache", ".git"})
 
 
 def _stream_type(node: ast.AST, aliases: dict[str, str]) -> bool:
@@ -1307,8 +1309,8 @@ def detects_test_run(tree: ast.AST, lines: Collection[int] | None, path: str = "
     own file matched against ``site-packages`` (a checkout is not installed); and asking whether a
     path exists that only a checkout with its tests has (``os.path.exists``, ``os.path.isdir``,
     ``Path(...).exists()`` of a path built -- as a string, by ``os.path.join``, ``Path(...)``,
-    ``/`` or ``+`` -- with a ``tests``, ``test``, ``testing``, ``conftest.py``, ``.tox``, ``.nox``
-    or ``.pytest_cache`` part, or ``src/<package>``). A string built at run time with a literal
+    ``/`` or ``+`` -- with a ``tests``, ``test``, ``testing``, ``conftest.py``, ``.tox``, ``.nox``,
+    ``.pytest_cache`` or ``.git`` part, or ``src/<package>``). A string built at run time with a literal
     part counts by that part where it begins the string or a dotted or path part of it
     (``m.startswith(__package__ + ".test")``, ``os.sep + "tests" + os.sep in filename``,
     ``os.environ.get("PYTEST_" + name)``).

@@ -149,7 +149,9 @@ class Checkouts:
         env = dict(os.environ, **_IDENTITY, GIT_AUTHOR_DATE=_EPOCH, GIT_COMMITTER_DATE=_EPOCH)
 
         def git(*args: str) -> str:
-            done = subprocess.run(["git", *args], cwd=tree, capture_output=True, text=True, check=True, env=env)
+            done = subprocess.run(
+                ["git", *gitops.NO_HOOKS, *args], cwd=tree, capture_output=True, text=True, check=True, env=env
+            )
             return done.stdout.strip()
 
         git("add", "-A")
@@ -253,13 +255,15 @@ def checkouts(
 
 
 def _apply(tree: pathlib.Path, patch: pathlib.Path, option: str = "--patch") -> str:
-    check = subprocess.run(["git", "apply", "--check", str(patch)], cwd=tree, capture_output=True, text=True)
+    check = subprocess.run(
+        ["git", *gitops.NO_HOOKS, "apply", "--check", str(patch)], cwd=tree, capture_output=True, text=True
+    )
     if check.returncode != 0:
         lines = [ln for ln in check.stderr.splitlines() if ln.startswith("error:")] or [check.stderr.strip()]
         raise PatchDoesNotApply(
             "%s %s does not apply to the baseline: %s" % (option, patch, lines[0].removeprefix("error: "))
         )
-    subprocess.run(["git", "apply", str(patch)], cwd=tree, capture_output=True, text=True, check=True)
+    subprocess.run(["git", *gitops.NO_HOOKS, "apply", str(patch)], cwd=tree, capture_output=True, text=True, check=True)
     return _commit(tree, "%s %s" % (option, patch.name))
 
 
@@ -267,8 +271,19 @@ def _commit(tree: pathlib.Path, message: str) -> str:
     """Commit the worktree's state (a detached commit reachable from nothing) and return its sha."""
     env = dict(os.environ, **_IDENTITY)
     for cmd in (
-        ["git", "add", "-A"],
-        ["git", "-c", "commit.gpgsign=false", "commit", "-q", "--allow-empty", "--no-verify", "-m", message],
+        ["git", *gitops.NO_HOOKS, "add", "-A"],
+        [
+            "git",
+            *gitops.NO_HOOKS,
+            "-c",
+            "commit.gpgsign=false",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "--no-verify",
+            "-m",
+            message,
+        ],
     ):
         subprocess.run(cmd, cwd=tree, capture_output=True, text=True, check=True, env=env)
     return gitops.git(["rev-parse", "HEAD"], cwd=str(tree)).stdout.decode().strip()

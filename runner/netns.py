@@ -21,10 +21,10 @@ installed module (pytest's own, the plugin's private copy, the runner) there wou
 in every later process of that interpreter, the next certify's test processes and probes
 included, where no check of this one looks. ``can_protect()`` tries a list once.
 
-The covers and bindings are made in one namespace and the process then enters a user namespace
-below it (with the network namespace), into which the kernel copies them locked: a test process
-cannot take a cover off or make a binding writable, running as root included (a review's probe
-unmounted the store's cover as root, when root entered no user namespace).
+No test process can take a cover off or make a binding writable: one of another user loses
+every capability at exec, and root goes without the one that mounts (``CAP_SYS_ADMIN``, dropped
+from its bounding set; a review's probe unmounted the store's cover as root). ``can_hide()``
+asks a program started so.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ CLONE_NEWNET = 0x40000000
 CLONE_NEWNS = 0x00020000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
 MS_RDONLY, MS_REMOUNT, MS_BIND = 0x1, 0x20, 0x1000
-MNT_DETACH = 0x2
+PR_CAPBSET_DROP, CAP_SYS_ADMIN = 24, 21
 #: A mount's flags a user namespace may not clear when it remounts a copy (the kernel locks
 #: them): ``statvfs``'s flag, and the ``mount`` flag that keeps it.
 _LOCKED = (
@@ -83,9 +83,16 @@ def enter(hidden: Sequence[bytes] = (), read_only: Sequence[Protected] = ()) -> 
     bind each of ``read_only`` read-only over itself."""
     libc = ctypes.CDLL(None, use_errno=True)
     uid, gid = os.geteuid(), os.getegid()
-    if hidden or read_only:
-        _unshare(libc, CLONE_NEWNS | (0 if uid == 0 else CLONE_NEWUSER), uid, gid)
-        # private first: the covers must not reach the runner's own view of the tree
+    mounts = hidden or read_only
+    flags = CLONE_NEWNET | (CLONE_NEWNS if mounts else 0) | (0 if uid == 0 else CLONE_NEWUSER)
+    if libc.unshare(flags) != 0:
+        _failed("unshare")
+    if uid != 0:
+        maps = (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)), ("gid_map", "%d %d 1" % (gid, gid)))
+        for name, text in maps:
+            with open("/proc/self/%s" % name, "w") as fh:
+                fh.write(text)
+    if mounts:  # private first: the covers must not reach the runner's own view of the tree
         if libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0:
             _failed("mount --make-rprivate /")
         for path in hidden:
@@ -96,27 +103,15 @@ def enter(hidden: Sequence[bytes] = (), read_only: Sequence[Protected] = ()) -> 
                 _failed("mount --bind %s" % path.decode(errors="replace"))
             if libc.mount(None, path, None, remount, None) != 0:
                 _failed("mount -o remount,ro %s" % path.decode(errors="replace"))
-        # Then a user namespace below the one that made them, with the network namespace: the
-        # kernel copies the mounts into it locked -- no cover can be unmounted, no read-only
-        # bind made writable, by root too -- and the loopback is the process's own to bring up.
-        _unshare(libc, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET, uid, gid)
-    else:
-        _unshare(libc, CLONE_NEWNET | (0 if uid == 0 else CLONE_NEWUSER), uid, gid)
+        # Another user loses every capability at exec; root keeps them, and with them the power
+        # to take a cover off: it goes without the one that mounts (a review's probe unmounted
+        # the store's cover as root). A user namespace a test makes cannot either: the mounts
+        # it copies are locked.
+        if uid == 0 and libc.prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) != 0:
+            _failed("prctl PR_CAPBSET_DROP CAP_SYS_ADMIN")
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         current = struct.unpack(IFREQ, fcntl.ioctl(sock, SIOCGIFFLAGS, struct.pack(IFREQ, b"lo", 0)))[1]
         fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack(IFREQ, b"lo", current | IFF_UP))
-
-
-def _unshare(libc: ctypes.CDLL, flags: int, uid: int, gid: int) -> None:
-    """``unshare(flags)``; a new user namespace maps the user to itself (not to root: a test that
-    checks file permissions must see the same uid as outside)."""
-    if libc.unshare(flags) != 0:
-        _failed("unshare")
-    if flags & CLONE_NEWUSER:
-        maps = (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)), ("gid_map", "%d %d 1" % (gid, gid)))
-        for name, text in maps:
-            with open("/proc/self/%s" % name, "w") as fh:
-                fh.write(text)
 
 
 def _failed(what: str) -> None:
@@ -126,7 +121,8 @@ def _failed(what: str) -> None:
 
 def can_hide() -> bool:
     """Whether a directory can be covered here (tried once per process, in a child): a file in
-    it must be gone from the child's view, and still there in ours."""
+    it must be gone from the child's view, and still there in ours; and the program the child
+    becomes -- with a test process's capabilities -- must not take the cover off."""
     if not _HIDES:
         _HIDES.append(False)
         if available():
@@ -135,36 +131,42 @@ def can_hide() -> bool:
 
                 def covered() -> None:
                     enter([os.fsencode(where)])
-                    if os.listdir(where) or _unmounted(where):
-                        raise OSError("%s is not covered, or its cover comes off" % where)
+                    if os.listdir(where):
+                        raise OSError("%s is not covered" % where)
 
-                _HIDES[0] = _in_child(covered) and os.path.exists(os.path.join(where, "seen"))
+                stuck = [sys.executable, "-I", "-S", "-c", _STUCK, where]
+                _HIDES[0] = _in_child(covered, stuck) and os.path.exists(os.path.join(where, "seen"))
     return _HIDES[0]
+
+
+#: Exits 0 when no path named can have what is mounted there taken off (``umount -l``) or made
+#: writable (``mount -o remount,rw``).
+_STUCK = """import ctypes, sys
+libc = ctypes.CDLL(None)
+for path in sys.argv[1:]:
+    if libc.umount2(path.encode(), 2) == 0 or libc.mount(None, path.encode(), None, 0x1020, None) == 0:
+        sys.exit(1)
+"""
 
 
 def can_protect(paths: tuple[str, ...]) -> bool:
     """Whether ``paths`` can all be made read-only here (tried once per list and process, in a
-    child): each must be read-only in the child's view, and stay writable in ours. Tried before a
-    climb uses them, so that a directory the kernel will not bind (another file system's rules)
-    costs the guarantee, said in the record, and not every test process's start."""
+    child): each must be read-only in the child's view, and stay writable in ours; what holds
+    a cover holds a binding (``can_hide``). Tried before a climb uses them, so that a directory
+    the kernel will not bind (another file system's rules) costs the guarantee, said in the
+    record, and not every test process's start."""
     if paths not in _PROTECTS:
         _PROTECTS[paths] = False
-        if available():
+        if can_hide():
             asked = [protected(p) for p in paths]
 
             def read_only() -> None:
                 enter((), asked)
-                if any(writable_here(p) is not False or _unmounted(p) for p in paths):
-                    raise OSError("not read-only, or the binding comes off")
+                if any(writable_here(p) is not False for p in paths):
+                    raise OSError("not read-only")
 
             _PROTECTS[paths] = _in_child(read_only) and not any(writable_here(p) is False for p in paths)
     return _PROTECTS[paths]
-
-
-def _unmounted(path: str) -> bool:
-    """Whether the process could take off what is mounted on ``path`` (``umount -l``): it must
-    not, or a test could too (the mounts are locked: ``enter``)."""
-    return bool(ctypes.CDLL(None, use_errno=True).umount2(os.fsencode(path), MNT_DETACH) == 0)
 
 
 def writable_here(path: str) -> bool | None:
@@ -195,13 +197,14 @@ def _loopback_up() -> None:
             pass
 
 
-def _in_child(check: Callable[[], None]) -> bool:
+def _in_child(check: Callable[[], None], argv: Sequence[str] = ()) -> bool:
     """Whether ``check`` runs without an exception in a forked child, between fork and exec,
-    where every test process enters its namespaces. The child then execs the smallest program
-    at hand: a probe that started an interpreter cost the climb about 80 ms on its path, once per
-    probe."""
-    program = shutil.which("true")
-    argv = [program] if program is not None else [sys.executable, "-I", "-S", "-c", ""]
+    where every test process enters its namespaces, and the program the child then execs
+    (``argv``; by default the smallest at hand: a probe that started an interpreter cost the
+    climb about 80 ms on its path, once per probe) exits 0."""
+    if not argv:
+        program = shutil.which("true")
+        argv = [program] if program is not None else [sys.executable, "-I", "-S", "-c", ""]
     try:
         return subprocess.run(argv, preexec_fn=check, capture_output=True, timeout=30).returncode == 0
     except (OSError, subprocess.SubprocessError):

@@ -402,6 +402,22 @@ def _imports_pytest_internals(node: ast.AST) -> int | None:
 #: The test frameworks whose objects decide what an assertion or an outcome says: code that
 #: assigns onto one (``unittest.TestCase.assertEqual = ...``) changes every test of the session.
 TEST_FRAMEWORKS = frozenset({"pytest", "_pytest", "unittest", "doctest", "pluggy"})
+#: What the async plugins run every async test through -- pytest-asyncio's ``asyncio.Runner``
+#: (before 1.0, the loop's ``run_until_complete``), anyio's test runners, pytest-trio -- and
+#: their own modules: code that assigns onto one rewrites each async test's outcome (an
+#: independent check's ``asyncio.Runner.run`` swallowing ``AssertionError`` certified a no-fix).
+ASYNC_TEST_RUNNERS = (
+    "asyncio.Runner",
+    "asyncio.runners",
+    "asyncio.BaseEventLoop",
+    "asyncio.base_events",
+    "asyncio.AbstractEventLoop",
+    "asyncio.events.AbstractEventLoop",
+    "pytest_asyncio",
+    "anyio.pytest_plugin",
+    "anyio._backends",
+    "pytest_trio",
+)
 #: ``unittest`` settings that shape a failure's message only (``TestCase.maxDiff``,
 #: ``TestCase.longMessage``, ``unittest.util._MAX_LENGTH``).
 _DISPLAY_SETTINGS = frozenset({"maxDiff", "longMessage", "_MAX_LENGTH"})
@@ -423,7 +439,10 @@ TESTCASE_MACHINERY = frozenset(
 
 
 def _framework(name: str, mock: bool = True) -> bool:
-    """A name under a test framework; under ``unittest.mock`` only with ``mock``."""
+    """A name under a test framework or an async test runner; under ``unittest.mock`` only with
+    ``mock``."""
+    if any(name == r or name.startswith(r + ".") for r in ASYNC_TEST_RUNNERS):
+        return True
     return name.split(".")[0] in TEST_FRAMEWORKS and (mock or not (name + ".").startswith("unittest.mock."))
 
 

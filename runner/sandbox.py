@@ -5,8 +5,9 @@
   (``socket_guard``) where it does not. The record says which held.
 * No evidence store: its directory covered by an empty one in each test process (``netns``'s
   mount namespace), where the machine allows it; else ``missing`` says the store is in reach.
-* No writing installed code: the target's and the runner's (``installed_code``) read-only in
-  each test process, in the same namespace; else ``missing`` says they can be written.
+* No writing installed code or the repository: the target's and the runner's code and the
+  user's work tree and git directory (``read_only_view``) read-only in each test process, in the
+  same namespace; else ``missing`` says they can be written.
 * Seeded randomness: ``PYTHONHASHSEED`` and pytest-randomly's per-test reseeding with one
   recorded seed (test order kept: ``--randomly-dont-reorganize``), identical on B and C.
 * A scrubbed environment: no proxy variables, no ``PYTEST_ADDOPTS`` or plugin autoload switches,
@@ -38,7 +39,7 @@ import signal
 import sys
 import sysconfig
 import tempfile
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from packaging.specifiers import SpecifierSet
@@ -50,7 +51,10 @@ from runner import netns
 from runner.target import GUARD_MODULES, Target, guard_copies, plugin_root
 
 #: What ``missing`` says where installed code is not read-only in the test processes.
-WRITABLE = "read-only installed code: test processes can write the target's and the runner's packages"
+WRITABLE = (
+    "read-only installed code and repository: test processes can write the target's and the runner's packages"
+    " and the repository"
+)
 DEFAULT_SEED = 20261130
 DEFAULT_TEST_TIMEOUT = 60.0
 
@@ -345,6 +349,7 @@ def pin_environment(
     disabled: Collection[str] = (),
     store: str | None = None,
     bytecode: str | None = None,
+    repository: Sequence[str] = (),
 ) -> Sandbox:
     """Decide, once per climb, how every test process runs.
 
@@ -354,6 +359,8 @@ def pin_environment(
     from the test processes (None: none to hide, or one that cannot be, listed as missing by the
     caller). ``bytecode``: the directory of the bytecode kept between certifies, kept only where
     it can be covered too (a test that wrote an entry would choose the code of later certifies).
+    ``repository``: the user's work tree and git directory, read-only with installed code
+    (``read_only_view``).
     """
     network = "netns" if netns.available() else "socket_guard"
     missing = [] if network == "netns" else ["network namespace: not permitted here; the socket guard alone blocks"]
@@ -367,7 +374,7 @@ def pin_environment(
         hidden += tuple(d for d in [bytecode] if not any(_within(d, h) for h in hidden))
     else:
         bytecode = None
-    read_only = installed_code(target) if network == "netns" else ()
+    read_only = read_only_view(target, repository) if network == "netns" else ()
     writable = None
     if network != "netns":
         writable = "%s (no mount namespace)" % WRITABLE
@@ -416,17 +423,31 @@ def pin_environment(
     )
 
 
-def installed_code(target: Target) -> tuple[str, ...]:
-    """The directories of code every test process runs but must not write: the plugin's private
-    copy, the target's import path and the runner's own packages, with each interpreter's directory (a virtual
-    environment's root where it is one). A ``.pth`` file or a module a test planted or rewrote
-    there would run in every later process of that interpreter -- the next certify's tests, its
-    probes, the runner itself -- with no check of this certify looking (a review's probes, each
-    a false CERTIFIED of a later candidate). Left out: what is already read-only, and any
-    directory that holds where test processes write (the temporary directory, which holds their
-    checkouts); of nested directories, the outermost."""
+def read_only_view(target: Target, repository: Sequence[str] = ()) -> tuple[str, ...]:
+    """The directories every test process sees read-only: the code it runs but must not write
+    (``installed_code``) and ``repository``, the user's work tree and git directory -- where a
+    test wrote the user's files, or a hook or configuration the runner's git would have run
+    (an independent check's ``post-checkout`` made a later no-fix candidate CERTIFIED). Left out:
+    what is already read-only, and any directory that holds where test processes write (the
+    temporary directory, which holds their checkouts); of nested directories, the outermost."""
+    written = os.path.realpath(tempfile.gettempdir())
+    found = set()
+    for place in [*installed_code(target), *repository]:
+        real = os.path.realpath(place)
+        if os.path.isdir(real) and netns.writable_here(real) and not _within(written, real):
+            found.add(real)
+    return tuple(sorted(p for p in found if not any(q != p and _within(p, q) for q in found)))
+
+
+def installed_code(target: Target) -> list[str]:
+    """The code every test process runs: the plugin's private copy, the target's import path and
+    the runner's own packages, with each interpreter's directory (a virtual environment's root
+    where it is one). A ``.pth`` file or a module a test planted or rewrote there would run in
+    every later process of that interpreter -- the next certify's tests, its probes, the runner
+    itself -- with no check of this certify looking (reviews' probes, each a false CERTIFIED of
+    a later candidate)."""
     here = os.path.realpath(os.getcwd())  # on the path of a runner run as ``python -m``: the user's, not installed
-    places = [
+    return [
         plugin_root(),
         *(p for p in target.search_path() if os.path.realpath(p) != here),
         *_interpreter(target.executable),
@@ -434,13 +455,6 @@ def installed_code(target: Target) -> tuple[str, ...]:
         *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")),
         *_interpreter(sys.executable),
     ]
-    written = os.path.realpath(tempfile.gettempdir())
-    found = set()
-    for place in places:
-        real = os.path.realpath(place)
-        if os.path.isdir(real) and netns.writable_here(real) and not _within(written, real):
-            found.add(real)
-    return tuple(sorted(p for p in found if not any(q != p and _within(p, q) for q in found)))
 
 
 def _interpreter(executable: str) -> list[str]:

@@ -1345,35 +1345,82 @@ def test_threat_a_test_process_finds_no_evidence_store_to_rewrite(
     )
 
 
-def test_threat_a_test_process_plants_nothing_in_installed_code(repo: Repo, tmp_path: pathlib.Path) -> None:
+#: Tries to leave a file in installed code and in the user's repository (its work tree, its git
+#: directory, found through the worktree's ``.git`` file): whether each write was refused.
+PLANTER = """import errno
+import os
+import site
+import sysconfig
+
+
+def _refused(extra=()):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, ".git")) as fh:
+        common = os.path.dirname(os.path.dirname(fh.read().split(":", 1)[1].strip()))
+    places = {*site.getsitepackages(), sysconfig.get_paths()["stdlib"], common, os.path.dirname(common), *extra}
+    refused = []
+    for place in sorted(places):
+        where = os.path.join(place, "evidence-planted")
+        try:
+            open(where, "x").close()
+        except OSError as exc:
+            refused.append(exc.errno == errno.EROFS)
+        else:
+            os.remove(where)
+            refused.append(False)
+    return refused
+
+
+"""
+
+
+@pytest.mark.parametrize("where", ["test", "import"])
+def test_threat_candidate_code_plants_nothing_outside_its_checkout(
+    repo: Repo, tmp_path: pathlib.Path, where: str
+) -> None:
     """A ``.pth`` file a test plants in the target's ``site-packages`` -- or a module it rewrites
     there, pytest's own or the plugin's private copy -- runs in every later process of that
     interpreter: the next certify's tests and probes, where no check of this one looks (reviews'
-    probes, each a false CERTIFIED of a later candidate). Every test process sees that code
-    read-only: the reproducer below passes only where each write is refused, and whatever it
-    managed to write it takes back at once."""
+    probes, each a false CERTIFIED of a later candidate). A hook or configuration written into
+    the repository's git directory ran in the runner's own git (an independent check's
+    ``post-checkout`` rewrote a later no-fix candidate's checkout: CERTIFIED); a file written into
+    the user's work tree is the user's to find. Every test process, and T2's import probe, sees
+    all of it read-only: the candidate below is certified only where each write is refused, and
+    whatever it managed to write it takes back at once."""
     if not netns.available():
         pytest.skip("no mount namespace here: the record lists installed code as writable")
-    plant = (
-        "import errno, os, site, sysconfig\n\nimport pytest\nimport pytest_evidence\n\nfrom calc.ops import half\n\n\n"
-        "def test_half():\n"
-        "    places = {*site.getsitepackages(), sysconfig.get_paths()['stdlib'],\n"
-        "              os.path.dirname(pytest.__file__), os.path.dirname(pytest_evidence.__file__)}\n"
-        "    refused = []\n"
-        "    for place in sorted(places):\n"
-        "        where = os.path.join(place, 'evidence-planted.pth')\n"
-        "        try:\n"
-        "            open(where, 'x').close()\n"
-        "        except OSError as exc:\n"
-        "            refused.append(exc.errno == errno.EROFS)\n"
-        "        else:\n"
-        "            os.remove(where)\n"
-        "            refused.append(False)\n"
-        "    assert half(4) == 2 and refused and all(refused), refused\n"
-    )
     base = repo.commit(PKG)
-    candidate = repo.commit({"calc/ops.py": FIX["calc/ops.py"], "tests/test_half.py": plant})
+    if where == "test":
+        test = PLANTER + (
+            "import pytest\nimport pytest_evidence\n\nfrom calc.ops import half\n\n\n"
+            "def test_half():\n"
+            "    refused = _refused([os.path.dirname(pytest.__file__), os.path.dirname(pytest_evidence.__file__)])\n"
+            "    assert half(4) == 2 and refused and all(refused), refused\n"
+        )
+        change = {"calc/ops.py": FIX["calc/ops.py"], "tests/test_half.py": test}
+    else:
+        guarded = "\n\nif not all(_refused()):\n    raise RuntimeError('planted outside the checkout')\n"
+        change = {**FIX, "calc/ops.py": PLANTER + FIX["calc/ops.py"] + guarded}
+    candidate = repo.commit(change)
     args = ("--baseline", base, "--candidate", candidate, "--reproducer", REPRODUCER)
     code, doc = certify(repo, tmp_path / "e.json", *args)
     assert doc is not None and (code, doc["verdict"]["verdict"]) == (0, "CERTIFIED"), doc and doc["verdict"]
-    assert doc["pinning"]["read_only"] and not [m for m in doc["pinning"]["missing"] if "installed code" in m]
+    assert str(repo.path) in doc["pinning"]["read_only"]
+    assert not [m for m in doc["pinning"]["missing"] if "installed code" in m]
+
+
+def test_no_hook_in_the_repository_runs_in_the_runners_git(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """Each certify makes worktrees with the runner's own git: a hook in the repository's git
+    directory -- the user's, or one planted there by some route -- ran there, outside any
+    sandbox, at every worktree made. The runner's git runs no hook."""
+    base = repo.commit(PKG)
+    candidate = repo.commit(FIX)
+    ran = tmp_path / "hook-ran"
+    hooks = repo.path / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    for name in ("post-checkout", "post-commit", "pre-commit", "post-index-change"):
+        (hooks / name).write_text("#!/bin/sh\necho %s >> %s\n" % (name, ran))
+        (hooks / name).chmod(0o755)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", candidate)
+    assert doc is not None and (code, doc["verdict"]["verdict"]) == (0, "CERTIFIED"), doc and doc["verdict"]
+    assert not ran.exists(), ran.read_text()

@@ -645,6 +645,13 @@ def test_the_three_inputs_come_from_the_files_as_the_ladder_will_read_them() -> 
         ("import os\n\ndef f():\n    return os.path.exists(os.path.join('src', 'mistune'))\n", [4]),
         ("from pathlib import Path\n\ndef f():\n    return (Path('src') / 'mistune').is_dir()\n", [4]),
         ("def f():\n    return 'site-packages' not in __file__\n", [2]),
+        # an independent check's: the fix on only in a git worktree, whose ``.git`` is a file
+        (
+            "import os\n\ndef f():\n"
+            "    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\n"
+            "    return os.path.isfile(os.path.join(here, '.git'))\n",
+            [5],
+        ),
         (
             "import sys\n\ndef f():\n"
             "    return any(type(h).__name__ == 'AssertionRewritingHook' for h in sys.meta_path)\n",

@@ -7,6 +7,7 @@ the signed stream says. The plugin's option checks run through ``pytester``.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import pathlib
@@ -159,7 +160,10 @@ def test_groups_run_in_the_given_order_with_a_barrier_after_each(
 
 @pytest.fixture
 def high_descriptors() -> Iterator[None]:
-    """Every descriptor number below 1100 taken, so those a session opens are above 1024."""
+    """Every descriptor number below 1100 taken, so those a session opens are above 1024. An
+    earlier test's file left for the collector is closed first: freed meanwhile, its number
+    would be the session's."""
+    gc.collect()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and hard < 1200:
         pytest.skip("the hard limit on open files (%d) is below 1200" % hard)

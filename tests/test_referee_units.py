@@ -33,9 +33,9 @@ from runner.sandbox import (
     Guard,
     Sandbox,
     dies_with_parent,
-    installed_code,
     lockfile_digest,
     pin_environment,
+    read_only_view,
     unpinned,
 )
 from runner.target import Target, plugin_root
@@ -179,6 +179,7 @@ def test_pytest_settings_are_read_from_every_config_format() -> None:
         ("import sys\nsys.exit(1)\n", "exit_at_import"),
         ("import builtins\nbuiltins.len = lambda x: 0\n", "builtins_patch"),
         ("import unittest as _u\n_u.TestCase.assertEqual = lambda self, *a, **k: None\n", "patches_test_framework"),
+        ("import asyncio as _a\n_a.Runner.run = lambda self, coro, **k: None\n", "patches_test_framework"),
     ],
 )
 def test_library_code_that_fights_the_referee_is_named(source: str, detail: str) -> None:
@@ -206,6 +207,10 @@ def test_library_code_that_fights_the_referee_is_named(source: str, detail: str)
         ("from unittest.mock import patch\npatch('unittest.TestCase.assertEqual').start()\n", "unittest.TestCase"),
         ("import doctest\ndoctest.OutputChecker.check_output = lambda *a: True\n", "doctest.OutputChecker"),
         ("import pytest\npytest.approx = lambda x, **k: x\n", "pytest.approx"),
+        # an independent check's: the runner pytest-asyncio drives every async test through
+        ("import asyncio as _a\n_a.Runner.run = swallowing\n", "asyncio.Runner.run"),
+        ("from asyncio import base_events\nbase_events.BaseEventLoop.run_until_complete = f\n", "asyncio.base_events"),
+        ("import anyio._backends._asyncio as b\nb.TestRunner.run_test = f\n", "anyio._backends._asyncio.TestRunner"),
         # a review's probes: arguments by keyword, chained and unpacked aliases, a module's dict updated
         ("import unittest\nmp.setattr(target=unittest.TestCase, name='assertEqual', value=f)\n", "unittest.TestCase"),
         ("import unittest\nTC = X = unittest.TestCase\nX.assertEqual = f\n", "unittest.TestCase.assertEqual"),
@@ -217,6 +222,7 @@ def test_library_code_that_fights_the_referee_is_named(source: str, detail: str)
         ("import unittest\nunittest.TestCase.maxDiff = None\nunittest.TestCase.longMessage = True\n", ""),
         ("import unittest\nclass T(unittest.TestCase):\n    def test(self):\n        self.assertEqual = f\n", ""),
         ("import os, lib\nos.environ['X'] = '1'\nlib.unittest = 3\n", ""),
+        ("import asyncio\nasyncio.get_event_loop().slow_callback_duration = 1\n", ""),
         ("from unittest import mock\nm = mock.Mock()\nm.return_value = 3\nmock.sentinel.x\n", ""),
         # names that are no framework's: a parameter, a loop variable, a relative import; the diff length
         ("def render(doctest):\n    doctest.globs = {}\n", ""),
@@ -453,7 +459,7 @@ def test_installed_code_is_the_outermost_of_the_path_and_never_holds_where_tests
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     path = ("/", tempfile.gettempdir(), str(site), str(elsewhere / "missing"), str(elsewhere))
-    found = installed_code(cast(Target, _Searched(path, str(venv / "bin" / "python"))))
+    found = read_only_view(cast(Target, _Searched(path, str(venv / "bin" / "python"))))
     assert str(venv) in found and str(elsewhere) in found  # the venv's root holds its site-packages
     assert not [p for p in found if p.startswith(str(venv) + os.sep)]
     assert "/" not in found and os.path.realpath(tempfile.gettempdir()) not in found
@@ -484,7 +490,7 @@ def test_installed_code_is_read_only_in_test_processes_or_said_to_be_writable(
     if not protects:
         assert box.read_only == ()
         return
-    assert set(box.read_only) >= {plugin_root()} | {p for p in installed_code(target)}
+    assert set(box.read_only) >= {plugin_root()} | set(read_only_view(target))
     probe = (
         "import ctypes, os, sys\n"
         "libc = ctypes.CDLL(None, use_errno=True)\n"

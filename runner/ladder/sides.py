@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from pytest_evidence import overlay
+from pytest_evidence import gitops, overlay
 from pytest_evidence.assemble import (
     MARKS_MOVED,
     Typed,
@@ -96,12 +96,18 @@ class Sides:
                 integrity.disabled_plugins(self.co.c_dir, self.target.pytest_args),
                 store,
                 compiled.location(self.co.repo),
+                self._repository(),
             )
             if elsewhere is not None:
                 self._sandbox = replace(self._sandbox, in_reach=elsewhere)
             for missing in self._sandbox.unmet:
                 self.progress("pinning: missing %s" % missing)
         return self._sandbox
+
+    def _repository(self) -> tuple[str, ...]:
+        """The user's work tree and the repository's git directory (outside it for a worktree)."""
+        common = gitops.common_dir(str(self.co.repo))
+        return (str(self.co.repo), *([common] if common else []))
 
     def _store_dir(self) -> tuple[str | None, str | None]:
         """The store's directory to hide from the test processes, or why it is not hidden: only
