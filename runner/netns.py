@@ -2,8 +2,9 @@
 
 Entered between ``fork`` and ``exec`` (``preexec_fn``), so it holds for everything the test
 process starts -- subprocesses and C extensions included, which no in-process guard can see.
-As root, ``unshare(CLONE_NEWNET)``; otherwise a user namespace too, mapping the user to itself
-(not to root: a test that checks file permissions must see the same uid as outside). Loopback
+As root, ``unshare(CLONE_NEWNET)``; otherwise, and for root too where directories are covered,
+a user namespace too, mapping the user to itself (not to root: a test that checks file
+permissions must see the same uid as outside). Loopback
 is brought up with the ``SIOCSIFFLAGS`` ioctl, so neither ``ip`` nor ``unshare(1)`` is needed.
 
 Containers often forbid namespaces; ``available()`` tries once and the runner falls back to the
@@ -21,10 +22,12 @@ installed module (pytest's own, the plugin's private copy, the runner) there wou
 in every later process of that interpreter, the next certify's test processes and probes
 included, where no check of this one looks. ``can_protect()`` tries a list once.
 
-No test process can take a cover off or make a binding writable: one of another user loses
-every capability at exec, and root goes without the one that mounts (``CAP_SYS_ADMIN``, dropped
-from its bounding set; a review's probe unmounted the store's cover as root). ``can_hide()``
-asks a program started so.
+Where it mounts, a test process runs in a user namespace of its own, root too (mapped to
+itself), and without the capability that mounts (``CAP_SYS_ADMIN``, dropped from its bounding
+set): it can take no cover off and make no binding writable (a review's probe unmounted the
+store's cover as root), and ``/proc/<pid>/root`` of a process outside -- the runner's view of
+the file system, uncovered and writable, which a root test process reached -- is refused it.
+``can_hide()`` asks a program started so.
 """
 
 from __future__ import annotations
@@ -84,10 +87,10 @@ def enter(hidden: Sequence[bytes] = (), read_only: Sequence[Protected] = ()) -> 
     libc = ctypes.CDLL(None, use_errno=True)
     uid, gid = os.geteuid(), os.getegid()
     mounts = hidden or read_only
-    flags = CLONE_NEWNET | (CLONE_NEWNS if mounts else 0) | (0 if uid == 0 else CLONE_NEWUSER)
+    flags = CLONE_NEWNET | (CLONE_NEWNS | CLONE_NEWUSER if mounts else 0) | (0 if uid == 0 else CLONE_NEWUSER)
     if libc.unshare(flags) != 0:
         _failed("unshare")
-    if uid != 0:
+    if flags & CLONE_NEWUSER:
         maps = (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)), ("gid_map", "%d %d 1" % (gid, gid)))
         for name, text in maps:
             with open("/proc/self/%s" % name, "w") as fh:
@@ -103,11 +106,9 @@ def enter(hidden: Sequence[bytes] = (), read_only: Sequence[Protected] = ()) -> 
                 _failed("mount --bind %s" % path.decode(errors="replace"))
             if libc.mount(None, path, None, remount, None) != 0:
                 _failed("mount -o remount,ro %s" % path.decode(errors="replace"))
-        # Another user loses every capability at exec; root keeps them, and with them the power
-        # to take a cover off: it goes without the one that mounts (a review's probe unmounted
-        # the store's cover as root). A user namespace a test makes cannot either: the mounts
-        # it copies are locked.
-        if uid == 0 and libc.prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) != 0:
+        # The capability that mounts goes at exec: no cover comes off, no binding is made
+        # writable. A user namespace a test makes cannot either: the mounts it copies are locked.
+        if libc.prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) != 0:
             _failed("prctl PR_CAPBSET_DROP CAP_SYS_ADMIN")
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         current = struct.unpack(IFREQ, fcntl.ioctl(sock, SIOCGIFFLAGS, struct.pack(IFREQ, b"lo", 0)))[1]

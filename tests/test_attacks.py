@@ -1346,25 +1346,28 @@ def test_threat_a_test_process_finds_no_evidence_store_to_rewrite(
 
 
 #: Tries to leave a file in installed code and in the user's repository (its work tree, its git
-#: directory, found through the worktree's ``.git`` file): whether each write was refused.
+#: directory, found through the worktree's ``.git`` file), directly and, given its parent (the
+#: runner), through the runner's view (``/proc/<pid>/root``): whether each write was refused.
 PLANTER = """import errno
 import os
 import site
 import sysconfig
 
 
-def _refused(extra=()):
+def _refused(extra=(), parent=None):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(os.path.join(root, ".git")) as fh:
         common = os.path.dirname(os.path.dirname(fh.read().split(":", 1)[1].strip()))
     places = {*site.getsitepackages(), sysconfig.get_paths()["stdlib"], common, os.path.dirname(common), *extra}
+    if parent is not None:  # and round the view: the runner's, through /proc
+        places |= {"/proc/%d/root%s" % (parent, p) for p in places if p.startswith("/")}
     refused = []
     for place in sorted(places):
         where = os.path.join(place, "evidence-planted")
         try:
             open(where, "x").close()
         except OSError as exc:
-            refused.append(exc.errno == errno.EROFS)
+            refused.append(exc.errno in (errno.EROFS, errno.EACCES))
         else:
             os.remove(where)
             refused.append(False)
@@ -1394,7 +1397,8 @@ def test_threat_candidate_code_plants_nothing_outside_its_checkout(
         test = PLANTER + (
             "import pytest\nimport pytest_evidence\n\nfrom calc.ops import half\n\n\n"
             "def test_half():\n"
-            "    refused = _refused([os.path.dirname(pytest.__file__), os.path.dirname(pytest_evidence.__file__)])\n"
+            "    ours = [os.path.dirname(pytest.__file__), os.path.dirname(pytest_evidence.__file__)]\n"
+            "    refused = _refused(ours, os.getppid())\n"
             "    assert half(4) == 2 and refused and all(refused), refused\n"
         )
         change = {"calc/ops.py": FIX["calc/ops.py"], "tests/test_half.py": test}
