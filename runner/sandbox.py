@@ -440,21 +440,37 @@ def read_only_view(target: Target, repository: Sequence[str] = ()) -> tuple[str,
 
 
 def installed_code(target: Target) -> list[str]:
-    """The code every test process runs: the plugin's private copy, the target's import path and
-    the runner's own packages, with each interpreter's directory (a virtual environment's root
-    where it is one). A ``.pth`` file or a module a test planted or rewrote there would run in
-    every later process of that interpreter -- the next certify's tests, its probes, the runner
-    itself -- with no check of this certify looking (reviews' probes, each a false CERTIFIED of
-    a later candidate)."""
+    """The code every test process runs: the plugin's private copy, the target's import path
+    (and where a missing entry of it would be made) and the runner's own packages, with each
+    interpreter's directory (a virtual environment's root where it is one); and what chooses
+    the code the runner's own processes run: the directories of ``PATH`` (a ``git`` put first
+    there), the user's home (``~/.gitconfig``: a filter the runner's git ran; a user site
+    directory) and ``/etc`` (``gitconfig``, ``ld.so.preload``). A ``.pth`` file or a module a
+    test planted or rewrote there would run in every later process of that interpreter -- the
+    next certify's tests, its probes, the runner itself -- with no check of this certify
+    looking (reviews' probes, each a false CERTIFIED of a later candidate)."""
     here = os.path.realpath(os.getcwd())  # on the path of a runner run as ``python -m``: the user's, not installed
+    path = [p for p in target.search_path() if os.path.realpath(p) != here]
     return [
         plugin_root(),
-        *(p for p in target.search_path() if os.path.realpath(p) != here),
+        *path,
+        *(_existing_parent(p) for p in path if not os.path.exists(p)),
         *_interpreter(target.executable),
         os.path.dirname(os.path.dirname(os.path.abspath(pytest_evidence.__file__))),
         *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")),
         *_interpreter(sys.executable),
+        *os.environ.get("PATH", "").split(os.pathsep),
+        os.path.expanduser("~"),
+        "/etc",
     ]
+
+
+def _existing_parent(path: str) -> str:
+    """The nearest directory above ``path`` that is there: a ``python311.zip`` on the path, not
+    there yet, is imported from once a test makes it (a review's, holding a ``sitecustomize``)."""
+    while path and not os.path.isdir(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    return path
 
 
 def _interpreter(executable: str) -> list[str]:

@@ -1345,11 +1345,13 @@ def test_threat_a_test_process_finds_no_evidence_store_to_rewrite(
     )
 
 
-#: Tries to leave a file in installed code and in the user's repository (its work tree, its git
-#: directory, found through the worktree's ``.git`` file), directly and, given its parent (the
-#: runner), through the runner's view (``/proc/<pid>/root``): whether each write was refused.
+#: Tries to leave a file in installed code, in the user's repository (its work tree, its git
+#: directory, found through the worktree's ``.git`` file), home, ``/etc`` and the directories of
+#: ``PATH``, directly and, given its parent (the runner), through the runner's view
+#: (``/proc/<pid>/root``): whether each write was refused.
 PLANTER = """import errno
 import os
+import pwd
 import site
 import sysconfig
 
@@ -1358,7 +1360,9 @@ def _refused(extra=(), parent=None):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(os.path.join(root, ".git")) as fh:
         common = os.path.dirname(os.path.dirname(fh.read().split(":", 1)[1].strip()))
+    home = pwd.getpwuid(os.getuid()).pw_dir  # the user's own, not the HOME a test process is given
     places = {*site.getsitepackages(), sysconfig.get_paths()["stdlib"], common, os.path.dirname(common), *extra}
+    places |= {home, "/etc", *(d for d in os.environ.get("PATH", "").split(os.pathsep) if d)}
     if parent is not None:  # and round the view: the runner's, through /proc
         places |= {"/proc/%d/root%s" % (parent, p) for p in places if p.startswith("/")}
     refused = []

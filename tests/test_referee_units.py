@@ -209,6 +209,8 @@ def test_library_code_that_fights_the_referee_is_named(source: str, detail: str)
         ("import pytest\npytest.approx = lambda x, **k: x\n", "pytest.approx"),
         # an independent check's: the runner pytest-asyncio drives every async test through
         ("import asyncio as _a\n_a.Runner.run = swallowing\n", "asyncio.Runner.run"),
+        # a review's: the loop pytest-asyncio makes is a subclass of the base event loop
+        ("import asyncio\nasyncio.selector_events.BaseSelectorEventLoop.run_until_complete = f\n", "selector_events"),
         ("from asyncio import base_events\nbase_events.BaseEventLoop.run_until_complete = f\n", "asyncio.base_events"),
         ("import anyio._backends._asyncio as b\nb.TestRunner.run_test = f\n", "anyio._backends._asyncio.TestRunner"),
         # a review's probes: arguments by keyword, chained and unpacked aliases, a module's dict updated
