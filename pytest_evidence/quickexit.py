@@ -15,6 +15,16 @@ lacks the two private functions this relies on (``threading._shutdown``,
 ``atexit._run_exitfuncs``; Python 3.8 to 3.13 have both), or pytest's status is not a number,
 the exit is the usual one.
 
+The plugin's modules such a process uses are imported before ``pytest.main()`` puts pytest's
+assertion-rewriting hook in place (``RECORD_MODE``). Where pytest-evidence is installed in the
+target, pytest marks every module of its distribution for rewriting -- the private copy's too,
+which has the same names -- and a marked module is compiled by the hook, from source, into a
+cache beside it; the runner's test processes see the private copy read-only, so each of them
+compiled the plugin again (about 0.1 s a process), or a pytest start before the climb wrote the
+cache (0.8 s of every certify). Imported first, they are read from the bytecode the runner's probe
+compiled, and pytest leaves them be (their docstrings say ``PYTEST_DONT_REWRITE``, so nothing is
+warned of either). One missed here is compiled by the hook as before: slower, not wrong.
+
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
 
@@ -23,6 +33,7 @@ from __future__ import annotations
 import atexit
 import collections
 import gc
+import importlib
 import io
 import os
 import sys
@@ -31,9 +42,33 @@ from typing import Any, Callable, Dict, List, Optional, Set, cast
 
 import pytest
 
+#: What a record-mode process of the runner imports of the plugin (``wiring.configure``'s record
+#: mode, the network guards, the dependency recorder).
+RECORD_MODE = (
+    "plugin",
+    "wiring",
+    "options",
+    "output",
+    "recorder",
+    "stream",
+    "reports",
+    "flake",
+    "tracebacks",
+    "groups",
+    "scope",
+    "select",
+    "distinct_ids",
+    "netguard",
+    "sockguard",
+    "seedless_children",
+    "deps",
+)
+
 
 def main() -> None:
     """``pytest.main()``, then the exit."""
+    for name in RECORD_MODE:
+        importlib.import_module("pytest_evidence." + name)
     status = pytest.main()
     shutdown = cast(Optional[Callable[[], None]], getattr(threading, "_shutdown", None))
     handlers = cast(Optional[Callable[[], None]], getattr(atexit, "_run_exitfuncs", None))

@@ -164,7 +164,7 @@ class Sandbox:
     in_reach: str | None = None  # why the evidence store is not hidden, listed in ``missing`` (not in ``identity``)
     bytecode: str | None = None  # bytecode kept between certifies, covered here (``runner.compiled``); None: none
     serial: bool = False  # pytest-xdist loads in the target: ``-n 0`` on every session, whatever addopts ask
-    read_only: tuple[str, ...] = ()  # directories of installed code each test process cannot write (``installed_code``)
+    read_only: tuple[str, ...] = ()  # directories each test process cannot write (``read_only_view``)
     writable: str | None = None  # why they are not read-only, listed in ``missing`` (not in ``identity``)
     varied_seed: int | None = None  # the referee's own marks changed, and this the seed (``vary``)
 
@@ -424,23 +424,25 @@ def pin_environment(
 
 
 def read_only_view(target: Target, repository: Sequence[str] = ()) -> tuple[str, ...]:
-    """The directories every test process sees read-only: the code it runs but must not write
-    (``installed_code``) and ``repository``, the user's work tree and git directory -- where a
-    test wrote the user's files, or a hook or configuration the runner's git would have run
-    (an independent check's ``post-checkout`` made a later no-fix candidate CERTIFIED). Left out:
-    what is already read-only, and any directory that holds where test processes write (the
-    temporary directory, which holds their checkouts); of nested directories, the outermost."""
+    """The directories every test process sees read-only: ``read_only_places`` (the code it
+    runs, and what chooses the code the runner's own processes run) and ``repository``, the
+    user's work tree and git directory -- where a test wrote the user's files, or a hook or
+    configuration the runner's git would have run (an independent check's ``post-checkout``
+    made a later no-fix candidate CERTIFIED). Left out: what is already read-only, and any
+    directory that holds where test processes write (the temporary directory, which holds
+    their checkouts); of nested directories, the outermost."""
     written = os.path.realpath(tempfile.gettempdir())
     found = set()
-    for place in [*installed_code(target), *repository]:
+    for place in [*read_only_places(target), *repository]:
         real = os.path.realpath(place)
         if os.path.isdir(real) and netns.writable_here(real) and not _within(written, real):
             found.add(real)
     return tuple(sorted(p for p in found if not any(q != p and _within(p, q) for q in found)))
 
 
-def installed_code(target: Target) -> list[str]:
-    """The code every test process runs: the plugin's private copy, the target's import path
+def read_only_places(target: Target) -> list[str]:
+    """What a test process must not write. The code every test process runs: the plugin's
+    private copy, the target's import path
     (and where a missing entry of it would be made) and the runner's own packages, with each
     interpreter's directory (a virtual environment's root where it is one); and what chooses
     the code the runner's own processes run: the directories of ``PATH`` (a ``git`` put first

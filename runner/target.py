@@ -26,7 +26,7 @@ from typing import Any
 
 from pytest_evidence.environment import capture, versions
 from pytest_evidence.errors import BadInput, MissingTool
-from pytest_evidence.inject import INJECT_PLUGIN, PYTEST_LAUNCH, private_copy
+from pytest_evidence.inject import PYTEST_LAUNCH, private_copy
 from pytest_evidence.model import Environment
 from runner import dist_stamp, leases
 from runner.meanwhile import Meanwhile
@@ -37,30 +37,8 @@ GUARD_MODULES = {"pytest-timeout": "pytest_timeout", "pytest-randomly": "pytest_
 GUARD_DISTRIBUTIONS = list(GUARD_MODULES)
 #: Distributions seeded through their own pytest option where the target has them (never injected).
 SEEDED_DISTRIBUTIONS = ["hypothesis"]
-#: Asked of the target along with the guards: what B's suite run may be parallelised with, and
-#: whether pytest marks the plugin's every module for rewriting there (``_warm``).
-PROBED_DISTRIBUTIONS = [*GUARD_DISTRIBUTIONS, *SEEDED_DISTRIBUTIONS, "pytest-xdist", "pytest-evidence"]
-
-#: ``Target._warm``'s pytest: as ``PYTEST_LAUNCH``, importing every module of the plugin once
-#: pytest's rewriting hook is in place (a test process imports some only in record mode).
-_WARM = """import importlib, pkgutil, sys
-del sys.path[0]
-import pytest
-
-
-class Warm:
-    def pytest_configure(self, config):
-        import pytest_evidence
-
-        for found in pkgutil.iter_modules(pytest_evidence.__path__):
-            try:
-                importlib.import_module("pytest_evidence." + found.name)
-            except Exception:
-                pass
-
-
-raise SystemExit(pytest.main(plugins=[Warm()]))
-"""
+#: Asked of the target along with the guards: what B's suite run may be parallelised with.
+PROBED_DISTRIBUTIONS = [*GUARD_DISTRIBUTIONS, *SEEDED_DISTRIBUTIONS, "pytest-xdist"]
 
 #: A path no repository has: pytest parses its arguments, then finds nothing to collect there.
 _NOWHERE = "__evidence_no_such_path__"
@@ -360,29 +338,7 @@ class Target:
         with _PROBING:
             if self.python not in _PROBED:
                 _PROBED[self.python] = self._asked()
-                if _PROBED[self.python].guards.get("pytest-evidence", "absent") != "absent":
-                    self._warm()
             return _PROBED[self.python]
-
-    def _warm(self) -> None:
-        """One pytest start on an empty directory, with the plugin as a test process loads it.
-
-        Where pytest-evidence is installed in the target, pytest marks every module of its
-        distribution for rewriting -- the private copy's too -- and keeps what it compiled beside
-        each; test processes see the private copy read-only (``runner.sandbox``), so without
-        this each of them compiled the plugin's modules again (about 0.1 s a process). Nothing
-        of a checkout runs here. A start that fails leaves the compiling to each process."""
-        with tempfile.TemporaryDirectory(prefix="evidence-warm-") as empty:
-            try:
-                subprocess.run(
-                    [self.python, "-c", _WARM, *INJECT_PLUGIN, "-p", "no:cacheprovider", "--collect-only", "-q"],
-                    cwd=empty,
-                    env=self.env(pathlib.Path(empty), bytecode=True),
-                    capture_output=True,
-                    timeout=120,
-                )
-            except (OSError, subprocess.SubprocessError):
-                pass
 
     def _asked(self) -> Probed:
         if os.path.abspath(self.python) != os.path.abspath(sys.executable):

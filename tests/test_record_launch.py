@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import pathlib
 import subprocess
 import sys
 import textwrap
+
+from conftest import FIX, PKG, Repo, certify
 
 from pytest_evidence import quickexit
 from pytest_evidence.inject import PYTEST_LAUNCH, RECORD_LAUNCH, private_copy
@@ -176,3 +179,36 @@ def test_a_file_is_closed_after_every_file_that_wraps_it(tmp_path: pathlib.Path)
         packed.close()
         text.close()
         under.close()
+
+
+LOADERS = """import json
+
+
+def test_loaders(pytestconfig):
+    import sys
+
+    hook = pytestconfig.pluginmanager.rewrite_hook
+    rewritten = sorted(
+        name
+        for name, module in list(sys.modules.items())
+        if name.startswith("pytest_evidence") and type(getattr(module, "__loader__", None)) is type(hook)
+    )
+    with open(%r, "a") as fh:
+        fh.write(json.dumps(["pytest_evidence" in hook._must_rewrite, rewritten]) + "\\n")
+"""
+
+
+def test_no_module_of_the_plugin_is_compiled_by_pytests_hook_in_a_test_process(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """This project's venv has pytest-evidence installed, so pytest marks the private copy's
+    modules for rewriting (each line says so: the check could fail); every process of a certify
+    that ran the test -- a record-mode process, with the network guard and the dependency
+    recorder on B -- had imported them all before the hook was in place."""
+    seen = tmp_path / "loaders.jsonl"
+    base = repo.commit({**PKG, "tests/test_loaders.py": LOADERS % str(seen)})
+    cand = repo.commit(FIX)
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--full")
+    assert code == 0 and doc is not None, doc and doc["verdict"]
+    lines = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert len(lines) >= 2 and all(line == [True, []] for line in lines), lines

@@ -447,7 +447,7 @@ class _Searched(_Installed):
         return self.path
 
 
-def test_installed_code_is_the_outermost_of_the_path_and_never_holds_where_tests_write(
+def test_the_read_only_places_are_the_outermost_of_the_path_and_never_holds_where_tests_write(
     tmp_path: pathlib.Path,
 ) -> None:
     """A directory that holds the temporary directory (where each test process has its

@@ -23,7 +23,6 @@ import json
 import logging
 import os
 import pathlib
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +30,7 @@ from typing import Any
 from pytest_evidence.errors import BadInput
 from pytest_evidence.output import write_json
 from pytest_evidence.store import Rows, Store
+from runner import leases
 from runner.batch import ship
 from runner.batch.baseline import Baseline
 from runner.batch.candidates import Candidate
@@ -101,8 +101,10 @@ class Returned:
 
 
 def certify_task(bundle: bytes, seed: Rows, shipment: Shipment, candidate: Candidate, patch: bytes | None) -> Returned:
-    """One candidate, in a Ray worker: a clone and a store of its own, certify as a process."""
-    with tempfile.TemporaryDirectory(prefix="evidence-ray-") as tmp:
+    """One candidate, in a Ray worker: a clone and a store of its own, certify as a process.
+    Leased (``runner.leases``): a worker killed mid-task leaves its clone only until the next
+    task on that machine starts."""
+    with leases.leased("evidence-ray-") as tmp:
         root = pathlib.Path(os.path.realpath(tmp))
         clone = root / "repo"
         ship.clone(bundle, clone)
