@@ -26,7 +26,7 @@ from pytest_evidence.errors import ToolFailed
 from pytest_evidence.model import Failure, FailureKind, Finding, Outcome, Role, ValidationResult
 from pytest_evidence.seedless_children import HASHSEED_NOT_INHERITED
 from runner import findings as judged
-from runner import leases
+from runner import leases, netns
 from runner.importgraph import owned_module
 from runner.sandbox import Sandbox
 from runner.target import Target
@@ -331,24 +331,33 @@ def _probe(
     # review saw one on a SIGTERM), or what the candidate's own processes wrote after it, the
     # next runner reaps.
     with leases.leased("evidence-import-") as scratch:
-        try:
-            proc = subprocess.run(
-                [target.python, "-c", _IMPORT_PROBE, json.dumps(list(probe))],
-                cwd=checkout,
-                input=nonce + "\n",
-                capture_output=True,
-                text=True,
-                errors="replace",
-                env=sandbox.environ(target.env(checkout), scratch),
-                preexec_fn=sandbox.preexec,
-                timeout=limit,
-            )
-            stdout, code = proc.stdout, proc.returncode
-            ended = "ended (exit %d: %s)" % (code, _said(proc.stderr))
-        except subprocess.TimeoutExpired as exc:
-            raw = exc.stdout or b""
-            stdout, code = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw, None
-            ended = "did not finish in %gs" % limit
+        with subprocess.Popen(
+            [target.python, "-c", _IMPORT_PROBE, json.dumps(list(probe))],
+            cwd=checkout,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="replace",
+            env=sandbox.environ(target.env(checkout), scratch),
+            preexec_fn=sandbox.preexec,
+        ) as proc:
+            namespace = netns.entered(proc.pid) if sandbox.network == "netns" else None
+
+            def stop() -> None:
+                proc.kill()
+                netns.end_left(namespace)
+
+            try:
+                stdout, stderr, exhausted = netns.read_to_end(proc, namespace, limit, stop, nonce + "\n")
+            except BaseException:
+                stop()
+                raise
+        netns.end_left(namespace)  # what candidate code started at import, and left, ends with the probe
+        code = None if exhausted else proc.returncode
+        ended = (
+            "did not finish in %gs" % limit if exhausted else "ended (exit %d: %s)" % (proc.returncode, _said(stderr))
+        )
     lines = stdout.splitlines()
     for line in reversed(lines):
         if line.startswith("ANSWER-%s " % nonce):

@@ -32,15 +32,18 @@ the file system, uncovered and writable, which a root test process reached -- is
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 
 CLONE_NEWUSER = 0x10000000
@@ -210,3 +213,117 @@ def _in_child(check: Callable[[], None], argv: Sequence[str] = ()) -> bool:
         return subprocess.run(argv, preexec_fn=check, capture_output=True, timeout=30).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
+
+
+#: A namespace a test process entered, by which what it leaves running is found: its kind
+#: (``user`` or ``net``), and the device and inode ``stat`` gives its ``/proc/PID/ns`` link.
+Namespace = tuple[str, int, int]
+
+NS_GET_PARENT = 0xB702  # _IO(0xb7, 0x2): the user namespace a user namespace was made in
+
+
+def entered(pid: int) -> Namespace | None:
+    """The namespace process ``pid`` entered (``enter``), asked once it runs: its user namespace
+    where it made one, else its network one; None where it entered neither, or is gone."""
+    for kind in ("user", "net"):
+        try:
+            theirs, ours = os.stat("/proc/%d/ns/%s" % (pid, kind)), os.stat("/proc/self/ns/%s" % kind)
+        except OSError:
+            return None
+        if (theirs.st_dev, theirs.st_ino) != (ours.st_dev, ours.st_ino):
+            return kind, theirs.st_dev, theirs.st_ino
+    return None
+
+
+def end_left(namespace: Namespace | None) -> int:
+    """Kill every process still in ``namespace`` (or, for a user namespace, in one made inside
+    it), once the test process that entered it has ended: what its tests detached
+    (``start_new_session``: out of its process group, which a kill takes) and left running,
+    which a review's test used to patch the next certify's checkout. Looked for again until a
+    look finds none: a process that forked as it was killed is found on the next. Returns how
+    many were killed."""
+    if namespace is None:
+        return 0
+    killed: set[int] = set()
+    for _ in range(100):
+        found = [pid for pid in _pids() if _inside(pid, namespace)]
+        if not found:
+            break
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+        time.sleep(0.01)  # what was killed is gone, or a zombie, by the next look
+    return len(killed)
+
+
+def read_to_end(
+    proc: subprocess.Popen[str],
+    namespace: Namespace | None,
+    budget: float | None,
+    stop: Callable[[], None],
+    input: str | None = None,
+) -> tuple[str, str, bool]:
+    """``proc``'s stdout and stderr, read to their end, and whether it outran ``budget`` seconds
+    (then ``stop`` is called, and what it wrote until then is returned). Its pipes end only when
+    every process holding them has: what its tests left running out of its process group is
+    killed (``end_left``) once it ended, rather than waited for."""
+    deadline = None if budget is None else time.monotonic() + budget
+    while True:
+        try:
+            out, err = proc.communicate(input, timeout=_READ)
+            return out or "", err or "", False
+        except subprocess.TimeoutExpired:
+            input = None  # sent with the first call
+            if proc.poll() is not None:
+                end_left(namespace)
+            elif deadline is not None and time.monotonic() > deadline:
+                stop()
+                out, err = proc.communicate()
+                return out or "", err or "", True
+
+
+#: How long ``read_to_end`` reads before it looks whether the process ended or outran its budget.
+_READ = 0.5
+
+
+def _pids() -> list[int]:
+    own = os.getpid()
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    return [int(n) for n in names if n.isdigit() and int(n) != own]
+
+
+def _inside(pid: int, namespace: Namespace) -> bool:
+    """Whether ``pid`` is alive (not a zombie) in ``namespace`` or a user namespace under it."""
+    kind, dev, ino = namespace
+    try:
+        fd = os.open("/proc/%d/ns/%s" % (pid, kind), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        for _ in range(40):  # the kernel nests user namespaces 32 deep at most
+            seen = os.fstat(fd)
+            if (seen.st_dev, seen.st_ino) == (dev, ino):
+                return not _zombie(pid)
+            if kind != "user":
+                return False
+            try:
+                parent = fcntl.ioctl(fd, NS_GET_PARENT)
+            except OSError:  # the initial namespace, or one outside the runner's reach
+                return False
+            os.close(fd)
+            fd = parent
+        return False
+    finally:
+        os.close(fd)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+    except (OSError, IndexError):
+        return True

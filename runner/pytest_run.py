@@ -36,7 +36,7 @@ from pytest_evidence.inject import INJECT_PLUGIN, RECORD_LAUNCH
 from pytest_evidence.model import Detection, DetectionKind, Failure, FailureKind, Observation, Outcome
 from pytest_evidence.replay import observation_for
 from pytest_evidence.sockguard import LOG_VARIABLE, read_log
-from runner import leases
+from runner import leases, netns
 from runner.sandbox import Sandbox
 from runner.target import Target
 from runner.terminal.activity import ACTIVITY
@@ -180,6 +180,7 @@ class PytestProcess:
             raise
         self.channel.started()
         ACTIVITY.attach(self.channel.fileno())
+        self.namespace = netns.entered(self.proc.pid) if sandbox.network == "netns" else None
 
     def content(self) -> stream.StreamContent:
         """What the stream says now, failures located in the repository."""
@@ -188,6 +189,13 @@ class PytestProcess:
     def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError):  # it may have ended on its own meanwhile
             os.killpg(self.proc.pid, signal.SIGKILL)
+        self.end_left()
+
+    def end_left(self) -> None:
+        """Kill what its tests left running out of its process group (``netns.end_left``): it
+        could write a later process's checkout, and it holds the process's stderr open, which
+        a reader waits on to its end."""
+        netns.end_left(self.namespace)
 
     def ended(self, stderr: str, exhausted: bool, order: Sequence[str] | None, collect_only: bool = False) -> PytestRun:
         """The process is over: its final content, the test that was running marked (``order``: the
@@ -224,6 +232,7 @@ class PytestProcess:
         return round(time.perf_counter() - self.started, 3)
 
     def release(self) -> None:
+        self.end_left()
         ACTIVITY.detach(self.channel.fileno())
         self._held.close()
 
@@ -249,20 +258,15 @@ def run(
         options.append("--collect-only")
     files = files if test_ids is None else files_of(test_ids)
     process = PytestProcess(target, checkout, sandbox, Launch(reruns, files, watch, options, test_ids))
-    exhausted = False
     with process.proc as proc:
         try:
-            _, stderr = proc.communicate(timeout=sandbox.tier_budget)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            _, stderr = proc.communicate()
-            exhausted = True
+            _, stderr, exhausted = netns.read_to_end(proc, process.namespace, sandbox.tier_budget, process.kill)
         except BaseException:  # Ctrl-C or SIGTERM: no test process outlives the runner
             process.kill()
             proc.wait()
             process.release()
             raise
-    return process.ended(stderr or "", exhausted, test_ids, collect_only)
+    return process.ended(stderr, exhausted, test_ids, collect_only)
 
 
 def _tail(stderr: str) -> str:

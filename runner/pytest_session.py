@@ -226,6 +226,7 @@ class GroupedSession:
 
     def _reap(self) -> None:
         self.process.proc.wait()
+        self.process.end_left()  # what it left running holds its stderr, which the drain reads to the end
         self._drain.join()
         assert self.process.proc.stderr is not None
         self.process.proc.stderr.close()

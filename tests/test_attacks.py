@@ -8,11 +8,13 @@ own mistake. The honest candidates beside them, carrying real-world noise, must 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.machinery
 import importlib.util
 import os
 import pathlib
 import py_compile
+import signal
 import subprocess
 import sys
 
@@ -1415,6 +1417,70 @@ def test_threat_candidate_code_plants_nothing_outside_its_checkout(
     assert doc is not None and (code, doc["verdict"]["verdict"]) == (0, "CERTIFIED"), doc and doc["verdict"]
     assert str(repo.path) in doc["pinning"]["read_only"]
     assert not [m for m in doc["pinning"]["missing"] if "installed code" in m]
+
+
+DETACHER = """import os
+import subprocess
+import sys
+import time
+
+_SLEEPER = "import os, time\\nopen(%r, 'a').write('%%d\\\\n' %% os.getpid())\\ntime.sleep(600)"
+
+
+def _detach():
+    before = _seen()
+    subprocess.Popen(
+        [sys.executable, "-c", _SLEEPER],
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    while _seen() == before:  # it runs: its pid is written
+        time.sleep(0.01)
+
+
+def _seen():
+    try:
+        with open(%r) as fh:
+            return fh.read()
+    except OSError:
+        return ""
+
+
+"""
+
+
+@pytest.mark.parametrize("where", ["test", "import"])
+def test_threat_a_process_a_test_detaches_ends_with_its_test_process(
+    repo: Repo, tmp_path: pathlib.Path, where: str
+) -> None:
+    """A process started out of the test process's group (``start_new_session``, its pipes let
+    go) outlived the certify, and a review's patched the next certify's checkout: a later no-fix
+    candidate CERTIFIED. It is in the namespaces its test process entered (or one made inside
+    them), and ends with that process -- from a test, and from candidate code at import (T2's
+    probe and every test process)."""
+    if not netns.available():
+        pytest.skip("no network namespace here")
+    pids = tmp_path / "pids"
+    base = repo.commit(PKG)
+    detacher = DETACHER % (str(pids), str(pids))
+    if where == "test":
+        test = detacher + "from calc.ops import half\n\n\ndef test_half():\n    _detach()\n    assert half(4) == 2\n"
+        change = {"calc/ops.py": FIX["calc/ops.py"], "tests/test_half.py": test}
+    else:
+        change = {**FIX, "calc/ops.py": detacher + FIX["calc/ops.py"] + "\n\n_detach()\n"}
+    candidate = repo.commit(change)
+    try:
+        code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", candidate)
+        started = [int(p) for p in pids.read_text().split()]
+        left = [pid for pid in started if os.path.exists("/proc/%d" % pid) and not netns._zombie(pid)]
+        assert doc is not None and (code, doc["verdict"]["verdict"]) == (0, "CERTIFIED"), doc and doc["verdict"]
+        assert len(started) >= 2 and left == [], (started, left)
+    finally:
+        for pid in [int(p) for p in pids.read_text().split()] if pids.exists() else []:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_no_hook_in_the_repository_runs_in_the_runners_git(repo: Repo, tmp_path: pathlib.Path) -> None:

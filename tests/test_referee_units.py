@@ -807,3 +807,72 @@ def test_a_pytest11_entry_point_added_to_metadata_in_the_checkout_is_an_attack()
         ("plain-1.0.dist-info/entry_points.txt", "plugin_entry_point"),
     ]
     assert "registers the pytest plugin sneak = _sneak" in found[0].message and all(is_attack(d) for d in found)
+
+
+#: A test process's stand-in: it starts a grandchild out of its process group, which writes its
+#: pid and sleeps; the grandchild keeps the test process's stderr (``holds``) or lets it go.
+DETACHES = """import os, subprocess, sys
+sleeper = "import os, sys, time\\nprint(os.getpid(), flush=True)\\n%s\\ntime.sleep(600)"
+nested = "import ctypes\\nassert ctypes.CDLL(None).unshare(0x10000000) == 0" if sys.argv[2] == "nested" else ""
+err = None if sys.argv[1] == "holds" else subprocess.DEVNULL
+child = subprocess.Popen([sys.executable, "-c", sleeper % nested], start_new_session=True,
+                         stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, text=True)
+print(child.stdout.readline().strip(), flush=True)
+"""
+
+
+def _alive(pid: int) -> bool:
+    return os.path.exists("/proc/%d" % pid) and not netns._zombie(pid)
+
+
+@pytest.mark.timeout(120)  # without ``end_left``, the read waits for the sleeper's 600 s
+@pytest.mark.parametrize("mounts", [False, True], ids=["network", "mounts"])
+@pytest.mark.parametrize("nested", ["flat", "nested"])
+def test_what_a_test_process_detached_ends_when_it_ends(mounts: bool, nested: str, tmp_path: pathlib.Path) -> None:
+    """A process a test started with ``start_new_session`` is out of the test process's group,
+    which a kill takes; it is in the namespace the test process entered, or a user namespace
+    made inside it, and ``end_left`` finds it there. It holds the stderr the runner reads, so
+    ``read_to_end`` ends it too, rather than waiting for it (600 s here)."""
+    if not netns.available() or (mounts and not netns.can_hide()):
+        pytest.skip("no network namespace here (or no mount namespace)")
+    hidden = [os.fsencode(tmp_path)] if mounts else []
+
+    def enter() -> None:
+        netns.enter(hidden)
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", DETACHES, "holds", nested],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=enter,
+    )
+    namespace = netns.entered(proc.pid)
+    assert namespace is not None and namespace[0] == ("user" if mounts or os.geteuid() else "net")
+    try:
+        out, _err, exhausted = netns.read_to_end(proc, namespace, 120, proc.kill)
+        grandchild = int(out.split()[0])
+        assert not exhausted and proc.returncode == 0
+        assert not _alive(grandchild)
+    finally:
+        proc.kill()
+        netns.end_left(namespace)
+
+
+def test_end_left_kills_nothing_outside_the_namespace() -> None:
+    """Processes in other namespaces -- another test process's, the runner's own -- are left be."""
+    if not netns.available():
+        pytest.skip("no network namespace here")
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], preexec_fn=netns.enter)
+    mine = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        ended = subprocess.Popen([sys.executable, "-c", ""], preexec_fn=netns.enter)
+        namespace = netns.entered(ended.pid)
+        ended.wait()
+        assert namespace is not None and netns.end_left(namespace) == 0
+        assert other.poll() is None and mine.poll() is None
+        assert netns.end_left(netns.entered(other.pid)) == 1 and other.wait() == -signal.SIGKILL
+    finally:
+        for proc in (other, mine):
+            proc.kill()
+            proc.wait()
