@@ -113,11 +113,25 @@ def execute(store: Store, binding: receipts.Binding) -> tuple[int, str]:
             start_new_session=True,
             preexec_fn=sandbox.preexec,
         ) as proc:
-            try:
-                out, err = proc.communicate(timeout=binding.timeout)
-            except subprocess.TimeoutExpired:
+            namespace = netns.entered(proc.pid) if sandbox.network == "netns" else None
+
+            def stop() -> None:
                 os.killpg(proc.pid, signal.SIGKILL)
-                proc.communicate()
+                netns.end_left(namespace)
+
+            try:
+                out, err, exhausted = netns.read_to_end(proc, namespace, binding.timeout, stop)
+            except KeyboardInterrupt:
+                stop()
+                raise Interrupted(
+                    "interrupted; baseline receipt %s is held, reconcile it with: %s"
+                    % (receipt, receipts.reconcile_hint(receipt, binding.repo, store.path))
+                ) from None
+            except BaseException:
+                stop()
+                raise
+            netns.end_left(namespace)  # what it left running with its pipes let go
+            if exhausted:
                 return (
                     EXIT_INCONCLUSIVE,
                     "HELD: the command outran %gs; receipt %s has no completion; reconcile with: %s"
@@ -127,15 +141,6 @@ def execute(store: Store, binding: receipts.Binding) -> tuple[int, str]:
                         receipts.reconcile_hint(receipt, binding.repo, store.path),
                     ),
                 )
-            except KeyboardInterrupt:
-                os.killpg(proc.pid, signal.SIGKILL)
-                raise Interrupted(
-                    "interrupted; baseline receipt %s is held, reconcile it with: %s"
-                    % (receipt, receipts.reconcile_hint(receipt, binding.repo, store.path))
-                ) from None
-            except BaseException:
-                os.killpg(proc.pid, signal.SIGKILL)
-                raise
     finally:
         gitops.remove_worktree(binding.repo, str(tree))
         shutil.rmtree(scratch, ignore_errors=True)

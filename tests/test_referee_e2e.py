@@ -8,6 +8,7 @@ trusted ones.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -21,6 +22,7 @@ import time
 import pytest
 from conftest import FIX, PKG, Repo, certify, interrupt
 
+from runner import netns
 from runner.cli import main
 
 FLIP = """import pathlib
@@ -189,6 +191,28 @@ def test_baseline_command_receipts_complete_hold_and_refuse_changed_bindings(
     code, out = _cli(capsys, *args, "--command", "true")
     assert code == 3 and "HELD" in out and "reconcile" in out  # the held intent blocks the slot
     assert main([*args[:-1], "121", "--command", "true"]) == 2  # limits are 1-120 s
+
+
+def test_a_baseline_command_that_leaves_a_process_running_is_judged_on_its_own_end(
+    repo: Repo, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A process the command starts in a session of its own keeps its output pipe: the command
+    ended, green, and its receipt was held at the limit; the process is killed with it now."""
+    if not netns.available():
+        pytest.skip("no network namespace here")
+    repo.commit(PKG)
+    pid = tmp_path / "pid"
+    command = "setsid sh -c 'echo $$ > %s; exec sleep 600' & while [ ! -s %s ]; do sleep 0.01; done" % (pid, pid)
+    args = ["baseline", "--repo", str(repo.path), "--ref", "main", "--timeout", "60", "--command", command]
+    try:
+        code, out = _cli(capsys, *args)
+        assert code == 0 and "GREEN" in out, out
+        left = int(pid.read_text())
+        assert not os.path.exists("/proc/%d" % left) or netns._zombie(left)
+    finally:
+        if pid.exists():
+            with contextlib.suppress(OSError):
+                os.kill(int(pid.read_text()), signal.SIGKILL)
 
 
 @pytest.mark.parametrize(
