@@ -28,6 +28,10 @@ set): it can take no cover off and make no binding writable (a review's probe un
 store's cover as root), and ``/proc/<pid>/root`` of a process outside -- the runner's view of
 the file system, uncovered and writable, which a root test process reached -- is refused it.
 ``can_hide()`` asks a program started so.
+
+What a test process leaves running out of its process group (``start_new_session``) is still in
+its namespaces: ``entered()`` names them once it runs, ``end_left()`` kills what is left there
+when it ends, and ``read_to_end()`` reads its pipes without waiting on such a process's end.
 """
 
 from __future__ import annotations
