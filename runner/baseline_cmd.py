@@ -113,24 +113,15 @@ def execute(store: Store, binding: receipts.Binding) -> tuple[int, str]:
             start_new_session=True,
             preexec_fn=sandbox.preexec,
         ) as proc:
-            namespace = netns.entered(proc.pid) if sandbox.network == "netns" else None
-
-            def stop() -> None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                netns.end_left(namespace)
-
+            # what it leaves running with its pipes let go ends with it
+            confined = netns.Confined(proc, lambda: os.killpg(proc.pid, signal.SIGKILL), sandbox.network == "netns")
             try:
-                out, err, exhausted = netns.read_to_end(proc, namespace, binding.timeout, stop)
+                out, err, exhausted = confined.read(binding.timeout)
             except KeyboardInterrupt:
-                stop()
                 raise Interrupted(
                     "interrupted; baseline receipt %s is held, reconcile it with: %s"
                     % (receipt, receipts.reconcile_hint(receipt, binding.repo, store.path))
                 ) from None
-            except BaseException:
-                stop()
-                raise
-            netns.end_left(namespace)  # what it left running with its pipes let go
             if exhausted:
                 return (
                     EXIT_INCONCLUSIVE,

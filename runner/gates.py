@@ -342,18 +342,10 @@ def _probe(
             env=sandbox.environ(target.env(checkout), scratch),
             preexec_fn=sandbox.preexec,
         ) as proc:
-            namespace = netns.entered(proc.pid) if sandbox.network == "netns" else None
-
-            def stop() -> None:
-                proc.kill()
-                netns.end_left(namespace)
-
-            try:
-                stdout, stderr, exhausted = netns.read_to_end(proc, namespace, limit, stop, nonce + "\n")
-            except BaseException:
-                stop()
-                raise
-        netns.end_left(namespace)  # what candidate code started at import, and left, ends with the probe
+            # what candidate code started at import, and left, ends with the probe
+            stdout, stderr, exhausted = netns.Confined(proc, proc.kill, sandbox.network == "netns").read(
+                limit, nonce + "\n"
+            )
         code = None if exhausted else proc.returncode
         ended = (
             "did not finish in %gs" % limit if exhausted else "ended (exit %d: %s)" % (proc.returncode, _said(stderr))

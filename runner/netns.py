@@ -31,7 +31,8 @@ the file system, uncovered and writable, which a root test process reached -- is
 
 What a test process leaves running out of its process group (``start_new_session``) is still in
 its namespaces: ``entered()`` names them once it runs, ``end_left()`` kills what is left there
-when it ends, and ``read_to_end()`` reads its pipes without waiting on such a process's end.
+when it ends, and ``Confined`` holds a process the runner started there: it reads its pipes
+without waiting on such a process's end, and kills what is left once it ended or is stopped.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import functools
 import os
 import shutil
 import signal
@@ -231,12 +233,19 @@ def entered(pid: int) -> Namespace | None:
     where it made one, else its network one; None where it entered neither, or is gone."""
     for kind in ("user", "net"):
         try:
-            theirs, ours = os.stat("/proc/%d/ns/%s" % (pid, kind)), os.stat("/proc/self/ns/%s" % kind)
+            theirs = os.stat("/proc/%d/ns/%s" % (pid, kind))
         except OSError:
             return None
-        if (theirs.st_dev, theirs.st_ino) != (ours.st_dev, ours.st_ino):
+        if (theirs.st_dev, theirs.st_ino) != _own(kind):
             return kind, theirs.st_dev, theirs.st_ino
     return None
+
+
+@functools.cache
+def _own(kind: str) -> tuple[int, int]:
+    """The runner's own namespace of ``kind``: it enters none, so it is read once."""
+    ours = os.stat("/proc/self/ns/%s" % kind)
+    return ours.st_dev, ours.st_ino
 
 
 def end_left(namespace: Namespace | None) -> int:
@@ -261,33 +270,58 @@ def end_left(namespace: Namespace | None) -> int:
     return len(killed)
 
 
-def read_to_end(
-    proc: subprocess.Popen[str],
-    namespace: Namespace | None,
-    budget: float | None,
-    stop: Callable[[], None],
-    input: str | None = None,
-) -> tuple[str, str, bool]:
-    """``proc``'s stdout and stderr, read to their end, and whether it outran ``budget`` seconds
-    (then ``stop`` is called, and what it wrote until then is returned). Its pipes end only when
-    every process holding them has: what its tests left running out of its process group is
-    killed (``end_left``) once it ended, rather than waited for."""
-    deadline = None if budget is None else time.monotonic() + budget
-    while True:
+class Confined:
+    """A process started in the sandbox (``enter``, where ``namespaced``), and what it leaves
+    running: ``stop`` kills it (``kill``: its process group, or the process alone where it leads
+    none) and what is left in its namespace; ``read`` reads its pipes to their end and kills what
+    is left once it ended. One owner of that order for every process the runner starts there."""
+
+    def __init__(self, proc: subprocess.Popen[str], kill: Callable[[], None], namespaced: bool) -> None:
+        self.proc = proc
+        self.namespace = entered(proc.pid) if namespaced else None
+        self._kill = kill
+
+    def stop(self) -> None:
+        with contextlib.suppress(ProcessLookupError):  # it may have ended on its own meanwhile
+            self._kill()
+        self.end_left()
+
+    def end_left(self) -> None:
+        """Kill what it left running out of its process group (``end_left``): such a process
+        could write a later process's checkout, and it holds the pipes a reader waits on."""
+        end_left(self.namespace)
+
+    def read(self, budget: float | None, input: str | None = None) -> tuple[str, str, bool]:
+        """Its stdout and stderr, read to their end, and whether it outran ``budget`` seconds
+        (then it is stopped, and what it wrote until then is returned). Its pipes end only when
+        every process holding them has: what it left running is killed once it ended, rather
+        than waited for. Stopped on anything raised meanwhile too (Ctrl-C, SIGTERM): nothing it
+        started outlives the runner."""
         try:
-            out, err = proc.communicate(input, timeout=_READ)
-            return out or "", err or "", False
-        except subprocess.TimeoutExpired:
-            input = None  # sent with the first call
-            if proc.poll() is not None:
-                end_left(namespace)
-            elif deadline is not None and time.monotonic() > deadline:
-                stop()
-                out, err = proc.communicate()
-                return out or "", err or "", True
+            read = self._read(budget, input)
+        except BaseException:
+            self.stop()
+            raise
+        self.end_left()
+        return read
+
+    def _read(self, budget: float | None, input: str | None) -> tuple[str, str, bool]:
+        deadline = None if budget is None else time.monotonic() + budget
+        while True:
+            try:
+                out, err = self.proc.communicate(input, timeout=_READ)
+                return out or "", err or "", False
+            except subprocess.TimeoutExpired:
+                input = None  # sent with the first call
+                if self.proc.poll() is not None:
+                    self.end_left()
+                elif deadline is not None and time.monotonic() > deadline:
+                    self.stop()
+                    out, err = self.proc.communicate()
+                    return out or "", err or "", True
 
 
-#: How long ``read_to_end`` reads before it looks whether the process ended or outran its budget.
+#: How long ``Confined.read`` reads before it looks whether the process ended or outran its budget.
 _READ = 0.5
 
 

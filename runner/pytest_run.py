@@ -180,22 +180,15 @@ class PytestProcess:
             raise
         self.channel.started()
         ACTIVITY.attach(self.channel.fileno())
-        self.namespace = netns.entered(self.proc.pid) if sandbox.network == "netns" else None
+        # one process group either way: a kill takes the tests' own children, and what left it
+        # ends with the namespace
+        self.confined = netns.Confined(
+            self.proc, lambda: os.killpg(self.proc.pid, signal.SIGKILL), sandbox.network == "netns"
+        )
 
     def content(self) -> stream.StreamContent:
         """What the stream says now, failures located in the repository."""
         return locate.content(self.channel.read(), str(self.checkout))
-
-    def kill(self) -> None:
-        with contextlib.suppress(ProcessLookupError):  # it may have ended on its own meanwhile
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.end_left()
-
-    def end_left(self) -> None:
-        """Kill what its tests left running out of its process group (``netns.end_left``): it
-        could write a later process's checkout, and it holds the process's stderr open, which
-        a reader waits on to its end."""
-        netns.end_left(self.namespace)
 
     def ended(self, stderr: str, exhausted: bool, order: Sequence[str] | None, collect_only: bool = False) -> PytestRun:
         """The process is over: its final content, the test that was running marked (``order``: the
@@ -232,7 +225,7 @@ class PytestProcess:
         return round(time.perf_counter() - self.started, 3)
 
     def release(self) -> None:
-        self.end_left()
+        self.confined.end_left()
         ACTIVITY.detach(self.channel.fileno())
         self._held.close()
 
@@ -260,9 +253,8 @@ def run(
     process = PytestProcess(target, checkout, sandbox, Launch(reruns, files, watch, options, test_ids))
     with process.proc as proc:
         try:
-            _, stderr, exhausted = netns.read_to_end(proc, process.namespace, sandbox.tier_budget, process.kill)
-        except BaseException:  # Ctrl-C or SIGTERM: no test process outlives the runner
-            process.kill()
+            _, stderr, exhausted = process.confined.read(sandbox.tier_budget)
+        except BaseException:  # Ctrl-C or SIGTERM: the process was stopped; its scratch goes
             proc.wait()
             process.release()
             raise

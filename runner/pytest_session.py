@@ -215,7 +215,7 @@ class GroupedSession:
             if proc.poll() is not None:
                 self._end(False)
             if deadline is not None and time.monotonic() > deadline:
-                self.process.kill()
+                self.process.confined.stop()
                 self._end(True)
 
     def _end(self, exhausted: bool) -> None:
@@ -226,7 +226,7 @@ class GroupedSession:
 
     def _reap(self) -> None:
         self.process.proc.wait()
-        self.process.end_left()  # what it left running holds its stderr, which the drain reads to the end
+        self.process.confined.end_left()  # what it left running holds its stderr, which the drain reads to the end
         self._drain.join()
         assert self.process.proc.stderr is not None
         self.process.proc.stderr.close()
@@ -243,7 +243,7 @@ class GroupedSession:
     def discard(self) -> None:
         """Whatever happened, no process outlives its session."""
         if self.final is None:
-            self.process.kill()
+            self.process.confined.stop()
             self._reap()
             self.process.release()
         for fd in (self._commands, self._wake, self._exited):

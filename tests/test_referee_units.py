@@ -832,7 +832,7 @@ def test_what_a_test_process_detached_ends_when_it_ends(mounts: bool, nested: st
     """A process a test started with ``start_new_session`` is out of the test process's group,
     which a kill takes; it is in the namespace the test process entered, or a user namespace
     made inside it, and ``end_left`` finds it there. It holds the stderr the runner reads, so
-    ``read_to_end`` ends it too, rather than waiting for it (600 s here)."""
+    ``Confined.read`` ends it too, rather than waiting for it (600 s here)."""
     if not netns.available() or (mounts and not netns.can_hide()):
         pytest.skip("no network namespace here (or no mount namespace)")
     hidden = [os.fsencode(tmp_path)] if mounts else []
@@ -847,16 +847,39 @@ def test_what_a_test_process_detached_ends_when_it_ends(mounts: bool, nested: st
         text=True,
         preexec_fn=enter,
     )
-    namespace = netns.entered(proc.pid)
-    assert namespace is not None and namespace[0] == ("user" if mounts or os.geteuid() else "net")
+    confined = netns.Confined(proc, proc.kill, namespaced=True)
+    assert confined.namespace is not None
+    assert confined.namespace[0] == ("user" if mounts or os.geteuid() else "net")
     try:
-        out, _err, exhausted = netns.read_to_end(proc, namespace, 120, proc.kill)
+        out, _err, exhausted = confined.read(120)
         grandchild = int(out.split()[0])
         assert not exhausted and proc.returncode == 0
         assert not _alive(grandchild)
     finally:
-        proc.kill()
-        netns.end_left(namespace)
+        confined.stop()
+
+
+@pytest.mark.timeout(120)
+def test_a_confined_process_that_outruns_its_budget_is_stopped_with_what_it_left() -> None:
+    """Past its budget the process is killed (its own kill) and so is what it detached; what it
+    wrote until then is read, and the read says it was exhausted."""
+    if not netns.available():
+        pytest.skip("no network namespace here")
+    hangs = DETACHES + "import time\ntime.sleep(600)\n"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", hangs, "lets-go", "flat"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=netns.enter,
+    )
+    confined = netns.Confined(proc, proc.kill, namespaced=True)
+    try:
+        out, _err, exhausted = confined.read(1)
+        assert exhausted and proc.returncode == -signal.SIGKILL
+        assert not _alive(int(out.split()[0]))
+    finally:
+        confined.stop()
 
 
 def test_end_left_kills_nothing_outside_the_namespace() -> None:
