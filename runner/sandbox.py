@@ -432,12 +432,13 @@ def read_only_view(target: Target, repository: Sequence[str] = ()) -> tuple[str,
     directory that holds where test processes write (the temporary directory, which holds
     their checkouts); of nested directories, the outermost."""
     written = os.path.realpath(tempfile.gettempdir())
-    found = set()
-    for place in [*read_only_places(target), *repository]:
-        real = os.path.realpath(place)
+    found: list[str] = []
+    for real in sorted({os.path.realpath(place) for place in [*read_only_places(target), *repository]}):
+        if any(_within(real, outer) for outer in found):  # sorted: what holds it came first
+            continue
         if os.path.isdir(real) and netns.writable_here(real) and not _within(written, real):
-            found.add(real)
-    return tuple(sorted(p for p in found if not any(q != p and _within(p, q) for q in found)))
+            found.append(real)
+    return tuple(found)
 
 
 def read_only_places(target: Target) -> list[str]:
