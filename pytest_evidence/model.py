@@ -116,6 +116,9 @@ Format history of the evidence record (``SCHEMA_VERSION``):
 * ``1.21`` -- ``pinning.read_only``: the directories every test process saw read-only (the
   plugin's private copy, the target's import path, the runner's own packages, the user's
   repository); ``pinning.missing`` says when they could be written. Earlier 1.x records still read.
+* ``1.22`` -- no new member: ``source_interference`` detail ``replaces_test_framework``, a test
+  framework's object C's code replaced, found as the tests ran, and no B run found replaced
+  (REJECTED; ``originals``). Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -127,7 +130,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.21"
+SCHEMA_VERSION = "1.22"
 
 #: Record versions this model reads: same major version, every minor through its own.
 READABLE_VERSIONS = tuple("1.%d" % minor for minor in range(int(SCHEMA_VERSION.split(".")[1]) + 1))

@@ -31,6 +31,7 @@ from pytest_evidence import options
 from pytest_evidence.errors import BadInput, EvidenceError
 
 if TYPE_CHECKING:
+    from pytest_evidence.originals import Originals
     from pytest_evidence.stream import Signer
 
 
@@ -50,6 +51,9 @@ class TakenChannel:
 
 
 channel_key = pytest.StashKey[TakenChannel]()
+#: Here, not in ``originals``: this module outlives the sessions of one process (pytester's), which
+#: may import ``originals`` afresh.
+originals_key: pytest.StashKey[Originals] = pytest.StashKey()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -76,14 +80,24 @@ def pytest_plugin_registered(plugin: object) -> None:
             seedless_children.drop_inherited_seed(os.environ)
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """The second chance, before the first conftest: descriptors given in a form the raw scan
-    does not read (``addopts``, an option split over two arguments)."""
+    does not read (``addopts``, an option split over two arguments). And, in a runner's test
+    process, the test frameworks' objects as the plugins left them, before any code under test
+    runs (``originals``): neither ``tryfirst`` nor ``trylast``, so after the ``tryfirst`` ones
+    (pytest's ``legacypath`` adds properties to its classes there) and before pytest's own,
+    ``trylast``, which imports the conftests (a ``trylast`` of a plugin registered after it
+    would run after it: pluggy calls later ``trylast`` registrations last)."""
     namespace = early_config.known_args_namespace
     _take_channel(
         early_config, getattr(namespace, "evidence_stream_fd", None), getattr(namespace, "evidence_key_fd", None)
     )
+    if getattr(namespace, "evidence_record_mode", False):  # a runner's test process: the referee looks
+        from pytest_evidence.originals import Originals
+
+        taken = early_config.stash[originals_key] = Originals()
+        early_config.add_cleanup(taken.close)
 
 
 def _raw_option(args: Sequence[str], option: str) -> Optional[str]:

@@ -62,6 +62,7 @@ RECORD_MODE = (
     "sockguard",
     "seedless_children",
     "deps",
+    "originals",
 )
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from pytest_evidence.flake import show_flaky
 from pytest_evidence.model import Failure, FailureKind, Observation
-from pytest_evidence.reports import DEPS_ATTR, failure_of, observe
+from pytest_evidence.reports import DEPS_ATTR, REPLACED_ATTR, failure_of, observe
 from pytest_evidence.stream import Signer, StreamWriter
 
 
@@ -109,6 +109,7 @@ class Recorder:
         if pending is None:
             pending = self._pending[nodeid] = []
         pending.append(report)
+        self._replaced(report)
         if report.when in ("setup", "call"):
             return
         # teardown, or xdist's "???" for a crash: the test is over, and its line goes out now
@@ -123,6 +124,13 @@ class Recorder:
         deps = getattr(report, DEPS_ATTR, None)
         if deps is not None:
             self._emit("deps", {"test_id": nodeid, "functions": deps[0], "files": deps[1]})
+
+    def _replaced(self, report: pytest.TestReport) -> None:
+        """The test frameworks' objects found replaced by the time of this report (``originals``):
+        where a worker ran the test, they came with its report."""
+        found = getattr(report, REPLACED_ATTR, None)
+        if found:
+            self._emit("replaced", {"test_id": report.nodeid, "found": found})
 
     def emit_deps(self, test_id: str, keys: List[str]) -> None:
         """Dependency keys known only at session end (coverage.py's per-test lines)."""

@@ -18,6 +18,9 @@ from pytest_evidence.model import Failure, FailureKind, Observation, Outcome, bo
 ATTEMPTS_ATTR = "evidence_attempts"
 #: Attribute carrying ``(functions, files)`` on a test's teardown report (``deps``; it survives xdist).
 DEPS_ATTR = "evidence_deps"
+#: Attribute carrying the test frameworks' objects found replaced since the last test, on a
+#: test's teardown report: ``[[name, "collection" | "test"], ...]`` (``originals``).
+REPLACED_ATTR = "evidence_replaced"
 
 _EXCERPT_LIMIT = 1500
 _TIMEOUT_MARK = "Timeout"

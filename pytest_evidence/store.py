@@ -17,6 +17,9 @@ Store format history (``STORE_VERSION``):
   suite runs are not reused (the runner's policy version changed with it).
 * ``4`` -- ``kill_rates``: the suite-strength audit's kill rate per function and commit, so a
   module whose kill rate falls over time shows it. Older stores are upgraded by adding the table.
+* ``5`` -- ``suite_replaced``: the test frameworks' objects a stored B suite run found replaced
+  (``originals``), which C's are compared with. Older stores are upgraded by adding the table;
+  their suite runs are not reused (the runner's policy version changed with it).
 
 One store hands rows to another (``Rows``): what a climb in a repository reads, or what was
 written since a mark, merged elsewhere with the repository's path mapped -- so a climb in a clone
@@ -40,9 +43,9 @@ from pytest_evidence.errors import StoreCorrupt, StoreLocked, StoreVersionMismat
 from pytest_evidence.model import Observation
 from pytest_evidence.stream import compact
 
-STORE_VERSION = "4"
+STORE_VERSION = "5"
 #: Formats this version opens (older ones are upgraded by adding tables).
-READABLE_STORE_VERSIONS = ("1", "2", "3", "4")
+READABLE_STORE_VERSIONS = ("1", "2", "3", "4", "5")
 
 _TABLES = (
     "meta",
@@ -53,6 +56,7 @@ _TABLES = (
     "suite_runs",
     "suite_tests",
     "suite_network",
+    "suite_replaced",
     "receipt_intents",
     "receipt_completions",
     "receipt_decisions",
@@ -118,6 +122,12 @@ CREATE TABLE IF NOT EXISTS suite_network (     -- loopback addresses a test of a
     run_id    TEXT NOT NULL,
     test_id   TEXT,                            -- NULL: during collection
     address   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS suite_replaced (    -- test frameworks' objects a suite run found replaced
+    cache_key TEXT NOT NULL,
+    run_id    TEXT NOT NULL,
+    test_id   TEXT,                            -- NULL: by the end of collection
+    name      TEXT NOT NULL                    -- dotted: asyncio.runners.Runner.run
 );
 CREATE TABLE IF NOT EXISTS receipt_intents (    -- written before a baseline command starts
     receipt         TEXT NOT NULL,
@@ -227,6 +237,7 @@ class SuiteRun:
     functions: Mapping[str, List[str]]
     files: Mapping[str, List[str]]
     network: Mapping[Optional[str], List[str]] = field(default_factory=dict)  # test id (None: collection) -> loopback
+    replaced: Tuple[Tuple[Optional[str], str], ...] = ()  # (test id, None: by collection's end; dotted name)
 
 
 @dataclass(frozen=True)
@@ -368,6 +379,7 @@ class Store:
             "suite_runs": ("cache_key = ?", cache_key),
             "suite_tests": ("cache_key = ?", cache_key),
             "suite_network": ("cache_key = ?", cache_key),
+            "suite_replaced": ("cache_key = ?", cache_key),
         }
         return Rows(
             {
@@ -520,8 +532,20 @@ class Store:
             "SELECT test_id, address FROM suite_network WHERE cache_key = ? AND run_id = ?", (cache_key, run_id)
         ):
             network.setdefault(test_id, []).append(address)
+        replaced = self._read(
+            "SELECT test_id, name FROM suite_replaced WHERE cache_key = ? AND run_id = ? ORDER BY rowid",
+            (cache_key, run_id),
+        )
         return SuiteRun(
-            run_id, tuple(json.loads(collected)), json.loads(markers), exit_code, results, functions, files, network
+            run_id,
+            tuple(json.loads(collected)),
+            json.loads(markers),
+            exit_code,
+            results,
+            functions,
+            files,
+            network,
+            tuple((test_id, name) for test_id, name in replaced),
         )
 
     def suite_add(self, cache_key: str, suite: SuiteRun) -> None:
@@ -529,6 +553,10 @@ class Store:
         self._write(
             "INSERT INTO suite_network VALUES (?, ?, ?, ?)",
             [(cache_key, suite.run_id, t, a) for t, addresses in suite.network.items() for a in addresses],
+        )
+        self._write(
+            "INSERT INTO suite_replaced VALUES (?, ?, ?, ?)",
+            [(cache_key, suite.run_id, t, name) for t, name in suite.replaced],
         )
         self._write(
             "INSERT INTO suite_tests VALUES (?, ?, ?, ?, ?, ?)",

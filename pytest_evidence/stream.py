@@ -62,6 +62,7 @@ LINE_TYPES = frozenset(
         "deps",
         "modules",
         "network",
+        "replaced",
         "barrier",
         "session_finish",
     }
@@ -396,6 +397,9 @@ class StreamContent:
     files: Dict[str, List[str]] = field(default_factory=dict)
     module_origins: Dict[str, Optional[str]] = field(default_factory=dict)
     network: List[Tuple[Optional[str], str, bool]] = field(default_factory=list)  # (test id, address, blocked)
+    #: The test frameworks' objects found replaced (``originals``): (None if by the end of
+    #: collection, else the test after which it was found; the dotted name).
+    replaced: List[Tuple[Optional[str], str]] = field(default_factory=list)
     barriers: List[int] = field(default_factory=list)  # the groups run so far, each the tests it ran
     exit_status: Optional[int] = None
     forgery: Optional[str] = None
@@ -575,6 +579,9 @@ def _apply(content: StreamContent, kind: str, doc: Dict[str, Any], repeats: Dict
         content.barriers.append(int(doc["ran"]))
     elif kind == "network":
         content.network.append((doc["test_id"], str(doc["address"]), bool(doc.get("blocked", True))))
+    elif kind == "replaced":
+        for name, at in doc["found"]:
+            content.replaced.append((None if at == "collection" else str(doc["test_id"]), str(name)))
     else:
         content.exit_status = int(doc["exit_status"])
     return None

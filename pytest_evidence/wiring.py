@@ -7,6 +7,8 @@
   ``JunitProperties`` beside the ``Finisher`` (``--junitxml`` gains each test's role, B/C class
   and bug-discriminating once the record is typed);
 * ``DistinctIds`` where collection happens: items sharing a node id get distinct ones;
+* ``FrameworkWatch`` where tests run in record mode: the test frameworks' objects something
+  replaced since the first conftest (``originals``), on the reports;
 * ``Selector`` where collection happens, when ``--evidence-select`` is given;
 * ``NetworkGuard`` where tests run, when ``--evidence-no-network`` is given (its refusals are
   streamed by the recorder of the same process; an xdist worker blocks without reporting).
@@ -71,6 +73,7 @@ def configure(config: pytest.Config, channel: Optional[TakenChannel]) -> None:
             from pytest_evidence import tracebacks
 
             tracebacks.install(config)
+            _watch_frameworks(config)
     if is_worker:
         if settings.no_network:
             _guard(config, lambda _test_id, _address, _blocked: None)
@@ -146,6 +149,22 @@ def _check_store(settings: options.Settings) -> None:
         Store(settings.store, settings.store_timeout).close()
     except StoreLocked:
         pass
+
+
+def _watch_frameworks(config: pytest.Config) -> None:
+    """Look for the test frameworks' objects replaced, from the snapshot taken before the first
+    conftest (``plugin.pytest_load_initial_conftests``); none where record mode was not known
+    then, and the session says so rather than looking at nothing."""
+    from pytest_evidence.originals import FrameworkWatch
+    from pytest_evidence.plugin import originals_key
+
+    originals = config.stash.get(originals_key, None)
+    if originals is None:
+        raise pytest.UsageError(
+            "evidence: %s was not given before the first conftest: the test frameworks' objects "
+            "could not be looked at before the code under test ran" % options.RECORD_MODE
+        )
+    config.pluginmanager.register(FrameworkWatch(originals), "evidence-framework-watch")
 
 
 def _guard(config: pytest.Config, report: Report) -> None:

@@ -96,6 +96,7 @@ def baseline_suite(
         functions=run.content.functions,
         files=run.content.files,
         network=_loopback(run.content.network),
+        replaced=tuple(dict.fromkeys(run.content.replaced)),
     )
     store.suite_add(key, suite)
     receipts.complete(store, receipt, run.exit_code, "", run.stderr_tail, False, time.perf_counter() - start)

@@ -4,7 +4,8 @@ Only the lines the candidate wrote are scanned. Each finding is a ``source_inter
 detection with its file and line; the ones that can only be attacks (``ATTACKS``: reaching into
 pytest's internals, writing onto a test framework's objects, ending the process with
 ``os._exit``, a mypy plugin of the candidate's that T2 would load, ``runner.mypy_plugins``,
-compiled code in place of source)
+compiled code in place of source; and, found as the tests run rather than read, a test
+framework's object C's code replaced and B's did not, ``replaces_test_framework``)
 reject the patch, the others are left for the reviewer, who may know the library ships a pytest
 plugin or patches builtins on purpose.
 """
@@ -25,6 +26,7 @@ ATTACKS = frozenset(
         "startup_hook",
         "shadows_module",
         "patches_test_framework",
+        "replaces_test_framework",
         "mypy_plugin",
         "plugin_entry_point",
         "compiled_code",

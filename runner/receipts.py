@@ -27,7 +27,7 @@ from typing import Any
 from pytest_evidence.store import Store
 
 #: Bumped whenever what a baseline run records, or how, changes: old receipts are then not reused.
-POLICY_VERSION = "7"  # 7: items sharing a node id get ids of their own (record 1.20)
+POLICY_VERSION = "8"  # 8: the test frameworks' objects found replaced are stored (record 1.22)
 
 BINDING_FIELDS = ("repo", "ref", "head", "checkout", "env_fingerprint", "command_hash", "policy_version")
 

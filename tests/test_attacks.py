@@ -1121,6 +1121,50 @@ def test_threat_a_patch_that_turns_off_unittests_assertions_is_rejected(
     assert "unittest.TestCase.assertEqual" in hits[0]["message"]
 
 
+#: The same patch in spellings the source scan does not read (reviews' no-fix candidates).
+UNREAD = {
+    "type-setattr": "\n\nimport unittest as _u\ntype.__setattr__(_u.TestCase, 'assertEqual', lambda *a, **k: None)\n",
+    "exec": "\n\nexec('import unittest as _u\\n_u.TestCase.assert' + 'Equal = lambda s, *a, **k: None')\n",
+}
+
+
+@pytest.mark.parametrize("spelling", list(UNREAD))
+def test_threat_a_test_framework_replaced_in_a_spelling_the_scan_does_not_read_is_rejected(
+    repo: Repo, tmp_path: pathlib.Path, spelling: str
+) -> None:
+    """No fix, and ``assertEqual`` made to pass from library code in a way no list of spellings
+    holds: the trusted reproducer passes on C. The test process saw the object replaced, and no
+    B run did (``originals``)."""
+    base = repo.commit(PKG)
+    trusted = repo.commit({**FIX, "tests/test_half.py": UNITTEST_HALF})
+    repo.git("checkout", "-q", base)
+    cand = repo.commit({"tests/test_half.py": UNITTEST_HALF, "calc/ops.py": PKG["calc/ops.py"] + UNREAD[spelling]})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--tests-from", trusted)
+    assert doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
+    hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "replaces_test_framework"]
+    assert code == 1 and len(hits) == 1 and "unittest.case.TestCase.assertEqual" in hits[0]["message"]
+    assert _result(doc, REPRODUCER.replace("::", "::TestHalf::"))["candidate_result"] == "pass"  # fooled, and caught
+
+
+#: A library that wraps a test framework's method on purpose, at import, on B as on C.
+WRAPS = (
+    "import unittest\n\n_almost = unittest.TestCase.assertAlmostEqual\n\n\n"
+    "def _assert_almost(self, first, second, *args, **kwargs):\n"
+    "    return _almost(self, float(first), float(second), *args, **kwargs)\n\n\n"
+    "unittest.TestCase.assertAlmostEqual = _assert_almost\n"
+)
+
+
+def test_honest_fix_in_a_library_that_replaces_a_framework_method_on_b_too_is_certified(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    base = repo.commit({**PKG, "calc/__init__.py": WRAPS})
+    cand = repo.commit({**FIX, "tests/test_half.py": UNITTEST_HALF})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and doc["verdict"]["verdict"] == "CERTIFIED", doc and doc["verdict"]
+    assert code == 0 and not [d for d in doc["detections"] if d["detail"] == "replaces_test_framework"]
+
+
 @pytest.mark.parametrize("linked", [False, True], ids=["metadata", "linked-metadata-directory"])
 def test_threat_a_pytest_plugin_registered_by_metadata_in_the_checkout_is_rejected(
     repo: Repo, tmp_path: pathlib.Path, linked: bool

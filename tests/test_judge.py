@@ -26,7 +26,7 @@ from pytest_evidence.model import (
 from runner import ablation
 from runner.ladder import judge
 from runner.ladder.evidence import Evidence
-from runner.verdict import decide
+from runner.verdict import decide, rejects
 
 P, F, E, T, K = Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT, Outcome.FLAKY
 
@@ -365,6 +365,28 @@ def test_network_attempts_compare_endpoints_not_tests_and_collapse_ephemeral_por
     new = next(d for d in found if d.detail == "new_on_c")
     assert new.test_id == "tests/test_half.py::test_half" and "127.0.0.1:8765" in new.message
     assert {d.detail for d in judge.network_attempts(b, c, allow_new=True)} == {"loopback", "new_on_c_allowed"}
+
+
+def test_a_framework_object_replaced_counts_only_where_no_b_run_found_it_replaced() -> None:
+    """Names, not tests, are compared; a name found by collection's end is charged to no test,
+    and one found both then and around a test is said once, at collection."""
+    b = {("tests/test_a.py::test_a", "asyncio.base_events.BaseEventLoop.run_forever")}
+    c = {
+        (None, "asyncio.base_events.BaseEventLoop.run_forever"),  # the project's own, on B too
+        ("tests/test_b.py::test_b", "unittest.case.TestCase.assertEqual"),
+        (None, "unittest.case.TestCase.assertEqual"),
+        ("tests/test_half.py::test_half", "asyncio.runners.Runner.run"),
+    }
+    found = judge.framework_replacements(b, c)
+    assert [(d.test_id, d.detail) for d in found] == [
+        ("tests/test_half.py::test_half", "replaces_test_framework"),
+        (None, "replaces_test_framework"),
+    ]
+    assert "asyncio.runners.Runner.run" in found[0].message
+    assert "once tests/test_half.py::test_half was over" in found[0].message
+    assert "by the end of collection" in found[1].message
+    assert all(rejects(d) for d in found)
+    assert judge.framework_replacements(c, c) == []
 
 
 @pytest.mark.parametrize(

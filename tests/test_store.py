@@ -173,7 +173,10 @@ def test_results_are_stored_compact_or_as_the_caller_encoded_them(tmp_path: path
 def test_a_clone_elsewhere_reads_what_the_repository_holds_and_its_writes_merge_back(tmp_path: pathlib.Path) -> None:
     """What a Ray task of certify-batch relies on: the rows a climb in the repository reads,
     handed to a store of a clone at another path, and what the clone's climb wrote handed back."""
-    suite = SuiteRun("s1", ("t",), {"t": []}, 0, {"t": _obs("t")}, {"t": ["m.py:1"]}, {"t": ["m.py"]}, {"t": ["::1"]})
+    replaced = ((None, "unittest.case.TestCase.assertEqual"),)
+    suite = SuiteRun(
+        "s1", ("t",), {"t": []}, 0, {"t": _obs("t")}, {"t": ["m.py:1"]}, {"t": ["m.py"]}, {"t": ["::1"]}, replaced
+    )
     binding = Binding("suite", "/repo", "b" * 40, "b" * 40, "/repo", "e" * 64, "pytest suite on B, cache key k")
     with Store(str(tmp_path / "driver.sqlite3")) as driver:
         driver.suite_add("k", suite)
@@ -182,7 +185,9 @@ def test_a_clone_elsewhere_reads_what_the_repository_holds_and_its_writes_merge_
         driver.quarantine("/repo", [("t", "r", "C", "fail,pass", "abc", "then")])
         driver.quarantine("/elsewhere", [("u", "r", "C", "fail,pass", "abc", "then")])
         seed = driver.repository_rows("/repo", "k")
-    assert seed.count() == 1 + 1 + 1 + 1 + 1 + 1  # suite run, test, address; intent, completion; one quarantine
+    assert (
+        seed.count() == 1 + 1 + 1 + 1 + 1 + 1 + 1
+    )  # suite run, test, address, replaced; intent, completion; quarantine
     with Store(str(tmp_path / "task.sqlite3")) as task:
         task.merge(seed.rekeyed({"/repo": "/tmp/clone"}))
         mark = task.marks()

@@ -223,6 +223,9 @@ class Ladder:
         # Without the B/C contrast (an ablation) no endpoint is known to be new on C.
         allow = self.invocation.allow_new_network or not self.sides.replayed
         self.evidence.detect(judge.network_attempts(attempts["B"], attempts["C"], allow))
+        if self.sides.replayed:  # without B's runs, nothing found replaced is known to be C's doing
+            replaced = self.evidence.replaced
+            self.evidence.detect(judge.framework_replacements(replaced["B"], replaced["C"]))
         bare = ablation.bare(self.invocation)
         verdict = decide(self.evidence.tiers, self.evidence.results, self.evidence.detections, bare) if judged else None
         frame = record.Frame(

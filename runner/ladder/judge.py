@@ -541,3 +541,26 @@ def network_attempts(
         )
         found.append(Detection(DetectionKind.NETWORK_ATTEMPT, message, test_id, detail=detail))
     return found
+
+
+def framework_replacements(b: Iterable[tuple[str | None, str]], c: Iterable[tuple[str | None, str]]) -> list[Detection]:
+    """A ``source_interference`` detection, ``replaces_test_framework`` (an attack: REJECTED), for
+    each test framework's object C's code replaced and no B run found replaced (``originals``):
+    whatever spelling did it, every test that runs through it may report what it was made to.
+    Names, not tests, are compared: an import-time replacement is seen wherever the module is
+    first imported, and a framework plugin or library that replaces one on purpose does on B too.
+    """
+    on_b = {name for _, name in b}
+    first: dict[str, str | None] = {}
+    for test_id, name in sorted(c, key=lambda tn: (tn[1], tn[0] is not None, tn[0] or "")):
+        if name not in on_b:
+            first.setdefault(name, test_id)
+    found = []
+    for name, test_id in sorted(first.items()):
+        when = "by the end of collection" if test_id is None else "once %s was over" % test_id
+        message = (
+            "the test framework's %s was replaced on C (found %s); no B run found it replaced: "
+            "what every test that runs through it asserts or reports can change" % (name, when)
+        )
+        found.append(Detection(DetectionKind.SOURCE_INTERFERENCE, message, test_id, detail="replaces_test_framework"))
+    return found

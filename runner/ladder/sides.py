@@ -141,13 +141,15 @@ class Sides:
         )
 
     def checked(self, run: pytest_run.PytestRun, checkout: pathlib.Path, answer: bool = True) -> pytest_run.PytestRun:
-        """What every ended process tells besides its results: a forged stream, network attempts."""
+        """What every ended process tells besides its results: a forged stream, network attempts,
+        the test frameworks' objects it found replaced."""
         raise_swallowed_interrupt()
         side = self.co.side(checkout)
         forged = run.tamper(side)
         self.evidence.detect([forged] if forged is not None else [])
         self.evidence.detect(network_detections([a for a in run.content.network if a[2]], side))
         self.evidence.attempts[side].update((t, address) for t, address, blocked in run.content.network if not blocked)
+        self.evidence.replaced[side].update(run.content.replaced)
         if answer and not run.answered and forged is None:  # a forgery is the answer: REJECTED
             raise ToolFailed("pytest ended (exit %d) without reporting on %s: %s" % (run.exit_code, side, run.said))
         if side == "C":
