@@ -7,8 +7,9 @@ candidates whose library code replaced ``asyncio.Runner.run`` or ``TestCase.asse
 ``type.__setattr__``, ``setattr`` and a name built at run time, or ``exec``. What every such
 spelling leaves is the same: the object in the framework's namespace is no longer the one that
 was there. So a runner test process takes every function, class and descriptor that the watched
-frameworks' modules and the classes they define hold (a function's code and defaults too), and
-the exception classes of ``builtins``: those imported already before its first
+frameworks' modules and the classes they define hold (a function's code and defaults too, looked
+at once collection is over), and the exception classes of ``builtins``: those imported already
+before its first
 conftest (after the plugins pytest loads, pytest-asyncio's included), and any imported later as
 soon as its own code has run (``Originals``). It looks again at all of them once collection --
 every import of the code under test at collection time -- is over, and at those every test runs
@@ -108,15 +109,17 @@ class _Namespace:
         self.size = len(live)
         self.is_class = is_class
 
-    def replaced(self) -> List[str]:
+    def replaced(self, deep: bool) -> List[str]:
         """By identity, never by ``==``: a replacement's own ``__eq__`` would answer for it.
-        Compared in C (``map``) first: this runs after every test."""
+        Compared in C (``map``) first: this runs after every test. ``deep``: the functions'
+        code and defaults too (twice the time: once collection is over, where a swap at import
+        shows)."""
         live = self.live
         found: List[str] = []
         if not all(map(operator.is_, map(live.get, self.keys), self.values)):
             found = [k for k, v in zip(self.keys, self.values) if live.get(k, _GONE) is not v]  # noqa: B905
         functions = self.functions
-        if not (
+        if deep and not (
             all(map(operator.is_, map(_CODE, functions), self.code))
             and all(map(operator.is_, map(_POS, functions), self.pos))
             and all(map(operator.is_, map(_KW, functions), self.kw))
@@ -190,7 +193,8 @@ class Originals:
     def look(self, at: str, everything: bool = False) -> None:
         """Look again (``everything``, or only what every test runs through); what is newly
         found replaced waits in ``pending``, marked ``at``."""
-        names = [n for ns in (self.everything if everything else self.on_the_call_path) for n in ns.replaced()]
+        namespaces = self.everything if everything else self.on_the_call_path
+        names = [name for namespace in namespaces for name in namespace.replaced(everything)]
         if everything:
             names += [name for name, module in self.modules.items() if sys.modules.get(name) is not module]
             names += [
