@@ -87,7 +87,7 @@ CREATE TABLE IF NOT EXISTS flake_ledger (  -- quarantines and clears, per reposi
     repo           TEXT NOT NULL,
     test_id        TEXT NOT NULL,
     event          TEXT NOT NULL CHECK (event IN ('quarantine', 'clear')),
-    run_id         TEXT NOT NULL,          -- the run that saw the flip; 'cli' for a clear
+    run_id         TEXT NOT NULL,          -- the run that saw the flip; 'cli' or the run's id for a clear
     side           TEXT NOT NULL,          -- 'B' or 'C'; '' for a clear
     sequence       TEXT NOT NULL,          -- outcomes of the attempts, comma separated
     message_digest TEXT NOT NULL,          -- sha256 of the first failure message, 12 hex
@@ -451,8 +451,10 @@ class Store:
             "INSERT INTO flake_ledger VALUES (?, ?, 'quarantine', ?, ?, ?, ?, ?)", [(repo, *row) for row in rows]
         )
 
-    def clear_quarantine(self, repo: str, test_id: str, created: str) -> None:
-        self._write("INSERT INTO flake_ledger VALUES (?, ?, 'clear', 'cli', '', '', '', ?)", [(repo, test_id, created)])
+    def clear_quarantine(self, repo: str, test_id: str, created: str, by: str = "cli") -> None:
+        """End ``test_id``'s quarantine: ``by`` the operator (``cli``), or the run whose flips
+        it was (their run id)."""
+        self._write("INSERT INTO flake_ledger VALUES (?, ?, 'clear', ?, '', '', '', ?)", [(repo, test_id, by, created)])
 
     def _ledger(self, repo: str) -> List[Tuple[str, str, str, str, str, str, str]]:
         return self._read(

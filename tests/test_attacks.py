@@ -1146,6 +1146,35 @@ def test_threat_a_test_framework_replaced_in_a_spelling_the_scan_does_not_read_i
     assert _result(doc, REPRODUCER.replace("::", "::TestHalf::"))["candidate_result"] == "pass"  # fooled, and caught
 
 
+#: Library code that makes ``assertEqual`` pass on every other call, counted in a file beside it.
+ALTERNATES = (
+    "\n\nimport pathlib as _p, unittest as _u\n_real = _u.TestCase.assertEqual\n\n\n"
+    "def _every_other(self, *a, **k):\n"
+    "    count = _p.Path(__file__).with_name('.count')\n"
+    "    n = int(count.read_text()) if count.exists() else 0\n"
+    "    count.write_text(str(n + 1))\n"
+    "    return None if n % 2 else _real(self, *a, **k)\n\n\n"
+    "type.__setattr__(_u.TestCase, 'assertEqual', _every_other)\n"
+)
+
+
+def test_flips_an_attack_made_on_c_leave_no_quarantine_for_the_next_candidate(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """A review's: the attack made the reproducer flip on C, the flip quarantined it in the
+    shared ledger, and the honest fix certified next was INCONCLUSIVE. A climb that ends on an
+    attack ends the quarantines it began on C."""
+    base = repo.commit({**PKG, ".gitignore": ".count\n"})
+    trusted = repo.commit({**FIX, "tests/test_half.py": UNITTEST_HALF})
+    repo.git("checkout", "-q", base)
+    attack = repo.commit({"tests/test_half.py": UNITTEST_HALF, "calc/ops.py": PKG["calc/ops.py"] + ALTERNATES})
+    code, doc = certify(repo, tmp_path / "a.json", "--baseline", base, "--candidate", attack, "--tests-from", trusted)
+    assert doc is not None and code == 1, doc and doc["verdict"]
+    assert "flaky_quarantined" in _kinds(doc), doc["detections"]  # the flip was seen, and held for that run
+    code, doc = certify(repo, tmp_path / "h.json", "--baseline", base, "--candidate", trusted)
+    assert doc is not None and doc["verdict"]["verdict"] == "CERTIFIED", doc and doc["verdict"]
+
+
 #: A library that wraps a test framework's method on purpose, at import, on B as on C.
 WRAPS = (
     "import unittest\n\n_almost = unittest.TestCase.assertAlmostEqual\n\n\n"

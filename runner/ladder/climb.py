@@ -228,6 +228,8 @@ class Ladder:
             self.evidence.detect(judge.framework_replacements(replaced["B"], replaced["C"]))
         bare = ablation.bare(self.invocation)
         verdict = decide(self.evidence.tiers, self.evidence.results, self.evidence.detections, bare) if judged else None
+        if verdict is not None and any(rejects(d) for d in self.evidence.detections):
+            self.sides.forget_attacked()
         frame = record.Frame(
             run_id=self.run_id,
             created=self.started,

@@ -61,6 +61,8 @@ class Sides:
         # Quarantined before this climb, and joined by every flip this climb sees: a test that
         # flipped at T3 is flaky at T7 too, whatever it does there.
         self.held = store.quarantined(self.repo_key)
+        self.held_before = frozenset(self.held)
+        self.flipped_on_c: set[str] = set()  # tests this climb's runs on C put in the ledger
         # C's fresh tests whose outcome the referee's marks changed (``moved_by_marks``): flaky
         # on C for the rest of this climb. Not in the flake ledger -- the candidate's code reads
         # the marks, the test is not flaky by itself, and held there it would hold every later
@@ -279,8 +281,19 @@ class Sides:
         rows = flake_rows(self.run_id, side, observations, now)
         if rows:
             self.store.quarantine(self.repo_key, rows)
+        if side == "C":
+            self.flipped_on_c.update(row[0] for row in rows)
         for test_id, run_id, row_side, seq, digest, _ in rows:
             self.held.setdefault(test_id, []).append("%s:%s:%s:%s" % (run_id, row_side, seq, digest))
+
+    def forget_attacked(self) -> None:
+        """The candidate attacked the referee: what its code made flip on C says nothing about
+        the tests, and held in the ledger it made the next honest candidate INCONCLUSIVE (a
+        review's). The quarantines this climb began on C end, by this run; written when they
+        were, so a climb cut short before its verdict leaves them standing."""
+        now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        for test_id in sorted(self.flipped_on_c - self.held_before):
+            self.store.clear_quarantine(self.repo_key, test_id, now, by=self.run_id)
 
     def steady(
         self,
