@@ -71,9 +71,12 @@ class PytestRun:
 
     @property
     def said(self) -> str:
-        """pytest's own complaint: its ``error:`` line, else the last line it wrote."""
+        """pytest's own complaint: argparse's ``error:`` line (``unrecognized arguments: ...``,
+        which follows pytest's usage banner), else its first other ``error:`` line, else the last
+        line it wrote."""
         lines = [ln.strip() for ln in self.stderr_tail.splitlines() if ln.strip()]
-        flagged = [ln for ln in lines if "error:" in ln.lower()]
+        flagged = [ln for ln in lines if ": error: " in ln]
+        flagged = flagged or [ln for ln in lines if "error:" in ln.lower() and not ln.startswith("ERROR: usage:")]
         return (flagged or lines or ["no message"])[-1 if not flagged else 0]
 
     def observation(self, test_id: str) -> Observation | None:

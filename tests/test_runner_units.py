@@ -292,3 +292,25 @@ def test_the_probe_byte_compiles_the_plugins_private_copy_and_the_guard_copies(
     found = {str(p.relative_to(root)) for p in root.rglob("*.py")}
     assert {"pytest_evidence/plugin.py", "guard-copies/guard-ok/pkg/unused.py"} <= found
     assert _bytecode_missing(root) == []
+
+
+@pytest.mark.parametrize(
+    ("stderr", "said"),
+    [
+        (  # a repository's addopts the runner's own options make a usage error (a review's async-lru)
+            "ERROR: usage: -c [options] [file_or_dir] [file_or_dir] [...]\n"
+            "-c: error: unrecognized arguments: --cache-clear\n  inifile: /r/pyproject.toml\n  rootdir: /r\n",
+            "unrecognized arguments: --cache-clear",
+        ),
+        (
+            "ImportError while loading conftest '/r/conftest.py'.\nE   ModuleNotFoundError: No module named 'x'\n",
+            "ModuleNotFoundError: No module named 'x'",
+        ),
+        ("Killed\n", "Killed"),
+    ],
+)
+def test_what_pytest_said_is_its_own_complaint_not_its_usage_banner(stderr: str, said: str) -> None:
+    from pytest_evidence.stream import StreamContent
+    from runner.pytest_run import PytestRun
+
+    assert PytestRun(StreamContent(), 4, 0.1, stderr, False, ()).said.endswith(said)
