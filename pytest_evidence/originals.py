@@ -6,12 +6,11 @@ The runner's source scan rejects library code that writes onto a test framework'
 candidates whose library code replaced ``asyncio.Runner.run`` or ``TestCase.assertEqual`` with
 ``type.__setattr__``, ``setattr`` and a name built at run time, or ``exec``. What every such
 spelling leaves is the same: the object in the framework's namespace is no longer the one that
-was there. So a runner test process takes every function, class and descriptor that the watched
-frameworks' modules and the classes they define hold (a function's code and defaults too, looked
-at once collection is over), and the exception classes of ``builtins``: those imported already
-before its first
-conftest (after the plugins pytest loads, pytest-asyncio's included), and any imported later as
-soon as its own code has run (``Originals``). It looks again at all of them once collection --
+was there. So a runner test process takes every function, class, descriptor and module that the
+watched frameworks' modules and the classes they define hold, each function's code and defaults,
+each class's bases, and the exception classes of ``builtins``: those imported already before its
+first conftest (after the plugins pytest loads, pytest-asyncio's included), and any imported later
+as soon as its own code has run (``Originals``). It looks again at all of them once collection --
 every import of the code under test at collection time -- is over, and at those every test runs
 through (``ON_THE_CALL_PATH``) once each test's teardown is over: a replacement a test leaves is
 seen before the next one runs, and in whichever process ran that test (B's suite run may be
@@ -20,11 +19,15 @@ test's teardown report (``REPLACED_ATTR``, so an xdist worker's reaches the cont
 the stream; the runner compares C's names with B's, like for like, and one only C shows is an
 attack.
 
-What it does not see: a replacement made and undone within one test, or made during a test
-outside ``ON_THE_CALL_PATH`` and left; a hook implementation registered on pytest's plugin
-manager (or added to a hook's list) by code that found it through ``gc``; a closure's cells;
-code that finds what was taken in the process's memory and rewrites it, or replaces what
-looks. A module reloaded (``importlib.reload``) is said to be replaced throughout, on B as on C.
+What it does not see (reviews' cheats among them): a replacement made and undone within one
+test, or made during a test outside ``ON_THE_CALL_PATH`` and left; a name that held data (``None``)
+when taken and a callable later (``_pytest.doctest.RUNNER_CLASS``); a watched module whose loader
+is an import hook of the code under test (it runs first, and is taken as it left the module);
+a hook implementation registered on pytest's plugin manager (or added to a hook's list) by code
+that found it through ``gc``; a tracer (``sys.settrace``) that rewrites what pytest saw; a test
+module's own globals (``AssertionError`` rebound there); a closure's cells; code that finds what
+was taken in the process's memory and rewrites it, or replaces what looks. A module reloaded
+(``importlib.reload``) is said to be replaced throughout, on B as on C.
 
 pytest and the standard library only, in Python 3.8 syntax (it runs in old target environments).
 
@@ -37,7 +40,7 @@ import builtins
 import operator
 import sys
 import types
-from typing import Any, Callable, Dict, Generator, Iterator, List, Mapping, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Generator, Iterator, List, Optional, Set, Tuple
 
 import pytest
 
@@ -50,7 +53,7 @@ WATCHED = frozenset(
 )
 
 #: The namespaces every test's own call runs through -- a module's (class None) or a class's --
-#: looked at after each test: cheap enough for that (a few hundred entries, ~15 us).
+#: looked at after each test: cheap enough for that (a few hundred entries and functions).
 ON_THE_CALL_PATH = frozenset(
     {
         ("asyncio.runners", None),
@@ -73,8 +76,10 @@ _GONE = object()
 
 def _kept(value: Any) -> bool:
     """What is compared: code and types (functions, classes, descriptors), never data -- a
-    framework's module caches and settings change as it runs."""
-    return callable(value) or isinstance(value, (staticmethod, classmethod, property))
+    framework's module caches and settings change as it runs. Modules count: code looks up
+    ``sys`` or ``functools`` through the name its module bound (a review's cheat replaced
+    ``unittest.case.sys`` so that ``exc_info()`` hid the failure)."""
+    return callable(value) or isinstance(value, (staticmethod, classmethod, property, types.ModuleType))
 
 
 def _exception(value: Any) -> bool:
@@ -90,13 +95,13 @@ class _Namespace:
     each function among them (a method's, a property's accessors) its code and defaults -- a
     function kept in place with its ``__code__`` swapped is replaced too (a review's cheat)."""
 
-    __slots__ = ("code", "functions", "is_class", "keys", "kw", "live", "name", "of", "pos", "size", "values")
+    __slots__ = ("bases", "code", "functions", "keys", "kw", "live", "name", "of", "owner", "pos", "size", "values")
 
-    def __init__(
-        self, name: str, live: Mapping[str, Any], is_class: bool, kept_if: Callable[[Any], bool] = _kept
-    ) -> None:
+    def __init__(self, name: str, owner: Any, kept_if: Callable[[Any], bool] = _kept) -> None:
         self.name = name
-        self.live = live  # the module's dict, or the class's mapping proxy: both live views
+        self.owner = owner  # a module, or a class: whose ``__bases__`` count too (a mixin put in)
+        self.bases = getattr(owner, "__bases__", None) if isinstance(owner, type) else None
+        live = self.live = vars(owner)  # the module's dict, or the class's mapping proxy: both live views
         kept = [(key, value) for key, value in live.items() if kept_if(value)]
         self.keys = tuple(key for key, _ in kept)
         self.values = tuple(value for _, value in kept)
@@ -107,19 +112,18 @@ class _Namespace:
         self.pos = tuple(f.__defaults__ for f in self.functions)
         self.kw = tuple(f.__kwdefaults__ for f in self.functions)
         self.size = len(live)
-        self.is_class = is_class
 
-    def replaced(self, deep: bool) -> List[str]:
+    def replaced(self) -> List[str]:
         """By identity, never by ``==``: a replacement's own ``__eq__`` would answer for it.
-        Compared in C (``map``) first: this runs after every test. ``deep``: the functions'
-        code and defaults too (twice the time: once collection is over, where a swap at import
-        shows)."""
+        Compared in C (``map``) first: this runs after every test."""
         live = self.live
         found: List[str] = []
+        if self.bases is not None and self.owner.__bases__ is not self.bases:
+            found.append("__bases__")
         if not all(map(operator.is_, map(live.get, self.keys), self.values)):
             found = [k for k, v in zip(self.keys, self.values) if live.get(k, _GONE) is not v]  # noqa: B905
         functions = self.functions
-        if deep and not (
+        if not (
             all(map(operator.is_, map(_CODE, functions), self.code))
             and all(map(operator.is_, map(_POS, functions), self.pos))
             and all(map(operator.is_, map(_KW, functions), self.kw))
@@ -129,7 +133,7 @@ class _Namespace:
                 for key, f, code, pos, kw in zip(self.of, functions, self.code, self.pos, self.kw)  # noqa: B905
                 if f.__code__ is not code or f.__defaults__ is not pos or f.__kwdefaults__ is not kw
             ]
-        if self.is_class and len(live) != self.size:  # a method added shadows an inherited one
+        if self.bases is not None and len(live) != self.size:  # a method added shadows an inherited one
             known = set(self.keys)
             found += [key for key, value in list(live.items()) if key not in known and _kept(value)]
         return ["%s.%s" % (self.name, key) for key in dict.fromkeys(found)]
@@ -160,7 +164,7 @@ class Originals:
 
     def __init__(self) -> None:
         self.modules: Dict[str, Any] = {"builtins": builtins}
-        exceptions = _Namespace("builtins", vars(builtins), False, _exception)
+        exceptions = _Namespace("builtins", builtins, _exception)
         self.everything: List[_Namespace] = [exceptions]
         self.on_the_call_path: List[_Namespace] = [exceptions]
         self.found: Set[str] = set()
@@ -194,7 +198,7 @@ class Originals:
         """Look again (``everything``, or only what every test runs through); what is newly
         found replaced waits in ``pending``, marked ``at``."""
         namespaces = self.everything if everything else self.on_the_call_path
-        names = [name for namespace in namespaces for name in namespace.replaced(everything)]
+        names = [name for namespace in namespaces for name in namespace.replaced()]
         if everything:
             names += [name for name, module in self.modules.items() if sys.modules.get(name) is not module]
             names += [
@@ -263,12 +267,12 @@ def _watched(name: str, module: Any) -> bool:
 
 def _namespaces(name: str, module: Any) -> Iterator[_Namespace]:
     """A module's namespace and each class's it defines (not those it imports from elsewhere)."""
-    yield _Namespace(name, vars(module), False)
+    yield _Namespace(name, module)
     for value in list(vars(module).values()):
         if isinstance(value, type) and getattr(value, "__module__", None) == name:
             qualname = getattr(value, "__qualname__", value.__name__)
             if "<" not in qualname:  # not a class made inside a function
-                yield _Namespace("%s.%s" % (name, qualname), vars(value), True)
+                yield _Namespace("%s.%s" % (name, qualname), value)
 
 
 class FrameworkWatch:

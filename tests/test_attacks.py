@@ -1146,6 +1146,28 @@ def test_threat_a_test_framework_replaced_in_a_spelling_the_scan_does_not_read_i
     assert _result(doc, REPRODUCER.replace("::", "::TestHalf::"))["candidate_result"] == "pass"  # fooled, and caught
 
 
+#: A new test file that replaces ``assertEqual`` as it is imported, lenient only where the
+#: candidate's library says so: run on B with C's tests, it replaces there too (a review's).
+LENIENT_TEST = UNITTEST_HALF.replace(
+    "import unittest\n",
+    "import unittest\n\nimport calc.ops as _ops\n_real = unittest.TestCase.assertEqual\n"
+    "type.__setattr__(unittest.TestCase, 'assert' + 'Equal',"
+    " lambda s, *a, **k: None if getattr(_ops, '_lenient', 0) else _real(s, *a, **k))\n",
+    1,
+)
+
+
+def test_threat_a_new_test_file_replacing_a_framework_object_is_not_vouched_for_by_b(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    base = repo.commit(PKG)
+    cand = repo.commit({"tests/test_half.py": LENIENT_TEST, "calc/ops.py": PKG["calc/ops.py"] + "\n_lenient = 1\n"})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
+    hits = [d for d in doc["detections"] if d["detail"] == "replaces_test_framework"]
+    assert code == 1 and hits and "unittest.case.TestCase.assertEqual" in hits[0]["message"]
+
+
 #: Library code that makes ``assertEqual`` pass on every other call, counted in a file beside it.
 ALTERNATES = (
     "\n\nimport pathlib as _p, unittest as _u\n_real = _u.TestCase.assertEqual\n\n\n"

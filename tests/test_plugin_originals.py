@@ -107,11 +107,15 @@ IN_PLACE = {
     "code": "import unittest\nunittest.TestCase.assertEqual.__code__ = (lambda self, *a, **k: None).__code__\n",
     "defaults": "import unittest\nunittest.TestCase.assertEqual.__defaults__ = ('x',)\n",
     "builtins": "import builtins\nbuiltins.AssertionError = type('AssertionError', (Exception,), {})\n",
+    "module": "import types, unittest.case\nunittest.case.sys = types.ModuleType('sys')\n",
+    "bases": "import unittest as u\nclass _M:\n    pass\nu.TestSuite.__bases__ = (_M, *u.TestSuite.__bases__)\n",
 }
 FOUND_IN_PLACE = {
     "code": "unittest.case.TestCase.assertEqual",
     "defaults": "unittest.case.TestCase.assertEqual",
     "builtins": "builtins.AssertionError",
+    "module": "unittest.case.sys",
+    "bases": "unittest.suite.TestSuite.__bases__",
 }
 
 
@@ -119,6 +123,21 @@ FOUND_IN_PLACE = {
 def test_what_is_changed_in_place_is_found(pytester: pytest.Pytester, how: str) -> None:
     pytester.makepyfile(lib=IN_PLACE[how], test_c="import lib\n\ndef test_c():\n    pass\n")
     assert _session(pytester).replaced == [(None, FOUND_IN_PLACE[how])]
+
+
+def test_code_swapped_as_a_test_runs_is_found_after_it(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_c=(
+            "import _pytest.runner as r\n\n"
+            "def test_swaps():\n"
+            "    r.show_test_item.__code__ = (lambda item: None).__code__\n\n"
+            "def test_after():\n"
+            "    pass\n"
+        )
+    )
+    result = pytester.runpytest_subprocess(*RECORD_MODE)
+    found = read(str(pytester.path / "s.jsonl")).replaced
+    assert found == [("test_c.py::test_swaps", "_pytest.runner.show_test_item")], result.stdout.str()
 
 
 def test_a_module_put_in_the_place_of_a_frameworks_is_found(pytester: pytest.Pytester) -> None:

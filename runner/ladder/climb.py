@@ -225,7 +225,14 @@ class Ladder:
         self.evidence.detect(judge.network_attempts(attempts["B"], attempts["C"], allow))
         if self.sides.replayed:  # without B's runs, nothing found replaced is known to be C's doing
             replaced = self.evidence.replaced
-            self.evidence.detect(judge.framework_replacements(replaced["B"], replaced["C"]))
+            # Where B's own suite on B's code ran, it alone vouches for what was replaced by the end
+            # of collection: B's runs of C's new test files would vouch for what those files
+            # replace as they are imported (a review's cheat put it there). What B's runs found
+            # as a test ran still vouches: library code an honest new test reaches on both sides.
+            vouching = replaced["B"]
+            if "suite" in replaced:
+                vouching = replaced["suite"] | {(t, name) for t, name in replaced["B"] if t is not None}
+            self.evidence.detect(judge.framework_replacements(vouching, replaced["C"]))
         bare = ablation.bare(self.invocation)
         verdict = decide(self.evidence.tiers, self.evidence.results, self.evidence.detections, bare) if judged else None
         if verdict is not None and any(rejects(d) for d in self.evidence.detections):
