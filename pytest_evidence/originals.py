@@ -186,7 +186,7 @@ class Originals:
         for name, module in list(sys.modules.items()):
             if name in self.modules or not _watched(name, module):
                 continue
-            if name != just_run and getattr(getattr(module, "__spec__", None), "_initializing", False):
+            if name != just_run and _running(module):
                 continue  # a package whose ``__init__`` is still running: taken once it is over
             self.modules[name] = module
             for namespace in _namespaces(name, module):
@@ -204,9 +204,7 @@ class Originals:
             names += [
                 name
                 for name, module in list(sys.modules.items())
-                if name not in self.modules
-                and _watched(name, module)
-                and not getattr(getattr(module, "__spec__", None), "_initializing", False)
+                if name not in self.modules and _watched(name, module) and not _running(module)
             ]
         for name in names:
             if name not in self.found:
@@ -263,6 +261,11 @@ class _Taking:
 
 def _watched(name: str, module: Any) -> bool:
     return name.partition(".")[0] in WATCHED and module is not None and hasattr(module, "__dict__")
+
+
+def _running(module: Any) -> bool:
+    """Whether ``module``'s own code is still running (its import is not over)."""
+    return bool(getattr(getattr(module, "__spec__", None), "_initializing", False))
 
 
 def _namespaces(name: str, module: Any) -> Iterator[_Namespace]:

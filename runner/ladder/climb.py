@@ -230,8 +230,8 @@ class Ladder:
             # replace as they are imported (a review's cheat put it there). What B's runs found
             # as a test ran still vouches: library code an honest new test reaches on both sides.
             vouching = replaced["B"]
-            if "suite" in replaced:
-                vouching = replaced["suite"] | {(t, name) for t, name in replaced["B"] if t is not None}
+            if self.evidence.replaced_by_suite is not None:
+                vouching = self.evidence.replaced_by_suite | {(t, n) for t, n in replaced["B"] if t is not None}
             self.evidence.detect(judge.framework_replacements(vouching, replaced["C"]))
         bare = ablation.bare(self.invocation)
         verdict = decide(self.evidence.tiers, self.evidence.results, self.evidence.detections, bare) if judged else None

@@ -32,9 +32,10 @@ class Evidence:
     ran_on_c: set[str] = field(default_factory=set)
     # allowed (loopback) connect attempts per side: (test id or None, address)
     attempts: dict[str, set[tuple[str | None, str]]] = field(default_factory=lambda: {"B": set(), "C": set()})
-    # the test frameworks' objects found replaced per side, and by B's stored suite run once it
-    # is known ("suite"): (test id or None, dotted name)
+    # the test frameworks' objects found replaced per side: (test id or None, dotted name)
     replaced: dict[str, set[tuple[str | None, str]]] = field(default_factory=lambda: {"B": set(), "C": set()})
+    # ... and by B's stored suite run, once it is known
+    replaced_by_suite: set[tuple[str | None, str]] | None = None
 
     def add(
         self,

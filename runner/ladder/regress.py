@@ -73,7 +73,7 @@ def suite_of_b(ladder: Ladder, tests: int) -> baseline_suite.BaselineSuite:
     else:
         ladder.measure_baseline()
         ladder.evidence.attempts["B"].update((t, a) for t, found in got.suite.network.items() for a in found)
-        ladder.evidence.replaced["suite"] = set(got.suite.replaced)
+        ladder.evidence.replaced_by_suite = set(got.suite.replaced)
     ladder.progress("baseline suite on B: %s (%s)" % (got.how, got.note))
     return got
 
