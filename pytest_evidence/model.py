@@ -119,6 +119,11 @@ Format history of the evidence record (``SCHEMA_VERSION``):
 * ``1.22`` -- no new member: ``source_interference`` detail ``replaces_test_framework``, a test
   framework's object C's code replaced, found as the tests ran, and no B run found replaced
   (REJECTED; ``originals``). Earlier 1.x records still read.
+* ``1.23`` -- no new member: ``source_interference`` detail ``framework_replaced_unattributed``, a
+  test framework's object replaced on C where B's side cannot say whose code replaced it -- B's
+  code replaces others of its module, or, with what was put in its place written in no file C
+  added or changed, B's runs of C's tests replace it too or the test it was found after never ran
+  on B (INCONCLUSIVE). Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """
@@ -130,7 +135,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
-SCHEMA_VERSION = "1.22"
+SCHEMA_VERSION = "1.23"
 
 #: Record versions this model reads: same major version, every minor through its own.
 READABLE_VERSIONS = tuple("1.%d" % minor for minor in range(int(SCHEMA_VERSION.split(".")[1]) + 1))

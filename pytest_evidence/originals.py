@@ -14,13 +14,17 @@ as soon as its own code has run (``Originals``). It looks again at all of them o
 every import of the code under test at collection time -- is over, and at those every test runs
 through (``ON_THE_CALL_PATH``) once each test's teardown is over: a replacement a test leaves is
 seen before the next one runs, and in whichever process ran that test (B's suite run may be
-spread over xdist workers, C's session is one process: both see it). What differs goes on that
+spread over xdist workers, C's session is one process: both see it). Once the last test's
+teardown is over it looks at all of them again, so that B's runs vouch for what their tests
+replace for good anywhere (``nest_asyncio.apply()`` in a ``setUp``). What differs goes on that
 test's teardown report (``REPLACED_ATTR``, so an xdist worker's reaches the controller) and into
-the stream; the runner compares C's names with B's, like for like, and one only C shows is an
-attack.
+the stream, with the file what is in its place was written in (``_origin``); the runner compares
+C's names with B's, like for like: one only C shows is an attack, unless B's side cannot say
+whose code replaced it (``judge.framework_replacements`` in the runner).
 
 What it does not see (reviews' cheats among them): a replacement made and undone within one
-test, or made during a test outside ``ON_THE_CALL_PATH`` and left; a name that held data (``None``)
+test, or made during a test outside ``ON_THE_CALL_PATH`` and undone before the last test is over;
+a method added to a framework's class that it did not inherit; a name that held data (``None``)
 when taken and a callable later (``_pytest.doctest.RUNNER_CLASS``); a watched module whose loader
 is an import hook of the code under test (it runs first, and is taken as it left the module);
 a hook implementation registered on pytest's plugin manager (or added to a hook's list) by code
@@ -113,9 +117,10 @@ class _Namespace:
         self.kw = tuple(f.__kwdefaults__ for f in self.functions)
         self.size = len(live)
 
-    def replaced(self) -> List[str]:
-        """By identity, never by ``==``: a replacement's own ``__eq__`` would answer for it.
-        Compared in C (``map``) first: this runs after every test."""
+    def replaced(self) -> List[Tuple[str, Any]]:
+        """Each name found replaced, and what is in its place now. By identity, never by ``==``:
+        a replacement's own ``__eq__`` would answer for it. Compared in C (``map``) first: this
+        runs after every test."""
         live = self.live
         found: List[str] = []
         if self.bases is not None and self.owner.__bases__ is not self.bases:
@@ -133,10 +138,26 @@ class _Namespace:
                 for key, f, code, pos, kw in zip(self.of, functions, self.code, self.pos, self.kw)  # noqa: B905
                 if f.__code__ is not code or f.__defaults__ is not pos or f.__kwdefaults__ is not kw
             ]
-        if self.bases is not None and len(live) != self.size:  # a method added shadows an inherited one
-            known = set(self.keys)
-            found += [key for key, value in list(live.items()) if key not in known and _kept(value)]
-        return ["%s.%s" % (self.name, key) for key in dict.fromkeys(found)]
+        if self.bases is not None and len(live) != self.size:
+            found += self._shadowing()
+        bases = self.owner.__bases__ if self.bases is not None else None
+        return [
+            ("%s.%s" % (self.name, key), bases if key == "__bases__" else live.get(key)) for key in dict.fromkeys(found)
+        ]
+
+    def _shadowing(self) -> List[str]:
+        """A method added to a class replaces the one it inherited (``__init_subclass__``,
+        ``__getattribute__``, a base's ``run``). One it did not inherit replaces nothing: pytest
+        and pytest-asyncio store their fixtures on a ``TestCase`` a test module imports by name
+        (``_UnitTestCase__pytest_class_setup``, ``__pytest_asyncio_scoped_event_loop``), which
+        a review saw taken for a replacement."""
+        known = set(self.keys)
+        inherited = [vars(base) for base in self.owner.__mro__[1:]]
+        return [
+            key
+            for key, value in list(self.live.items())
+            if key not in known and _kept(value) and any(key in namespace for namespace in inherited)
+        ]
 
 
 _CODE = operator.attrgetter("__code__")
@@ -168,7 +189,7 @@ class Originals:
         self.everything: List[_Namespace] = [exceptions]
         self.on_the_call_path: List[_Namespace] = [exceptions]
         self.found: Set[str] = set()
-        self.pending: List[Tuple[str, str]] = []
+        self.pending: List[List[Optional[str]]] = []
         self.take(None)
         self.finder = _Finder(self)
         sys.meta_path.insert(0, self.finder)
@@ -198,24 +219,30 @@ class Originals:
         """Look again (``everything``, or only what every test runs through); what is newly
         found replaced waits in ``pending``, marked ``at``."""
         namespaces = self.everything if everything else self.on_the_call_path
-        names = [name for namespace in namespaces for name in namespace.replaced()]
+        found = [replaced for namespace in namespaces for replaced in namespace.replaced()]
         if everything:
-            names += [name for name, module in self.modules.items() if sys.modules.get(name) is not module]
-            names += [
-                name
+            found += [
+                (name, sys.modules.get(name))
+                for name, module in self.modules.items()
+                if sys.modules.get(name) is not module
+            ]
+            found += [
+                (name, module)
                 for name, module in list(sys.modules.items())
                 if name not in self.modules and _watched(name, module) and not _running(module)
             ]
-        for name in names:
+        for name, now in found:
             if name not in self.found:
                 self.found.add(name)
-                self.pending.append((name, at))
+                self.pending.append([name, at, _origin(now)])
 
-    def take_pending(self) -> Optional[List[List[str]]]:
+    def take_pending(self) -> Optional[List[List[Optional[str]]]]:
+        """What was found since the last call: each name, when (``collection`` or ``test``), and
+        where what is in its place was written (``_origin``)."""
         if not self.pending:
             return None
         pending, self.pending = self.pending, []
-        return [[name, at] for name, at in pending]
+        return pending
 
 
 class _Finder:
@@ -259,6 +286,29 @@ class _Taking:
         self._originals.take(module.__name__)
 
 
+def _origin(now: Any) -> Optional[str]:
+    """The file the object in a framework's place was written in -- its code's, its class's
+    module's, the module's own (``<string>`` for code compiled from one) -- or None. The runner
+    tells by it C's files from library code that a new test reaches on either side
+    (``framework_replaced_unattributed``). Told by exact types, so that no code of the object's
+    runs here; a class's ``__module__`` or a module's ``__file__`` can lie, and a lie makes an
+    attack INCONCLUSIVE, never CERTIFIED."""
+    if type(now) in (classmethod, staticmethod, types.MethodType):
+        now = now.__func__
+    if type(now) is property:
+        now = now.fget
+    if type(now) is types.FunctionType:
+        return now.__code__.co_filename
+    if type(now) is tuple:  # a class's bases, mixins first
+        now = next((base for base in now if issubclass(type(base), type)), None)
+    if issubclass(type(now), type):
+        now = sys.modules.get(vars(now).get("__module__") or "")
+    if issubclass(type(now), types.ModuleType):
+        origin = vars(now).get("__file__")
+        return origin if type(origin) is str else None
+    return None
+
+
 def _watched(name: str, module: Any) -> bool:
     return name.partition(".")[0] in WATCHED and module is not None and hasattr(module, "__dict__")
 
@@ -281,19 +331,25 @@ def _namespaces(name: str, module: Any) -> Iterator[_Namespace]:
 class FrameworkWatch:
     """The plugin object of a runner test process (a serial session or an xdist worker): looks
     at everything once collection is over, at what every test runs through once each test's
-    teardown is over, and hands what it found to the teardown's report."""
+    teardown is over (at everything once the last test's is), and hands what it found to the
+    teardown's report."""
 
     def __init__(self, originals: Originals) -> None:
         self.originals = originals
+        self.last = False
 
     def pytest_collection_finish(self) -> None:
         self.originals.look("collection", everything=True)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_teardown(self, nextitem: Optional[pytest.Item]) -> None:
+        self.last = nextitem is None
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
         outcome = yield
         if call.when == "teardown":
-            self.originals.look("test")
+            self.originals.look("test", everything=self.last)
             found = self.originals.take_pending()
             if found is not None:
                 setattr(outcome.get_result(), REPLACED_ATTR, found)

@@ -400,6 +400,8 @@ class StreamContent:
     #: The test frameworks' objects found replaced (``originals``): (None if by the end of
     #: collection, else the test after which it was found; the dotted name).
     replaced: List[Tuple[Optional[str], str]] = field(default_factory=list)
+    #: ... and where what was in each one's place when first found was written (None: unknown).
+    replaced_from: Dict[str, Optional[str]] = field(default_factory=dict)
     barriers: List[int] = field(default_factory=list)  # the groups run so far, each the tests it ran
     exit_status: Optional[int] = None
     forgery: Optional[str] = None
@@ -580,8 +582,9 @@ def _apply(content: StreamContent, kind: str, doc: Dict[str, Any], repeats: Dict
     elif kind == "network":
         content.network.append((doc["test_id"], str(doc["address"]), bool(doc.get("blocked", True))))
     elif kind == "replaced":
-        for name, at in doc["found"]:
+        for name, at, origin in doc["found"]:
             content.replaced.append((None if at == "collection" else str(doc["test_id"]), str(name)))
+            content.replaced_from.setdefault(str(name), None if origin is None else str(origin))
     else:
         content.exit_status = int(doc["exit_status"])
     return None

@@ -34,8 +34,10 @@ ATTACKS = frozenset(
 )
 
 #: Shapes that are not attacks for sure but void what the tests say: code that asks whether it
-#: runs under a test framework behaves differently there (a test tool's own code may ask too).
-BLINDING = frozenset({"detects_test_run"})
+#: runs under a test framework behaves differently there (a test tool's own code may ask too); a
+#: test framework's object replaced on C where B's side cannot say whose code replaced it
+#: (``judge.framework_replacements``).
+BLINDING = frozenset({"detects_test_run", "framework_replaced_unattributed"})
 
 #: Modules Python runs at start-up from anywhere on ``sys.path``: before pytest, before the
 #: plugin reads its key -- in every test process, since the checkout is on the path.

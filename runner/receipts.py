@@ -27,7 +27,9 @@ from typing import Any
 from pytest_evidence.store import Store
 
 #: Bumped whenever what a baseline run records, or how, changes: old receipts are then not reused.
-POLICY_VERSION = "8"  # 8: the test frameworks' objects found replaced are stored (record 1.22)
+#: 9: what a test process finds replaced once its last test is over (record 1.23); 8: the test
+#: frameworks' objects found replaced are stored (record 1.22).
+POLICY_VERSION = "9"
 
 BINDING_FIELDS = ("repo", "ref", "head", "checkout", "env_fingerprint", "command_hash", "policy_version")
 

@@ -1160,12 +1160,15 @@ LENIENT_TEST = UNITTEST_HALF.replace(
 def test_threat_a_new_test_file_replacing_a_framework_object_is_not_vouched_for_by_b(
     repo: Repo, tmp_path: pathlib.Path
 ) -> None:
+    """B's runs of C's tests replace it too, so only B's own suite vouches, and it did not; what
+    was put in its place was written in the new test module, a file of C's."""
     base = repo.commit(PKG)
     cand = repo.commit({"tests/test_half.py": LENIENT_TEST, "calc/ops.py": PKG["calc/ops.py"] + "\n_lenient = 1\n"})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
     hits = [d for d in doc["detections"] if d["detail"] == "replaces_test_framework"]
     assert code == 1 and hits and "unittest.case.TestCase.assertEqual" in hits[0]["message"]
+    assert "written by C" in hits[0]["message"]
 
 
 #: Library code that makes ``assertEqual`` pass on every other call, counted in a file beside it.
@@ -1214,6 +1217,67 @@ def test_honest_fix_in_a_library_that_replaces_a_framework_method_on_b_too_is_ce
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None and doc["verdict"]["verdict"] == "CERTIFIED", doc and doc["verdict"]
     assert code == 0 and not [d for d in doc["detections"] if d["detail"] == "replaces_test_framework"]
+
+
+#: Library code unchanged since B that replaces an asyncio function on purpose, as
+#: ``nest_asyncio.apply()`` does (a review's honest candidates).
+NESTS = (
+    "import asyncio.runners\nimport asyncio.tasks\n\n_run = asyncio.runners.run\n_sleep = asyncio.tasks.sleep\n\n\n"
+    "def _nested_run(main, **kwargs):\n    return _run(main, **kwargs)\n\n\n"
+    "async def _nested_sleep(delay, result=None):\n    return await _sleep(delay, result)\n\n\n"
+    "def apply():\n    asyncio.tasks.sleep = _nested_sleep\n\n\n"
+    "def install():\n    asyncio.runners.run = _nested_run\n"
+)
+NEW_TEST_APPLYING = (
+    "import calc.nested\nfrom calc.ops import half\n\ncalc.nested.{call}()\n\n\n"
+    "def test_half():\n    assert half(4) == 2\n"
+)
+
+
+def test_honest_new_test_reaching_unchanged_library_code_that_replaces_a_framework_object_is_not_rejected(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """No B test imports the library module; the new one does, on B as on C. Its own code, or
+    the module it reaches, replaced the object: whose, the referee cannot say (a review saw the
+    honest ``nest_asyncio.apply()`` at a new test module's import REJECTED)."""
+    base = repo.commit({**PKG, "calc/nested.py": NESTS})
+    cand = repo.commit({**FIX, "tests/test_half.py": NEW_TEST_APPLYING.format(call="install")})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
+    (hit,) = [d for d in doc["detections"] if d["kind"] == "source_interference"]
+    assert code == 3 and hit["detail"] == "framework_replaced_unattributed", hit
+    assert "asyncio.runners.run" in hit["message"] and "B's runs of C's tests found it" in hit["message"]
+
+
+def test_honest_new_test_doing_what_b_tests_did_for_good_is_certified(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """B's suite replaces an object none of its tests' looks read until the last test is over
+    (``asyncio.tasks.sleep``); the new test module replaces it as it is imported: B's suite vouches."""
+    applying = "import calc.nested\n\n\ndef test_apply():\n    calc.nested.apply()\n"
+    base = repo.commit({**PKG, "calc/nested.py": NESTS, "tests/test_nested.py": applying})
+    cand = repo.commit({**FIX, "tests/test_half.py": NEW_TEST_APPLYING.format(call="apply")})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and doc["verdict"]["verdict"] == "CERTIFIED", doc and doc["verdict"]
+    assert code == 0 and not [d for d in doc["detections"] if d["kind"] == "source_interference"]
+
+
+def test_honest_new_test_that_cannot_run_on_b_reaching_code_that_replaces_a_framework_object_is_not_rejected(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """The new test imports what the fix adds, so it never runs on B; its fixture calls library
+    code unchanged since B that replaces an object every test runs through (a review's)."""
+    base = repo.commit({**PKG, "calc/nested.py": NESTS})
+    new_test = (
+        "import pytest\n\nimport calc.nested\nfrom calc.ops import half, quarter\n\n\n"
+        "@pytest.fixture(scope='module', autouse=True)\ndef nested():\n    calc.nested.install()\n\n\n"
+        "def test_half():\n    assert half(4) == 2 and quarter(8) == 2\n"
+    )
+    fixed = FIX["calc/ops.py"] + "\n\ndef quarter(n):\n    return half(half(n))\n"
+    cand = repo.commit({"calc/ops.py": fixed, "tests/test_half.py": new_test})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
+    (hit,) = [d for d in doc["detections"] if d["kind"] == "source_interference"]
+    assert code == 3 and hit["detail"] == "framework_replaced_unattributed", hit
+    assert "tests/test_half.py::test_half never ran on B" in hit["message"]
 
 
 @pytest.mark.parametrize("linked", [False, True], ids=["metadata", "linked-metadata-directory"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -86,6 +87,14 @@ def test_the_record_page_names_the_current_format_and_each_one_before() -> None:
     rows = {line.split("|")[1].strip() for line in page.splitlines() if line.startswith("| 1.")}
     assert set(READABLE_VERSIONS) <= rows, sorted(set(READABLE_VERSIONS) - rows)
     assert '| `schema_version` | `"%s"` |' % SCHEMA_VERSION in page
+
+
+def test_the_schema_describes_the_current_format() -> None:
+    """The shipped schema's description said 1.21 while records said 1.22: what a harness reads
+    first about the format names the one the plugin writes."""
+    schema = json.loads((ROOT / "pytest_evidence" / "evidence.schema.json").read_text())
+    assert schema["description"].startswith("Schema version %s " % SCHEMA_VERSION), schema["description"]
+    assert schema["properties"]["schema_version"]["enum"][-1] == SCHEMA_VERSION
 
 
 def test_the_readme_names_the_current_format() -> None:

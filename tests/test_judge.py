@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import pathlib
 from collections.abc import Mapping
 
 import pytest
@@ -26,7 +27,7 @@ from pytest_evidence.model import (
 from runner import ablation
 from runner.ladder import judge
 from runner.ladder.evidence import Evidence
-from runner.verdict import decide, rejects
+from runner.verdict import blocks, decide, rejects
 
 P, F, E, T, K = Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT, Outcome.FLAKY
 
@@ -377,7 +378,7 @@ def test_a_framework_object_replaced_counts_only_where_no_b_run_found_it_replace
         (None, "unittest.case.TestCase.assertEqual"),
         ("tests/test_half.py::test_half", "asyncio.runners.Runner.run"),
     }
-    found = judge.framework_replacements(b, c)
+    found = judge.framework_replacements(b, c, b, {"tests/test_half.py::test_half"}, ())
     assert [(d.test_id, d.detail) for d in found] == [
         ("tests/test_half.py::test_half", "replaces_test_framework"),
         (None, "replaces_test_framework"),
@@ -386,7 +387,76 @@ def test_a_framework_object_replaced_counts_only_where_no_b_run_found_it_replace
     assert "once tests/test_half.py::test_half was over" in found[0].message
     assert "by the end of collection" in found[1].message
     assert all(rejects(d) for d in found)
-    assert judge.framework_replacements(c, c) == []
+    assert judge.framework_replacements(c, c, c, (), ()) == []
+
+
+@pytest.mark.parametrize(
+    ("vouching", "b", "ran_on_b", "why", "unless_by_c"),
+    [
+        # a new test module imports B's code that replaces it (or replaces it itself): on B too
+        (
+            (),
+            {(None, "asyncio.runners.run")},
+            {"tests/test_n.py::test_n"},
+            "found it replaced by the end of collection",
+            True,
+        ),
+        # B's code wraps other objects of the namespace on purpose (pytest-mock's asserts)
+        (
+            {(None, "asyncio.runners.Runner")},
+            (),
+            {"tests/test_n.py::test_n"},
+            "other objects of asyncio.runners replaced",
+            False,  # the project's own code, changed: which it wraps is what changed
+        ),
+        # the test it was found after failed to import on B: nothing to compare with
+        ((), (), {"tests/test_a.py::test_a"}, "tests/test_n.py::test_n never ran on B", True),
+    ],
+)
+def test_a_framework_object_replaced_where_b_cannot_say_whose_code_did_it_is_inconclusive(
+    vouching: set[tuple[str | None, str]],
+    b: set[tuple[str | None, str]],
+    ran_on_b: set[str],
+    why: str,
+    unless_by_c: bool,
+) -> None:
+    """Not an attack for sure, so no REJECTED; never evidence, so no CERTIFIED either -- unless
+    what was put in its place was written in a file C added or changed (``unless_by_c``)."""
+    c = {("tests/test_n.py::test_n", "asyncio.runners.run")}
+    (found,) = judge.framework_replacements(vouching, c, b, ran_on_b, ())
+    assert found.detail == "framework_replaced_unattributed" and why in found.message, found.message
+    assert not rejects(found) and blocks(found)
+    (by_c,) = judge.framework_replacements(vouching, c, b, ran_on_b, {"asyncio.runners.run"})
+    assert by_c.detail == ("replaces_test_framework" if unless_by_c else "framework_replaced_unattributed")
+    (attack,) = judge.framework_replacements((), c, (), {"tests/test_n.py::test_n"}, ())
+    assert attack.detail == "replaces_test_framework"
+
+
+def test_b_code_replacing_objects_of_a_module_on_purpose_leaves_cs_changes_there_unattributed() -> None:
+    """A review's: pytest-mock wrapped ``NonCallableMock``'s asserts on B, and a commit of its own
+    wrapped ``AsyncMock``'s too -- another class of the same module. Another module of the same
+    package is not vouched for so."""
+    b = {(None, "unittest.mock.NonCallableMock.assert_called_with")}
+    c = {(None, "unittest.mock.AsyncMock.assert_awaited_with"), (None, "unittest.case.TestCase.assertEqual")}
+    found = judge.framework_replacements(b, c, b, (), set(n for _, n in c))
+    assert [(d.detail, d.message.split("'s ")[1].split(" ")[0]) for d in found] == [
+        ("replaces_test_framework", "unittest.case.TestCase.assertEqual"),
+        ("framework_replaced_unattributed", "unittest.mock.AsyncMock.assert_awaited_with"),
+    ]
+
+
+def test_what_c_wrote_is_a_file_it_added_or_changed_in_its_checkout_or_code_from_a_string(
+    tmp_path: pathlib.Path,
+) -> None:
+    written = {"calc/ops.py", "tests/test_new.py"}
+    c_dir = str(tmp_path)
+    assert judge.written_by_c(str(tmp_path / "calc" / "ops.py"), c_dir, written)
+    assert judge.written_by_c(str(tmp_path / "tests" / "test_new.py"), c_dir, written)
+    assert judge.written_by_c("<string>", c_dir, written)
+    assert not judge.written_by_c(str(tmp_path / "calc" / "nested.py"), c_dir, written)  # unchanged since B
+    assert not judge.written_by_c("/usr/lib/python3.11/asyncio/tasks.py", c_dir, written)
+    assert not judge.written_by_c("<frozen os>", c_dir, written)
+    assert not judge.written_by_c(None, c_dir, written)
 
 
 @pytest.mark.parametrize(

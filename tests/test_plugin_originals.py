@@ -54,6 +54,11 @@ def test_what_code_under_test_replaced_is_found_whatever_the_spelling(pytester: 
         (None, "unittest.case.TestCase.assertEqual"),
         ("test_a.py::test_replaces_as_it_runs", "asyncio.runners.Runner.run"),
     ]
+    # where what is in their place was written: the runner tells C's files from B's by it
+    assert content.replaced_from == {
+        "unittest.case.TestCase.assertEqual": str(pytester.path / "lib.py"),
+        "asyncio.runners.Runner.run": "<string>",
+    }
 
 
 def test_what_a_conftests_import_replaced_is_found(pytester: pytest.Pytester) -> None:
@@ -125,19 +130,54 @@ def test_what_is_changed_in_place_is_found(pytester: pytest.Pytester, how: str) 
     assert _session(pytester).replaced == [(None, FOUND_IN_PLACE[how])]
 
 
-def test_code_swapped_as_a_test_runs_is_found_after_it(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        test_c=(
-            "import _pytest.runner as r\n\n"
-            "def test_swaps():\n"
-            "    r.show_test_item.__code__ = (lambda item: None).__code__\n\n"
-            "def test_after():\n"
-            "    pass\n"
-        )
-    )
+#: A test that replaces as it runs, and the test after it: code swapped on the call path is found
+#: once the first is over; what is replaced elsewhere, once the last is (a run's names then hold
+#: what its tests replaced for good, and B's vouch for what its tests left).
+AS_IT_RUNS = {
+    "on-the-call-path": (
+        "import _pytest.runner as r",
+        "r.show_test_item.__code__ = (lambda item: None).__code__",
+        ("test_c.py::test_swaps", "_pytest.runner.show_test_item"),
+    ),
+    "elsewhere": (
+        "import doctest",
+        "doctest.testmod = lambda *a, **k: None",
+        ("test_c.py::test_after", "doctest.testmod"),
+    ),
+}
+
+
+@pytest.mark.parametrize("where", list(AS_IT_RUNS))
+def test_what_a_test_replaces_as_it_runs_is_found_after_it_or_after_the_last_test(
+    pytester: pytest.Pytester, where: str
+) -> None:
+    imports, replaces, expected = AS_IT_RUNS[where]
+    pytester.makepyfile(test_c="%s\n\ndef test_swaps():\n    %s\n\ndef test_after():\n    pass\n" % (imports, replaces))
     result = pytester.runpytest_subprocess(*RECORD_MODE)
-    found = read(str(pytester.path / "s.jsonl")).replaced
-    assert found == [("test_c.py::test_swaps", "_pytest.runner.show_test_item")], result.stdout.str()
+    assert read(str(pytester.path / "s.jsonl")).replaced == [expected], result.stdout.str()
+
+
+def test_a_method_a_framework_class_did_not_inherit_replaces_nothing(pytester: pytest.Pytester) -> None:
+    """pytest (7.4) and pytest-asyncio store fixtures on a ``TestCase`` a test module imports by
+    name; a method added over one the class inherited replaces that one."""
+    pytester.makepyfile(
+        lib=(
+            "import unittest\n"
+            "unittest.TestCase._UnitTestCase__pytest_class_setup = lambda self: None\n"
+            "unittest.IsolatedAsyncioTestCase.__pytest_asyncio_scoped_event_loop = lambda self: None\n"
+            "unittest.TestSuite.__init_subclass__ = classmethod(lambda cls: None)\n"
+        ),
+        test_c=(
+            "import lib\n"
+            "from unittest import IsolatedAsyncioTestCase, TestCase\n\n"
+            "class TestAsync(IsolatedAsyncioTestCase):\n"
+            "    async def test_a(self):\n"
+            "        self.assertEqual(1, 1)\n"
+        ),
+    )
+    content = _session(pytester)
+    assert content.replaced == [(None, "unittest.suite.TestSuite.__init_subclass__")]
+    assert content.replaced_from == {"unittest.suite.TestSuite.__init_subclass__": str(pytester.path / "lib.py")}
 
 
 def test_a_module_put_in_the_place_of_a_frameworks_is_found(pytester: pytest.Pytester) -> None:

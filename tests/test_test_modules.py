@@ -115,6 +115,20 @@ def test_a_candidate_that_changes_nothing_says_so(repo: Repo, tmp_path: pathlib.
     )
 
 
+def test_a_fix_whose_new_tests_do_not_collect_on_c_says_why(repo: Repo, tmp_path: pathlib.Path) -> None:
+    """The new test module imports a package the target environment lacks: "the candidate added
+    or changed no test" was false beside it (a review's), and said nothing of the way out."""
+    base = repo.commit({**BUGGY, "tests/test_b.py": TESTS_B})
+    fix = repo.commit({**FIXED, "tests/test_new.py": "import not_installed_anywhere\n\n\n" + TESTS_C})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", fix)
+    assert code == 3 and doc is not None and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
+    (t3,) = [t for t in doc["tiers"] if t["tier"] == "T3"]
+    assert t3["note"].startswith(
+        "no reproducer: none designated, and the candidate's tests in tests/test_new.py do "
+    ), t3
+    assert "No module named 'not_installed_anywhere'" in t3["note"] and "--reproducer NODEID" in t3["note"]
+
+
 #: The fix breaks ``test_guard`` (half(3) is 1 now), and the candidate skips it.
 GUARD = "def test_guard():\n    assert half(3) == 2\n"
 GUARDED = TESTS_B + "\n\n" + GUARD

@@ -76,6 +76,7 @@ class Ladder:
         self.evidence = Evidence()
         self.sides = Sides(co, store, invocation, self.evidence, self.run_id, progress)
         self.test_modules: tuple[str, ...] = ()  # what pytest takes for a test module (``static.test_modules``)
+        self.written: frozenset[str] = frozenset()  # the files C added or changed
         self.collected: list[str] = []
         self.uncollected: list[str] = []  # named tests whose module does not collect on C
         self.replaced: dict[str, judge.Replaced] = {}  # renamed parametrizations, by function (``lost_tests``)
@@ -154,6 +155,7 @@ class Ladder:
     def _climb(self) -> None:
         self.test_modules = static.test_modules(self)
         diff = compute(str(self.co.repo), self.co.baseline, self.co.candidate, self.test_modules)
+        self.written = frozenset(f.path for f in diff.files if f.status != "D")
         static.parse(self, diff)
         if self.halted():
             return
@@ -232,7 +234,11 @@ class Ladder:
             vouching = replaced["B"]
             if self.evidence.replaced_by_suite is not None:
                 vouching = self.evidence.replaced_by_suite | {(t, n) for t, n in replaced["B"] if t is not None}
-            self.evidence.detect(judge.framework_replacements(vouching, replaced["C"]))
+            origins = self.evidence.replaced_from_c  # where C's ran, its checkout was made
+            c_dir = str(self.co.c_dir) if origins else ""
+            by_c = [n for n, at in origins.items() if judge.written_by_c(at, c_dir, self.written)]
+            found = judge.framework_replacements(vouching, replaced["C"], replaced["B"], self.evidence.ran_on_b, by_c)
+            self.evidence.detect(found)
         bare = ablation.bare(self.invocation)
         verdict = decide(self.evidence.tiers, self.evidence.results, self.evidence.detections, bare) if judged else None
         if verdict is not None and any(rejects(d) for d in self.evidence.detections):

@@ -30,12 +30,16 @@ class Evidence:
     detections: list[Detection] = field(default_factory=list)
     tiers: list[TierRecord] = field(default_factory=list)
     ran_on_c: set[str] = field(default_factory=set)
+    # the tests B's runs reported a result for (a collection error of a test's module is none)
+    ran_on_b: set[str] = field(default_factory=set)
     # allowed (loopback) connect attempts per side: (test id or None, address)
     attempts: dict[str, set[tuple[str | None, str]]] = field(default_factory=lambda: {"B": set(), "C": set()})
     # the test frameworks' objects found replaced per side: (test id or None, dotted name)
     replaced: dict[str, set[tuple[str | None, str]]] = field(default_factory=lambda: {"B": set(), "C": set()})
     # ... and by B's stored suite run, once it is known
     replaced_by_suite: set[tuple[str | None, str]] | None = None
+    # ... and, for C's, the file what was in each one's place was written in (``originals._origin``)
+    replaced_from_c: dict[str, str | None] = field(default_factory=dict)
 
     def add(
         self,

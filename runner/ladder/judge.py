@@ -7,6 +7,8 @@ unit-tested without a repository.
 
 from __future__ import annotations
 
+import os
+import pathlib
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -543,24 +545,88 @@ def network_attempts(
     return found
 
 
-def framework_replacements(b: Iterable[tuple[str | None, str]], c: Iterable[tuple[str | None, str]]) -> list[Detection]:
-    """A ``source_interference`` detection, ``replaces_test_framework`` (an attack: REJECTED), for
-    each test framework's object C's code replaced and no B run found replaced (``originals``):
-    whatever spelling did it, every test that runs through it may report what it was made to.
-    Names, not tests, are compared: an import-time replacement is seen wherever the module is
-    first imported, and a framework plugin or library that replaces one on purpose does on B too.
+def framework_replacements(
+    vouching: Iterable[tuple[str | None, str]],
+    c: Iterable[tuple[str | None, str]],
+    b: Iterable[tuple[str | None, str]],
+    ran_on_b: Collection[str],
+    by_c: Collection[str],
+) -> list[Detection]:
+    """A ``source_interference`` detection for each test framework's object C's runs found
+    replaced (``originals``) and none of B's runs that ``vouching`` holds did: whatever spelling
+    did it, every test that runs through it may report what it was made to. Names, not tests,
+    are compared: an import-time replacement is seen wherever the module is first imported, and
+    a framework plugin or library that replaces one on purpose does on B too.
+
+    ``replaces_test_framework`` (an attack: REJECTED) where C's code did it; where B's side
+    cannot say whose code did, ``framework_replaced_unattributed`` (INCONCLUSIVE: no cheat is
+    certified, and the honest projects a review saw rejected are not):
+
+    - ``vouching`` holds another object of its module: B's code replaces that module's objects
+      on purpose (pytest-mock wraps ``unittest.mock``'s asserts, ``AsyncMock``'s since a commit
+      of its own), and a change to which it replaces cannot be told from a cheat;
+    - what was put in its place was written in no file C added or changed (``by_c``: the names
+      whose replacement was) and either ``b``, every B run, found it replaced by the end of
+      collection too -- C's tests reach B's code that replaces it (``nest_asyncio.apply()`` at a
+      new test module's import) -- or it was found once a test was over that never ran on B
+      (``ran_on_b``; its module failed to import there, as a fix's new test often does).
     """
-    on_b = {name for _, name in b}
+    vouched = {name for _, name in vouching}
+    modules = {_module(name) for name in vouched}
+    on_b_by_collection = {name for test_id, name in b if test_id is None}
+
+    def unattributed(name: str, test_id: str | None) -> str | None:
+        """Why B's side cannot say whose code replaced ``name``; None: C's did."""
+        if _module(name) in modules:
+            return "B's runs found other objects of %s replaced, by code that replaces them on purpose" % _module(name)
+        if name in by_c:
+            return None
+        if name in on_b_by_collection:
+            return "B's runs of C's tests found it replaced by the end of collection too, by code C's tests reach"
+        if test_id is not None and test_id not in ran_on_b:
+            return "%s never ran on B: nothing to compare it with" % test_id
+        return None
+
     first: dict[str, str | None] = {}
     for test_id, name in sorted(c, key=lambda tn: (tn[1], tn[0] is not None, tn[0] or "")):
-        if name not in on_b:
+        if name not in vouched:
             first.setdefault(name, test_id)
     found = []
     for name, test_id in sorted(first.items()):
         when = "by the end of collection" if test_id is None else "once %s was over" % test_id
-        message = (
-            "the test framework's %s was replaced on C (found %s); no B run found it replaced: "
-            "what every test that runs through it asserts or reports can change" % (name, when)
+        message = "the test framework's %s was replaced on C (found %s); " % (name, when)
+        why = unattributed(name, test_id)
+        if why is not None:
+            message += "%s; the referee cannot say whose, and what the tests report through it is not evidence" % why
+            found.append(
+                Detection(DetectionKind.SOURCE_INTERFERENCE, message, test_id, detail="framework_replaced_unattributed")
+            )
+            continue
+        message += (
+            "no B run found it replaced%s: what every test that runs through it asserts or reports can change"
+            % (", and what was put in its place was written by C" if name in by_c else "")
         )
         found.append(Detection(DetectionKind.SOURCE_INTERFERENCE, message, test_id, detail="replaces_test_framework"))
     return found
+
+
+def written_by_c(origin: str | None, c_dir: str, written: Collection[str]) -> bool:
+    """Whether ``origin`` (``originals._origin``) is a file C added or changed (``written``) in its
+    checkout ``c_dir``, or code compiled from a string (``<string>``; a frozen module's
+    ``<frozen os>`` is the standard library's)."""
+    if origin is None:
+        return False
+    if origin.startswith("<"):
+        return not origin.startswith("<frozen ")
+    path = os.path.relpath(os.path.realpath(origin), os.path.realpath(c_dir))
+    return not path.startswith(os.pardir) and pathlib.PurePath(path).as_posix() in written
+
+
+def _module(name: str) -> str:
+    """The module a replaced object's dotted name is found in: the names before the first class
+    (capitalised: ``unittest.mock`` of ``unittest.mock.AsyncMock.assert_awaited_with``), or before
+    the last name. A lower-case class (``unittest.mock._patch``) counts as a module of its own:
+    the module a name is said to be in is never wider than its own."""
+    parts = name.split(".")
+    first_class = next((i for i, part in enumerate(parts) if i and part[:1].isupper()), len(parts) - 1)
+    return ".".join(parts[:first_class])

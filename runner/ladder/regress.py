@@ -74,6 +74,7 @@ def suite_of_b(ladder: Ladder, tests: int) -> baseline_suite.BaselineSuite:
         ladder.measure_baseline()
         ladder.evidence.attempts["B"].update((t, a) for t, found in got.suite.network.items() for a in found)
         ladder.evidence.replaced_by_suite = set(got.suite.replaced)
+        ladder.evidence.ran_on_b.update(t for t, seen in got.suite.results.items() if seen is not None)
     ladder.progress("baseline suite on B: %s (%s)" % (got.how, got.note))
     return got
 

@@ -12,14 +12,14 @@ import ast
 import contextlib
 import pathlib
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pytest_evidence import gitops, overlay
 from pytest_evidence.assemble import Typed
 from pytest_evidence.errors import BadInput, EvidenceError, ToolFailed
-from pytest_evidence.model import Detection, DetectionKind, Observation, Origin, Role, Tier, TierStatus
+from pytest_evidence.model import Detection, DetectionKind, Failure, Observation, Origin, Role, Tier, TierStatus
 from pytest_evidence.replay import holds
 from pytest_evidence.store import SuiteRun
 from runner import ablation, config_policy, pyscan
@@ -40,14 +40,23 @@ NO_REPRODUCER = (
 )
 
 
-def no_reproducer(ladder: Ladder, diff: Diff) -> str:
+def no_reproducer(ladder: Ladder, diff: Diff, errors: Mapping[str, Failure] | None = None) -> str:
     """``NO_REPRODUCER``, or -- when the candidate's tests are in a file the suite's
     configuration does not collect (``tests.py`` beside pytest's ``test_*.py``: a file named for
     tests, holding some) -- that, and how to name it: the candidate did add a test, and the
     suite never runs it. A candidate that changes nothing says so: its tree is B's (an empty
-    patch, or ``--candidate`` naming B's tree)."""
+    patch, or ``--candidate`` naming B's tree). So does one whose test modules do not collect on
+    C (``errors``, C's collection errors): a review read "added or changed no test" beside a new
+    test module that failed to import a package missing from the target environment."""
     if not diff.files:
         return "no reproducer: the candidate changes nothing -- its tree is the baseline's, so there is no fix to show"
+    written = {f.path for f in diff.files if f.status != "D"}
+    broken = sorted(nodeid for nodeid in errors or {} if nodeid.split("::", 1)[0] in written)
+    if errors and broken:
+        return (
+            "no reproducer: none designated, and the candidate's tests in %s do not collect on C (%s): make them "
+            "import, or name a test with --reproducer NODEID" % (", ".join(broken), errors[broken[0]].message)
+        )
     named = [f.path for f in diff.of_kind(FileKind.SOURCE) if f.status != "D" and "test" in f.path.rpartition("/")[2]]
     unseen = [path for path in named if _holds_tests(ladder.co.c_dir / path)]  # not a library's ``test_connection``
     if not unseen:
@@ -464,7 +473,8 @@ def reproducers(
         chosen = _chosen(ladder, resolver, c_suite)
         if not chosen.ids:
             sides.checked(session.close(), ladder.co.c_dir)
-            ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, no_reproducer(ladder, diff))
+            note = no_reproducer(ladder, diff, view.content.collect_errors)
+            ladder.tier(Tier.T3, TierStatus.INCONCLUSIVE, start, 0, 0, None, note)
             return
         groups = _groups(chosen)
         sides.all_collected([] if b_session is None else [b_session])  # before C's first group starts

@@ -152,6 +152,11 @@ class Sides:
         self.evidence.detect(network_detections([a for a in run.content.network if a[2]], side))
         self.evidence.attempts[side].update((t, address) for t, address, blocked in run.content.network if not blocked)
         self.evidence.replaced[side].update(run.content.replaced)
+        if side == "B":
+            self.evidence.ran_on_b.update(run.content.results)
+        else:
+            for name, origin in run.content.replaced_from.items():
+                self.evidence.replaced_from_c.setdefault(name, origin)
         if answer and not run.answered and forged is None:  # a forgery is the answer: REJECTED
             raise ToolFailed("pytest ended (exit %d) without reporting on %s: %s" % (run.exit_code, side, run.said))
         if side == "C":
