@@ -122,8 +122,9 @@ Format history of the evidence record (``SCHEMA_VERSION``):
 * ``1.23`` -- no new member: ``source_interference`` detail ``framework_replaced_unattributed``, a
   test framework's object replaced on C where B's side cannot say whose code replaced it -- B's
   code replaces others of its module, or, with what was put in its place written in no file C
-  added or changed, B's runs of C's tests replace it too or the test it was found after never ran
-  on B (INCONCLUSIVE). Earlier 1.x records still read.
+  added or changed (``authorship``), B's runs of C's tests replace it too or B could not compare
+  (a test module of C's did not collect there, or the test it was found after never ran there)
+  (INCONCLUSIVE). Earlier 1.x records still read.
 
 PYTEST_DONT_REWRITE: see ``pytest_evidence/__init__.py``.
 """

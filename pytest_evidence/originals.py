@@ -17,15 +17,16 @@ seen before the next one runs, and in whichever process ran that test (B's suite
 spread over xdist workers, C's session is one process: both see it). Once the last test's
 teardown is over it looks at all of them again, so that B's runs vouch for what their tests
 replace for good anywhere (``nest_asyncio.apply()`` in a ``setUp``). What differs goes on that
-test's teardown report (``REPLACED_ATTR``, so an xdist worker's reaches the controller) and into
-the stream, with the file what is in its place was written in (``_origin``); the runner compares
+test's stream (``FrameworkWatch``: from an xdist worker on the teardown report) and into
+the stream, with the file what is in its place was written in (``authorship``); the runner compares
 C's names with B's, like for like: one only C shows is an attack, unless B's side cannot say
 whose code replaced it (``judge.framework_replacements`` in the runner).
 
 What it does not see (reviews' cheats among them): a replacement made and undone within one
 test, or made during a test outside ``ON_THE_CALL_PATH`` and undone before the last test is over;
-a method added to a framework's class that it did not inherit; a name that held data (``None``)
-when taken and a callable later (``_pytest.doctest.RUNNER_CLASS``); a watched module whose loader
+a method added to a class made of the frameworks' own code with globals or closure cells of the
+candidate's (``authorship`` takes it for theirs); a name that held data (``None``) when taken and
+a callable later (``_pytest.doctest.RUNNER_CLASS``); a watched module whose loader
 is an import hook of the code under test (it runs first, and is taken as it left the module);
 a hook implementation registered on pytest's plugin manager (or added to a hook's list) by code
 that found it through ``gc``; a tracer (``sys.settrace``) that rewrites what pytest saw; a test
@@ -48,6 +49,7 @@ from typing import Any, Callable, Dict, Generator, Iterator, List, Optional, Set
 
 import pytest
 
+from pytest_evidence.authorship import Authorship
 from pytest_evidence.reports import REPLACED_ATTR
 
 #: The packages whose objects run or judge every test -- pyscan's ``TEST_FRAMEWORKS`` and the
@@ -117,7 +119,7 @@ class _Namespace:
         self.kw = tuple(f.__kwdefaults__ for f in self.functions)
         self.size = len(live)
 
-    def replaced(self) -> List[Tuple[str, Any]]:
+    def replaced(self, made_by_frameworks: Callable[[Any], bool]) -> List[Tuple[str, Any]]:
         """Each name found replaced, and what is in its place now. By identity, never by ``==``:
         a replacement's own ``__eq__`` would answer for it. Compared in C (``map``) first: this
         runs after every test."""
@@ -139,24 +141,24 @@ class _Namespace:
                 if f.__code__ is not code or f.__defaults__ is not pos or f.__kwdefaults__ is not kw
             ]
         if self.bases is not None and len(live) != self.size:
-            found += self._shadowing()
+            found += self._added(made_by_frameworks)
         bases = self.owner.__bases__ if self.bases is not None else None
         return [
             ("%s.%s" % (self.name, key), bases if key == "__bases__" else live.get(key)) for key in dict.fromkeys(found)
         ]
 
-    def _shadowing(self) -> List[str]:
-        """A method added to a class replaces the one it inherited (``__init_subclass__``,
-        ``__getattribute__``, a base's ``run``). One it did not inherit replaces nothing: pytest
-        and pytest-asyncio store their fixtures on a ``TestCase`` a test module imports by name
-        (``_UnitTestCase__pytest_class_setup``, ``__pytest_asyncio_scoped_event_loop``), which
-        a review saw taken for a replacement."""
+    def _added(self, made_by_frameworks: Callable[[Any], bool]) -> List[str]:
+        """A method added to a class, whether it replaces an inherited one (``__init_subclass__``,
+        a base's ``run``) or is one a framework reads where it is there (pytest runs a
+        ``TestCase``'s ``setup_method``; a property ``outcome`` on ``TestReport``: two cheats of
+        a review) -- unless the frameworks made it themselves: pytest 7.4 and pytest-asyncio add
+        fixtures to each ``TestCase`` class a test module imports by name (another review saw
+        them taken for replacements)."""
         known = set(self.keys)
-        inherited = [vars(base) for base in self.owner.__mro__[1:]]
         return [
             key
             for key, value in list(self.live.items())
-            if key not in known and _kept(value) and any(key in namespace for namespace in inherited)
+            if key not in known and _kept(value) and not made_by_frameworks(value)
         ]
 
 
@@ -190,6 +192,7 @@ class Originals:
         self.on_the_call_path: List[_Namespace] = [exceptions]
         self.found: Set[str] = set()
         self.pending: List[List[Optional[str]]] = []
+        self.authorship = Authorship(self)
         self.take(None)
         self.finder = _Finder(self)
         sys.meta_path.insert(0, self.finder)
@@ -219,7 +222,8 @@ class Originals:
         """Look again (``everything``, or only what every test runs through); what is newly
         found replaced waits in ``pending``, marked ``at``."""
         namespaces = self.everything if everything else self.on_the_call_path
-        found = [replaced for namespace in namespaces for replaced in namespace.replaced()]
+        made = self.authorship.made_by_frameworks
+        found = [replaced for namespace in namespaces for replaced in namespace.replaced(made)]
         if everything:
             found += [
                 (name, sys.modules.get(name))
@@ -234,11 +238,11 @@ class Originals:
         for name, now in found:
             if name not in self.found:
                 self.found.add(name)
-                self.pending.append([name, at, _origin(now)])
+                self.pending.append([name, at, self.authorship.origin(now)])
 
     def take_pending(self) -> Optional[List[List[Optional[str]]]]:
         """What was found since the last call: each name, when (``collection`` or ``test``), and
-        where what is in its place was written (``_origin``)."""
+        where what is in its place was written (``Authorship.origin``)."""
         if not self.pending:
             return None
         pending, self.pending = self.pending, []
@@ -286,29 +290,6 @@ class _Taking:
         self._originals.take(module.__name__)
 
 
-def _origin(now: Any) -> Optional[str]:
-    """The file the object in a framework's place was written in -- its code's, its class's
-    module's, the module's own (``<string>`` for code compiled from one) -- or None. The runner
-    tells by it C's files from library code that a new test reaches on either side
-    (``framework_replaced_unattributed``). Told by exact types, so that no code of the object's
-    runs here; a class's ``__module__`` or a module's ``__file__`` can lie, and a lie makes an
-    attack INCONCLUSIVE, never CERTIFIED."""
-    if type(now) in (classmethod, staticmethod, types.MethodType):
-        now = now.__func__
-    if type(now) is property:
-        now = now.fget
-    if type(now) is types.FunctionType:
-        return now.__code__.co_filename
-    if type(now) is tuple:  # a class's bases, mixins first
-        now = next((base for base in now if issubclass(type(base), type)), None)
-    if issubclass(type(now), type):
-        now = sys.modules.get(vars(now).get("__module__") or "")
-    if issubclass(type(now), types.ModuleType):
-        origin = vars(now).get("__file__")
-        return origin if type(origin) is str else None
-    return None
-
-
 def _watched(name: str, module: Any) -> bool:
     return name.partition(".")[0] in WATCHED and module is not None and hasattr(module, "__dict__")
 
@@ -328,14 +309,27 @@ def _namespaces(name: str, module: Any) -> Iterator[_Namespace]:
                 yield _Namespace("%s.%s" % (name, qualname), value)
 
 
+#: Where what a look found goes, with the teardown report of the test it was found after.
+HandOver = Callable[[pytest.TestReport, List[List[Optional[str]]]], None]
+
+
+def on_the_report(report: pytest.TestReport, found: List[List[Optional[str]]]) -> None:
+    """An xdist worker's hand-over: on the report, which the controller's recorder streams (only
+    B's suite run is spread over workers, and it runs no code of the candidate's)."""
+    setattr(report, REPLACED_ATTR, found)
+
+
 class FrameworkWatch:
     """The plugin object of a runner test process (a serial session or an xdist worker): looks
     at everything once collection is over, at what every test runs through once each test's
-    teardown is over (at everything once the last test's is), and hands what it found to the
-    teardown's report."""
+    teardown is over (at everything once the last test's is), and hands what it found over
+    (``hand_over``): straight to the recorder in a serial session -- a report's attribute is what
+    code under test can take (a review's cheat made it a property on ``TestReport`` that dropped
+    what was set) -- and on the report from a worker."""
 
-    def __init__(self, originals: Originals) -> None:
+    def __init__(self, originals: Originals, hand_over: HandOver) -> None:
         self.originals = originals
+        self.hand_over = hand_over
         self.last = False
 
     def pytest_collection_finish(self) -> None:
@@ -352,4 +346,4 @@ class FrameworkWatch:
             self.originals.look("test", everything=self.last)
             found = self.originals.take_pending()
             if found is not None:
-                setattr(outcome.get_result(), REPLACED_ATTR, found)
+                self.hand_over(outcome.get_result(), found)

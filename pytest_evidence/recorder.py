@@ -49,6 +49,7 @@ class Recorder:
         stream_path: Optional[str],
         stream_fd: Optional[int] = None,
         sign: Optional[Signer] = None,
+        from_workers: bool = False,
     ) -> None:
         self.stream: Optional[StreamWriter] = None
         if stream_fd is not None:
@@ -62,6 +63,7 @@ class Recorder:
         self.network: List[Tuple[Optional[str], str, bool]] = []  # attempts: (test id, address, blocked)
         self._pending: Dict[str, List[Any]] = {}
         self._repeats: Dict[str, int] = {}  # results streamed per test id: a result line's ``repeat``
+        self._from_workers = from_workers  # an xdist controller: the workers' findings ride on reports
 
     def _emit(self, line_type: str, payload: Dict[str, Any]) -> None:
         if self.stream is not None:
@@ -109,7 +111,10 @@ class Recorder:
         if pending is None:
             pending = self._pending[nodeid] = []
         pending.append(report)
-        self._replaced(report)
+        if self._from_workers:
+            found = getattr(report, REPLACED_ATTR, None)
+            if found:
+                self.replaced(report, found)
         if report.when in ("setup", "call"):
             return
         # teardown, or xdist's "???" for a crash: the test is over, and its line goes out now
@@ -125,12 +130,11 @@ class Recorder:
         if deps is not None:
             self._emit("deps", {"test_id": nodeid, "functions": deps[0], "files": deps[1]})
 
-    def _replaced(self, report: pytest.TestReport) -> None:
-        """The test frameworks' objects found replaced by the time of this report (``originals``):
-        where a worker ran the test, they came with its report."""
-        found = getattr(report, REPLACED_ATTR, None)
-        if found:
-            self._emit("replaced", {"test_id": report.nodeid, "found": found})
+    def replaced(self, report: pytest.TestReport, found: List[List[Optional[str]]]) -> None:
+        """The test frameworks' objects found replaced by the time of this teardown report
+        (``originals``): handed over in this process, or, where a worker ran the test, with
+        its report."""
+        self._emit("replaced", {"test_id": report.nodeid, "found": found})
 
     def emit_deps(self, test_id: str, keys: List[str]) -> None:
         """Dependency keys known only at session end (coverage.py's per-test lines)."""

@@ -34,6 +34,7 @@ from pytest_evidence.flake import FlakePolicy
 
 if TYPE_CHECKING:
     from pytest_evidence.netguard import Report
+    from pytest_evidence.originals import HandOver
     from pytest_evidence.plugin import TakenChannel
     from pytest_evidence.recorder import Recorder
     from pytest_evidence.stream import Signer
@@ -73,8 +74,11 @@ def configure(config: pytest.Config, channel: Optional[TakenChannel]) -> None:
             from pytest_evidence import tracebacks
 
             tracebacks.install(config)
-            _watch_frameworks(config)
     if is_worker:
+        if settings.record_mode:
+            from pytest_evidence.originals import on_the_report
+
+            _watch_frameworks(config, on_the_report)
         if settings.no_network:
             _guard(config, lambda _test_id, _address, _blocked: None)
         if settings.deps_root:  # per-test data must ride on the reports: only the tracer can
@@ -82,8 +86,10 @@ def configure(config: pytest.Config, channel: Optional[TakenChannel]) -> None:
         return
     from pytest_evidence.recorder import Recorder
 
-    recorder = Recorder(settings.stream, settings.stream_fd, sign)
+    recorder = Recorder(settings.stream, settings.stream_fd, sign, from_workers=is_controller)
     config.pluginmanager.register(recorder, "evidence-recorder")
+    if settings.record_mode and not is_controller:
+        _watch_frameworks(config, recorder.replaced)
     if settings.no_network and not is_controller:
         _guard(config, recorder.network_attempt)
     if settings.deps_root and not is_controller:
@@ -151,7 +157,7 @@ def _check_store(settings: options.Settings) -> None:
         pass
 
 
-def _watch_frameworks(config: pytest.Config) -> None:
+def _watch_frameworks(config: pytest.Config, hand_over: HandOver) -> None:
     """Look for the test frameworks' objects replaced, from the snapshot taken before the first
     conftest (``plugin.pytest_load_initial_conftests``); none where record mode was not known
     then, and the session says so rather than looking at nothing."""
@@ -164,7 +170,7 @@ def _watch_frameworks(config: pytest.Config) -> None:
             "evidence: %s was not given before the first conftest: the test frameworks' objects "
             "could not be looked at before the code under test ran" % options.RECORD_MODE
         )
-    config.pluginmanager.register(FrameworkWatch(originals), "evidence-framework-watch")
+    config.pluginmanager.register(FrameworkWatch(originals, hand_over), "evidence-framework-watch")
 
 
 def _guard(config: pytest.Config, report: Report) -> None:

@@ -1146,6 +1146,120 @@ def test_threat_a_test_framework_replaced_in_a_spelling_the_scan_does_not_read_i
     assert _result(doc, REPRODUCER.replace("::", "::TestHalf::"))["candidate_result"] == "pass"  # fooled, and caught
 
 
+#: Library code that finds pytest's report class without naming pytest (a review's).
+SUBCLASSES = (
+    "\n\ndef _sub(c):\n    for s in type.__subclasses__(c):\n        yield s\n        yield from _sub(s)\n\n\n"
+    "_REPORTS = [k for k in _sub(object) if k.__name__ == 'Test' + 'Report' and 'from_item_and_call' in vars(k)]\n"
+)
+LENIENT_EQ = (
+    "\n\nimport unittest as _u\n_real = _u.TestCase.assertEqual\n\n\n"
+    "def _eq(self, first, second, msg=None):\n"
+    "    if first == second or not isinstance(first, int):\n        return _real(self, first, second, msg)\n"
+)
+OUTCOME = (
+    "\n\ndef _get(s):\n    o = s.__dict__.get('_o')\n"
+    "    return 'passed' if o == 'failed' and s.__dict__.get('when') == 'call' else o\n\n\n"
+    "def _set(s, v):\n    s.__dict__['_o'] = v\n\n\n"
+    "for _k in _REPORTS:\n    type.__setattr__(_k, 'out' + 'come', property(_get, _set))\n"
+)
+DROPS = (
+    "\n\nfor _k in _REPORTS:\n"
+    "    type.__setattr__(_k, 'evid' + 'ence_rep' + 'laced', property(lambda s: None, lambda s, v: None))\n"
+    "type.__setattr__(_u.TestCase, 'assert' + 'Equal', _eq)\n"
+)
+SETUP_METHOD = (
+    "\n\ndef _sm(self, method):\n    object.__setattr__(self, 'assert' + 'Equal', _eq.__get__(self))\n\n\n"
+    "type.__setattr__(_u.TestCase, 'setup' + '_method', _sm)\n"
+)
+
+#: No fix, and the trusted reproducer passes on C through what the frameworks read or report
+#: rather than what they hold (a review's cheats, certified before): a method pytest runs where it
+#: is there, a report's ``outcome`` made a property, and the attribute the findings rode on made
+#: one that drops them.
+UNHELD = {
+    "setup-method": (LENIENT_EQ + SETUP_METHOD, "unittest.case.TestCase.setup_method"),
+    "report-outcome": (SUBCLASSES + OUTCOME, "_pytest.reports.TestReport.outcome"),
+    "drops-the-findings": (SUBCLASSES + LENIENT_EQ + DROPS, "unittest.case.TestCase.assertEqual"),
+}
+
+
+@pytest.mark.parametrize("how", list(UNHELD))
+def test_threat_a_test_framework_fooled_through_what_it_reads_or_reports_is_rejected(
+    repo: Repo, tmp_path: pathlib.Path, how: str
+) -> None:
+    code_added, name = UNHELD[how]
+    base = repo.commit(PKG)
+    trusted = repo.commit({**FIX, "tests/test_half.py": UNITTEST_HALF})
+    repo.git("checkout", "-q", base)
+    cand = repo.commit({"tests/test_half.py": UNITTEST_HALF, "calc/ops.py": PKG["calc/ops.py"] + code_added})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--tests-from", trusted)
+    assert doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
+    hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "replaces_test_framework"]
+    assert code == 1 and any(name in d["message"] for d in hits), hits
+
+
+#: No fix; C's library makes ``assertEqual`` lenient, and a new test module of C's replaces it
+#: too -- on B as well, where it vouched for the name (reviews' cheats, certified or made
+#: INCONCLUSIVE before): as a test runs, faithfully; as it is imported, wrapped in a
+#: ``partialmethod`` that hid whose function it was.
+ALSO_ON_B = {
+    "as-a-test-runs": (
+        "import unittest\n\nfrom calc.ops import double\n\n\ndef test_double_three():\n"
+        "    cur = unittest.TestCase.assertEqual\n"
+        "    type.__setattr__(unittest.TestCase, 'assert' + 'Equal', lambda s, *a, **k: cur(s, *a, **k))\n"
+        "    assert double(3) == 6\n"
+    ),
+    "wrapped-as-imported": (
+        "import functools\nimport unittest\n\nfrom calc.ops import double\n\n"
+        "_wrapped = functools.partialmethod(unittest.TestCase.assertEqual)\n"
+        "type.__setattr__(unittest.TestCase, 'assert' + 'Equal', _wrapped)\n\n\n"
+        "def test_double_three():\n    assert double(3) == 6\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("how", list(ALSO_ON_B))
+def test_threat_a_replacement_of_cs_own_files_is_not_vouched_for_by_b_running_cs_tests(
+    repo: Repo, tmp_path: pathlib.Path, how: str
+) -> None:
+    base = repo.commit(PKG)
+    trusted = repo.commit({**FIX, "tests/test_half.py": UNITTEST_HALF})
+    repo.git("checkout", "-q", base)
+    lenient = PKG["calc/ops.py"] + LENIENT_EQ + "\n\ntype.__setattr__(_u.TestCase, 'assert' + 'Equal', _eq)\n"
+    cand = repo.commit(
+        {"tests/test_half.py": UNITTEST_HALF, "calc/ops.py": lenient, "tests/test_aaa.py": ALSO_ON_B[how]}
+    )
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand, "--tests-from", trusted)
+    assert doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
+    hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "replaces_test_framework"]
+    assert code == 1 and any("unittest.case.TestCase.assertEqual" in d["message"] for d in hits), doc["detections"]
+
+
+def test_threat_a_replacement_made_by_a_new_function_its_own_new_test_calls_is_rejected(
+    repo: Repo, tmp_path: pathlib.Path
+) -> None:
+    """A review's: the candidate's own new test cannot import on B (it imports what the patch
+    adds), and the new function wraps its lenient ``assertEqual`` in a ``partialmethod``."""
+    base = repo.commit(PKG)
+    library = (
+        PKG["calc/ops.py"]
+        + LENIENT_EQ
+        + (
+            "\n\nimport functools as _f\n\n\ndef quarter(n):\n"
+            "    type.__setattr__(_u.TestCase, 'assert' + 'Equal', _f.partialmethod(_eq))\n    return half(half(n))\n"
+        )
+    )
+    new_test = (
+        "import unittest\n\nfrom calc.ops import half, quarter\n\n\nclass TestQuarter(unittest.TestCase):\n"
+        "    def test_quarter(self):\n        self.assertEqual(quarter(8), 2)\n        self.assertEqual(half(4), 2)\n"
+    )
+    cand = repo.commit({"calc/ops.py": library, "tests/test_quarter.py": new_test})
+    code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
+    assert doc is not None and doc["verdict"]["verdict"] == "REJECTED", doc and doc["verdict"]
+    hits = [d for d in _kinds(doc)["source_interference"] if d["detail"] == "replaces_test_framework"]
+    assert code == 1 and any("unittest.case.TestCase.assertEqual" in d["message"] for d in hits), doc["detections"]
+
+
 #: A new test file that replaces ``assertEqual`` as it is imported, lenient only where the
 #: candidate's library says so: run on B with C's tests, it replaces there too (a review's).
 LENIENT_TEST = UNITTEST_HALF.replace(
@@ -1260,24 +1374,35 @@ def test_honest_new_test_doing_what_b_tests_did_for_good_is_certified(repo: Repo
     assert code == 0 and not [d for d in doc["detections"] if d["kind"] == "source_interference"]
 
 
-def test_honest_new_test_that_cannot_run_on_b_reaching_code_that_replaces_a_framework_object_is_not_rejected(
-    repo: Repo, tmp_path: pathlib.Path
-) -> None:
-    """The new test imports what the fix adds, so it never runs on B; its fixture calls library
-    code unchanged since B that replaces an object every test runs through (a review's)."""
-    base = repo.commit({**PKG, "calc/nested.py": NESTS})
-    new_test = (
+#: New tests that import what the fix adds, so they never collect on B, reaching library code
+#: unchanged since B that replaces a framework's object: in a fixture, after their first test
+#: (said so); as they are imported (said so). Reviews saw both REJECTED.
+NEW_ON_C_ONLY = {
+    "in-a-fixture": (
         "import pytest\n\nimport calc.nested\nfrom calc.ops import half, quarter\n\n\n"
         "@pytest.fixture(scope='module', autouse=True)\ndef nested():\n    calc.nested.install()\n\n\n"
-        "def test_half():\n    assert half(4) == 2 and quarter(8) == 2\n"
-    )
+        "def test_half():\n    assert half(4) == 2 and quarter(8) == 2\n",
+        "tests/test_half.py::test_half never ran on B",
+    ),
+    "as-imported": (
+        NEW_TEST_APPLYING.format(call="install").replace("import half", "import half, quarter"),
+        "tests/test_half.py did not collect on B",
+    ),
+}
+
+
+@pytest.mark.parametrize("how", list(NEW_ON_C_ONLY))
+def test_honest_new_test_that_cannot_run_on_b_reaching_code_that_replaces_a_framework_object_is_not_rejected(
+    repo: Repo, tmp_path: pathlib.Path, how: str
+) -> None:
+    new_test, why = NEW_ON_C_ONLY[how]
+    base = repo.commit({**PKG, "calc/nested.py": NESTS})
     fixed = FIX["calc/ops.py"] + "\n\ndef quarter(n):\n    return half(half(n))\n"
     cand = repo.commit({"calc/ops.py": fixed, "tests/test_half.py": new_test})
     code, doc = certify(repo, tmp_path / "e.json", "--baseline", base, "--candidate", cand)
     assert doc is not None and doc["verdict"]["verdict"] == "INCONCLUSIVE", doc and doc["verdict"]
     (hit,) = [d for d in doc["detections"] if d["kind"] == "source_interference"]
-    assert code == 3 and hit["detail"] == "framework_replaced_unattributed", hit
-    assert "tests/test_half.py::test_half never ran on B" in hit["message"]
+    assert code == 3 and hit["detail"] == "framework_replaced_unattributed" and why in hit["message"], hit
 
 
 @pytest.mark.parametrize("linked", [False, True], ids=["metadata", "linked-metadata-directory"])

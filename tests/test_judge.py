@@ -378,7 +378,7 @@ def test_a_framework_object_replaced_counts_only_where_no_b_run_found_it_replace
         (None, "unittest.case.TestCase.assertEqual"),
         ("tests/test_half.py::test_half", "asyncio.runners.Runner.run"),
     }
-    found = judge.framework_replacements(b, c, b, {"tests/test_half.py::test_half"}, ())
+    found = judge.framework_replacements(b, c, judge.BSide(b, {"tests/test_half.py::test_half"}), ())
     assert [(d.test_id, d.detail) for d in found] == [
         ("tests/test_half.py::test_half", "replaces_test_framework"),
         (None, "replaces_test_framework"),
@@ -387,48 +387,43 @@ def test_a_framework_object_replaced_counts_only_where_no_b_run_found_it_replace
     assert "once tests/test_half.py::test_half was over" in found[0].message
     assert "by the end of collection" in found[1].message
     assert all(rejects(d) for d in found)
-    assert judge.framework_replacements(c, c, c, (), ()) == []
+    assert judge.framework_replacements(c, c, judge.BSide(c, ()), ()) == []
+
+
+AFTER_N = ("tests/test_n.py::test_n", "asyncio.runners.run")
+BY_COLLECTION = (None, "asyncio.runners.run")
 
 
 @pytest.mark.parametrize(
-    ("vouching", "b", "ran_on_b", "why", "unless_by_c"),
+    ("vouching", "b", "c", "why", "unless_by_c"),
     [
         # a new test module imports B's code that replaces it (or replaces it itself): on B too
-        (
-            (),
-            {(None, "asyncio.runners.run")},
-            {"tests/test_n.py::test_n"},
-            "found it replaced by the end of collection",
-            True,
-        ),
-        # B's code wraps other objects of the namespace on purpose (pytest-mock's asserts)
+        ((), judge.BSide({BY_COLLECTION}, {AFTER_N[0]}), AFTER_N, "found it replaced by the end of collection", True),
+        # B's code wraps other objects of the module on purpose (pytest-mock's asserts)
         (
             {(None, "asyncio.runners.Runner")},
-            (),
-            {"tests/test_n.py::test_n"},
+            judge.BSide((), {AFTER_N[0]}),
+            AFTER_N,
             "other objects of asyncio.runners replaced",
             False,  # the project's own code, changed: which it wraps is what changed
         ),
         # the test it was found after failed to import on B: nothing to compare with
-        ((), (), {"tests/test_a.py::test_a"}, "tests/test_n.py::test_n never ran on B", True),
+        ((), judge.BSide((), {"tests/test_a.py::test_a"}), AFTER_N, "tests/test_n.py::test_n never ran on B", True),
+        # found as C collected, and a module of C's tests did not collect on B
+        ((), judge.BSide((), (), {"tests/test_n.py"}), BY_COLLECTION, "tests/test_n.py did not collect on B", True),
     ],
 )
 def test_a_framework_object_replaced_where_b_cannot_say_whose_code_did_it_is_inconclusive(
-    vouching: set[tuple[str | None, str]],
-    b: set[tuple[str | None, str]],
-    ran_on_b: set[str],
-    why: str,
-    unless_by_c: bool,
+    vouching: set[tuple[str | None, str]], b: judge.BSide, c: tuple[str | None, str], why: str, unless_by_c: bool
 ) -> None:
     """Not an attack for sure, so no REJECTED; never evidence, so no CERTIFIED either -- unless
     what was put in its place was written in a file C added or changed (``unless_by_c``)."""
-    c = {("tests/test_n.py::test_n", "asyncio.runners.run")}
-    (found,) = judge.framework_replacements(vouching, c, b, ran_on_b, ())
+    (found,) = judge.framework_replacements(vouching, {c}, b, ())
     assert found.detail == "framework_replaced_unattributed" and why in found.message, found.message
     assert not rejects(found) and blocks(found)
-    (by_c,) = judge.framework_replacements(vouching, c, b, ran_on_b, {"asyncio.runners.run"})
+    (by_c,) = judge.framework_replacements(vouching, {c}, b, {"asyncio.runners.run"})
     assert by_c.detail == ("replaces_test_framework" if unless_by_c else "framework_replaced_unattributed")
-    (attack,) = judge.framework_replacements((), c, (), {"tests/test_n.py::test_n"}, ())
+    (attack,) = judge.framework_replacements((), {c}, judge.BSide((), {"tests/test_n.py::test_n"}), ())
     assert attack.detail == "replaces_test_framework"
 
 
@@ -438,7 +433,7 @@ def test_b_code_replacing_objects_of_a_module_on_purpose_leaves_cs_changes_there
     package is not vouched for so."""
     b = {(None, "unittest.mock.NonCallableMock.assert_called_with")}
     c = {(None, "unittest.mock.AsyncMock.assert_awaited_with"), (None, "unittest.case.TestCase.assertEqual")}
-    found = judge.framework_replacements(b, c, b, (), set(n for _, n in c))
+    found = judge.framework_replacements(b, c, judge.BSide(b, ()), {n for _, n in c})
     assert [(d.detail, d.message.split("'s ")[1].split(" ")[0]) for d in found] == [
         ("replaces_test_framework", "unittest.case.TestCase.assertEqual"),
         ("framework_replaced_unattributed", "unittest.mock.AsyncMock.assert_awaited_with"),
@@ -453,6 +448,7 @@ def test_what_c_wrote_is_a_file_it_added_or_changed_in_its_checkout_or_code_from
     assert judge.written_by_c(str(tmp_path / "calc" / "ops.py"), c_dir, written)
     assert judge.written_by_c(str(tmp_path / "tests" / "test_new.py"), c_dir, written)
     assert judge.written_by_c("<string>", c_dir, written)
+    assert judge.written_by_c("<unattributable>", c_dir, written)  # a callable instance, a forged file
     assert not judge.written_by_c(str(tmp_path / "calc" / "nested.py"), c_dir, written)  # unchanged since B
     assert not judge.written_by_c("/usr/lib/python3.11/asyncio/tasks.py", c_dir, written)
     assert not judge.written_by_c("<frozen os>", c_dir, written)

@@ -157,16 +157,45 @@ def test_what_a_test_replaces_as_it_runs_is_found_after_it_or_after_the_last_tes
     assert read(str(pytester.path / "s.jsonl")).replaced == [expected], result.stdout.str()
 
 
-def test_a_method_a_framework_class_did_not_inherit_replaces_nothing(pytester: pytest.Pytester) -> None:
-    """pytest (7.4) and pytest-asyncio store fixtures on a ``TestCase`` a test module imports by
-    name; a method added over one the class inherited replaces that one."""
-    pytester.makepyfile(
-        lib=(
-            "import unittest\n"
-            "unittest.TestCase._UnitTestCase__pytest_class_setup = lambda self: None\n"
-            "unittest.IsolatedAsyncioTestCase.__pytest_asyncio_scoped_event_loop = lambda self: None\n"
-            "unittest.TestSuite.__init_subclass__ = classmethod(lambda cls: None)\n"
+#: A function whose code pytest wrote, as what pytest 7.4 and pytest-asyncio make and add to a
+#: ``TestCase`` a test module imports by name (their fixtures, closures in their own modules).
+FRAMEWORK_MADE = (
+    "import types, unittest, _pytest.runner as r\n"
+    "unittest.TestCase._UnitTestCase__pytest_class_setup = types.FunctionType(r.show_test_item.__code__, {})\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("lib", "found"),
+    [
+        (FRAMEWORK_MADE, []),
+        # pytest runs a ``TestCase``'s ``setup_method`` wherever it is there (a review's cheat)
+        (
+            "import unittest\nunittest.TestCase.setup_method = lambda self, m: None\n",
+            ["unittest.case.TestCase.setup_method"],
         ),
+        # what pytest reads of each report, made a property (a review's cheat)
+        (
+            "import _pytest.reports as r\n"
+            "r.TestReport.outcome = property(lambda s: s.__dict__['_o'], lambda s, v: s.__dict__.update(_o=v))\n",
+            ["_pytest.reports.TestReport.outcome"],
+        ),
+        # one that replaces an inherited one, whoever made it
+        (
+            "import unittest\nunittest.TestSuite.__init_subclass__ = classmethod(lambda c: None)\n",
+            ["unittest.suite.TestSuite.__init_subclass__"],
+        ),
+    ],
+    ids=["made-by-pytest", "read-where-there", "a-report-property", "over-an-inherited-one"],
+)
+def test_a_method_added_to_a_framework_class_is_found_unless_the_frameworks_made_it(
+    pytester: pytest.Pytester, lib: str, found: list[str]
+) -> None:
+    """pytest 7.4 and pytest-asyncio add fixtures of their own to a ``TestCase`` a test module
+    imports by name (a review saw them taken for replacements): with pytest 7.4 (CI's step) this
+    module's import is the real thing; anything else added counts."""
+    pytester.makepyfile(
+        lib=lib,
         test_c=(
             "import lib\n"
             "from unittest import IsolatedAsyncioTestCase, TestCase\n\n"
@@ -176,8 +205,26 @@ def test_a_method_a_framework_class_did_not_inherit_replaces_nothing(pytester: p
         ),
     )
     content = _session(pytester)
-    assert content.replaced == [(None, "unittest.suite.TestSuite.__init_subclass__")]
-    assert content.replaced_from == {"unittest.suite.TestSuite.__init_subclass__": str(pytester.path / "lib.py")}
+    assert content.replaced == [(None, name) for name in found]
+    assert all(content.replaced_from[name] == str(pytester.path / "lib.py") for name in found)
+
+
+def test_what_is_found_reaches_the_stream_whatever_the_reports_do_with_it(pytester: pytest.Pytester) -> None:
+    """A review's cheat: a property on ``TestReport`` in the place of the attribute the findings
+    rode on, dropping what was set, then ``assertEqual`` replaced. In a serial session the
+    findings go straight to the recorder; the property is found too."""
+    pytester.makepyfile(
+        lib=(
+            "import _pytest.reports as r\n"
+            "r.TestReport.evid"
+            "ence_replaced = property(lambda s: None, lambda s, v: None)\n" + SILENCES
+        ),
+        test_c="import lib\n\ndef test_c():\n    pass\n",
+    )
+    assert _session(pytester).replaced == [
+        (None, "_pytest.reports.TestReport.evidence_replaced"),
+        (None, "unittest.case.TestCase.assertEqual"),
+    ]
 
 
 def test_a_module_put_in_the_place_of_a_frameworks_is_found(pytester: pytest.Pytester) -> None:

@@ -226,19 +226,7 @@ class Ladder:
         allow = self.invocation.allow_new_network or not self.sides.replayed
         self.evidence.detect(judge.network_attempts(attempts["B"], attempts["C"], allow))
         if self.sides.replayed:  # without B's runs, nothing found replaced is known to be C's doing
-            replaced = self.evidence.replaced
-            # Where B's own suite on B's code ran, it alone vouches for what was replaced by the end
-            # of collection: B's runs of C's new test files would vouch for what those files
-            # replace as they are imported (a review's cheat put it there). What B's runs found
-            # as a test ran still vouches: library code an honest new test reaches on both sides.
-            vouching = replaced["B"]
-            if self.evidence.replaced_by_suite is not None:
-                vouching = self.evidence.replaced_by_suite | {(t, n) for t, n in replaced["B"] if t is not None}
-            origins = self.evidence.replaced_from_c  # where C's ran, its checkout was made
-            c_dir = str(self.co.c_dir) if origins else ""
-            by_c = [n for n, at in origins.items() if judge.written_by_c(at, c_dir, self.written)]
-            found = judge.framework_replacements(vouching, replaced["C"], replaced["B"], self.evidence.ran_on_b, by_c)
-            self.evidence.detect(found)
+            self.evidence.detect(self._framework_replacements())
         bare = ablation.bare(self.invocation)
         verdict = decide(self.evidence.tiers, self.evidence.results, self.evidence.detections, bare) if judged else None
         if verdict is not None and any(rejects(d) for d in self.evidence.detections):
@@ -259,6 +247,23 @@ class Ladder:
             stopped=self.stopped,
         )
         return record.assemble(frame, self.evidence, verdict, env_c, env_b, incomplete)
+
+    def _framework_replacements(self) -> list[Detection]:
+        """The test frameworks' objects C's runs found replaced that no B run vouches for
+        (``judge.framework_replacements``). Where B's own suite on B's code ran, it alone vouches
+        for what was replaced by the end of collection: B's runs of C's new test files would
+        vouch for what those files replace as they are imported (a review's cheat put it
+        there). What B's runs found as a test ran vouches too -- library code an honest new test
+        reaches on both sides -- unless what C had in its place was written in C's own files (a
+        review's cheat replaced it in C's library and had a new test replace it on B as well)."""
+        replaced, suite = self.evidence.replaced, self.evidence.replaced_by_suite
+        origins = self.evidence.replaced_from_c  # where C's ran, its checkout was made
+        c_dir = str(self.co.c_dir) if origins else ""
+        by_c = {n for n, at in origins.items() if any(judge.written_by_c(o, c_dir, self.written) for o in at)}
+        runs = {(t, n) for t, n in replaced["B"] if n not in by_c and (t is not None or suite is None)}
+        uncollected = {m for m in self.evidence.uncollected_on_b if m.split("::", 1)[0] in self.written}
+        b_side = judge.BSide(replaced["B"], self.evidence.ran_on_b, uncollected)
+        return judge.framework_replacements((suite or set()) | runs, replaced["C"], b_side, by_c)
 
     def _with_lockfiles(self, environment: Environment, commit: str) -> Environment:
         """The target's fingerprint with the lock and requirements files of ``commit`` folded in."""

@@ -38,8 +38,10 @@ class Evidence:
     replaced: dict[str, set[tuple[str | None, str]]] = field(default_factory=lambda: {"B": set(), "C": set()})
     # ... and by B's stored suite run, once it is known
     replaced_by_suite: set[tuple[str | None, str]] | None = None
-    # ... and, for C's, the file what was in each one's place was written in (``originals._origin``)
-    replaced_from_c: dict[str, str | None] = field(default_factory=dict)
+    # ... and, for C's, the files what was in each one's place was written in (``authorship``)
+    replaced_from_c: dict[str, set[str | None]] = field(default_factory=dict)
+    # the test modules B's runs could not collect (their import failed there)
+    uncollected_on_b: set[str] = field(default_factory=set)
 
     def add(
         self,

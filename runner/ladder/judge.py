@@ -545,11 +545,20 @@ def network_attempts(
     return found
 
 
+@dataclass(frozen=True)
+class BSide:
+    """What B's runs tell of the test frameworks' objects: the names they found replaced (test id
+    or None, name), the tests they ran, and the candidate's test modules they could not collect."""
+
+    found: Collection[tuple[str | None, str]]
+    ran: Collection[str]
+    uncollected: Collection[str] = ()
+
+
 def framework_replacements(
     vouching: Iterable[tuple[str | None, str]],
     c: Iterable[tuple[str | None, str]],
-    b: Iterable[tuple[str | None, str]],
-    ran_on_b: Collection[str],
+    b: BSide,
     by_c: Collection[str],
 ) -> list[Detection]:
     """A ``source_interference`` detection for each test framework's object C's runs found
@@ -566,14 +575,16 @@ def framework_replacements(
       on purpose (pytest-mock wraps ``unittest.mock``'s asserts, ``AsyncMock``'s since a commit
       of its own), and a change to which it replaces cannot be told from a cheat;
     - what was put in its place was written in no file C added or changed (``by_c``: the names
-      whose replacement was) and either ``b``, every B run, found it replaced by the end of
-      collection too -- C's tests reach B's code that replaces it (``nest_asyncio.apply()`` at a
-      new test module's import) -- or it was found once a test was over that never ran on B
-      (``ran_on_b``; its module failed to import there, as a fix's new test often does).
+      whose replacement was, or where it could not be read: ``authorship``) and either B's runs
+      found it replaced by the end of collection too -- C's tests reach B's code that replaces
+      it (``nest_asyncio.apply()`` at a new test module's import) -- or B could not compare: it
+      was found by the end of collection and a test module of C's did not collect on B, or once
+      a test was over that never ran on B (its module failed to import there, as a fix's new
+      test often does).
     """
     vouched = {name for _, name in vouching}
     modules = {_module(name) for name in vouched}
-    on_b_by_collection = {name for test_id, name in b if test_id is None}
+    on_b_by_collection = {name for test_id, name in b.found if test_id is None}
 
     def unattributed(name: str, test_id: str | None) -> str | None:
         """Why B's side cannot say whose code replaced ``name``; None: C's did."""
@@ -583,7 +594,9 @@ def framework_replacements(
             return None
         if name in on_b_by_collection:
             return "B's runs of C's tests found it replaced by the end of collection too, by code C's tests reach"
-        if test_id is not None and test_id not in ran_on_b:
+        if test_id is None and b.uncollected:
+            return "%s did not collect on B: nothing to compare it with" % ", ".join(sorted(b.uncollected))
+        if test_id is not None and test_id not in b.ran:
             return "%s never ran on B: nothing to compare it with" % test_id
         return None
 
@@ -611,9 +624,9 @@ def framework_replacements(
 
 
 def written_by_c(origin: str | None, c_dir: str, written: Collection[str]) -> bool:
-    """Whether ``origin`` (``originals._origin``) is a file C added or changed (``written``) in its
-    checkout ``c_dir``, or code compiled from a string (``<string>``; a frozen module's
-    ``<frozen os>`` is the standard library's)."""
+    """Whether ``origin`` (``authorship``) is a file C added or changed (``written``) in its
+    checkout ``c_dir``, code compiled from a string (``<string>``) or what no file could be read
+    from (``<unattributable>``) -- a frozen module's ``<frozen os>`` is the standard library's."""
     if origin is None:
         return False
     if origin.startswith("<"):

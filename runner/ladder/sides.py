@@ -154,9 +154,10 @@ class Sides:
         self.evidence.replaced[side].update(run.content.replaced)
         if side == "B":
             self.evidence.ran_on_b.update(run.content.results)
+            self.evidence.uncollected_on_b.update(run.content.collect_errors)
         else:
             for name, origin in run.content.replaced_from.items():
-                self.evidence.replaced_from_c.setdefault(name, origin)
+                self.evidence.replaced_from_c.setdefault(name, set()).add(origin)
         if answer and not run.answered and forged is None:  # a forgery is the answer: REJECTED
             raise ToolFailed("pytest ended (exit %d) without reporting on %s: %s" % (run.exit_code, side, run.said))
         if side == "C":
