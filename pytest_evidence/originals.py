@@ -101,7 +101,21 @@ class _Namespace:
     each function among them (a method's, a property's accessors) its code and defaults -- a
     function kept in place with its ``__code__`` swapped is replaced too (a review's cheat)."""
 
-    __slots__ = ("bases", "code", "functions", "keys", "kw", "live", "name", "of", "owner", "pos", "size", "values")
+    __slots__ = (
+        "bases",
+        "code",
+        "every_key",
+        "functions",
+        "keys",
+        "kw",
+        "live",
+        "name",
+        "of",
+        "owner",
+        "pos",
+        "size",
+        "values",
+    )
 
     def __init__(self, name: str, owner: Any, kept_if: Callable[[Any], bool] = _kept) -> None:
         self.name = name
@@ -118,11 +132,14 @@ class _Namespace:
         self.pos = tuple(f.__defaults__ for f in self.functions)
         self.kw = tuple(f.__kwdefaults__ for f in self.functions)
         self.size = len(live)
+        self.every_key = frozenset(live)
 
-    def replaced(self, made_by_frameworks: Callable[[Any], bool]) -> List[Tuple[str, Any]]:
+    def replaced(self, made_by_frameworks: Callable[[Any], bool], thorough: bool) -> List[Tuple[str, Any]]:
         """Each name found replaced, and what is in its place now. By identity, never by ``==``:
         a replacement's own ``__eq__`` would answer for it. Compared in C (``map``) first: this
-        runs after every test."""
+        runs after every test. A class's keys are told apart from the snapshot's by their count
+        after each test, and one by one when ``thorough`` (collection's end, the last test's):
+        a method added where a data attribute was deleted leaves the count as it was."""
         live = self.live
         found: List[str] = []
         if self.bases is not None and self.owner.__bases__ is not self.bases:
@@ -140,7 +157,7 @@ class _Namespace:
                 for key, f, code, pos, kw in zip(self.of, functions, self.code, self.pos, self.kw)  # noqa: B905
                 if f.__code__ is not code or f.__defaults__ is not pos or f.__kwdefaults__ is not kw
             ]
-        if self.bases is not None and len(live) != self.size:
+        if self.bases is not None and (len(live) != self.size or (thorough and not self.every_key.issuperset(live))):
             found += self._added(made_by_frameworks)
         bases = self.owner.__bases__ if self.bases is not None else None
         return [
@@ -223,7 +240,7 @@ class Originals:
         found replaced waits in ``pending``, marked ``at``."""
         namespaces = self.everything if everything else self.on_the_call_path
         made = self.authorship.made_by_frameworks
-        found = [replaced for namespace in namespaces for replaced in namespace.replaced(made)]
+        found = [replaced for namespace in namespaces for replaced in namespace.replaced(made, everything)]
         if everything:
             found += [
                 (name, sys.modules.get(name))

@@ -185,8 +185,13 @@ FRAMEWORK_MADE = (
             "import unittest\nunittest.TestSuite.__init_subclass__ = classmethod(lambda c: None)\n",
             ["unittest.suite.TestSuite.__init_subclass__"],
         ),
+        # added where a data attribute was deleted: the class holds as many keys as it did
+        (
+            "import unittest\ndel unittest.TestCase.maxDiff\nunittest.TestCase.setup_method = lambda self, m: None\n",
+            ["unittest.case.TestCase.setup_method"],
+        ),
     ],
-    ids=["made-by-pytest", "read-where-there", "a-report-property", "over-an-inherited-one"],
+    ids=["made-by-pytest", "read-where-there", "a-report-property", "over-an-inherited-one", "in-a-deleted-ones-place"],
 )
 def test_a_method_added_to_a_framework_class_is_found_unless_the_frameworks_made_it(
     pytester: pytest.Pytester, lib: str, found: list[str]
